@@ -1,0 +1,51 @@
+"""The loaded language model that every engine primitive takes as its first argument."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Literal
+
+import torch
+
+Family = Literal["masked", "causal"]
+
+DTYPES = {"float32": torch.float32, "bfloat16": torch.bfloat16, "float16": torch.float16}
+
+
+@dataclass
+class LM:
+    """A model, its tokenizer and how to run it.
+
+    ``batch_tokens`` is the token budget of one forward pass (batch size x padded length);
+    the engine halves it for a batch that runs out of CUDA memory.
+    """
+
+    name: str
+    model: torch.nn.Module
+    tokenizer: object
+    family: Family
+    device: torch.device = field(default_factory=lambda: torch.device("cpu"))
+    dtype: torch.dtype = torch.float32
+    batch_tokens: int = 4096
+    revision: str | None = None
+    source: str | None = None
+
+    @property
+    def vocab_size(self) -> int:
+        return self.model.get_output_embeddings().weight.shape[0]
+
+    def describe(self) -> dict[str, str]:
+        """Provenance recorded in the metadata of every score file."""
+        import tokenizers
+        import transformers
+
+        return {
+            "model": self.name,
+            "model_source": str(self.source or ""),
+            "model_revision": str(self.revision or ""),
+            "model_family": self.family,
+            "dtype": str(self.dtype).removeprefix("torch."),
+            "torch": torch.__version__,
+            "transformers": transformers.__version__,
+            "tokenizers": tokenizers.__version__,
+        }
