@@ -1,0 +1,25 @@
+from snakemake.utils import min_version
+
+min_version("9.0")
+
+
+configfile: "config.yaml"
+
+
+include: "rules/common.smk"
+include: "rules/sources.smk"
+include: "rules/models.smk"
+include: "rules/ettinger.smk"
+
+
+localrules:
+    all,
+    download_source,
+    download_model,
+    build_tiny_model,
+
+
+rule all:
+    input:
+        get_final_outputs(),
+    default_target: True

@@ -1,0 +1,310 @@
+"""Ettinger (2020) diagnostics: the released TSVs -> one Parquet row per probe item.
+
+Items are model-independent: a row holds the left context of the target position and the
+target word; the scorer adds ``[MASK] .`` (masked LMs) or scores the next token (causal LMs).
+Perturbations follow the paper: CPRAG Shuf / Trunc / Shuf+Trunc (Table 4), ROLE -Obj / -Sub /
+-Both (Table 7), built with the regular expressions of the released code.
+"""
+
+from __future__ import annotations
+
+import csv
+import random
+import re
+from pathlib import Path
+
+import pandas as pd
+import pyarrow as pa
+
+DATASETS = ("cprag", "role", "neg_simp", "neg_nat")
+
+COLUMNS = {
+    "cprag": ["item", "context_s1", "context_s2", "expected", "within_category", "between_category", "constraint"],
+    "role": ["item", "context", "expected", "exp_cloze", "target", "tgt_cloze", "tgt_cloze(strict)"],
+    "neg_simp": ["item", "context_aff", "context_neg", "target_aff", "target_neg"],
+    "neg_nat": ["item", "context_aff", "context_neg", "target_aff", "target_neg", "licensing"],
+}
+
+CPRAG_COMPLETIONS = ("expected", "within_category", "between_category")
+CPRAG_CONDITIONS = ("orig", "shuf", "trunc", "shuf_trunc")
+ROLE_CONDITIONS = ("orig", "obj", "sub", "both")
+NEG_CONDITIONS = ("TA", "FA", "TN", "FN")
+# Upper edges of the max-cloze bins of Table 8 (applied to the cloze rounded to 2 decimals).
+ROLE_CLOZE_BINS = (0.17, 0.23, 0.33, 0.77)
+
+_COMMON = [
+    pa.field("row_id", pa.string()),
+    pa.field("item", pa.string()),
+    pa.field("condition", pa.string()),
+    pa.field("context", pa.string()),
+    pa.field("target", pa.string()),
+]
+SCHEMAS = {
+    "cprag": pa.schema(
+        _COMMON
+        + [
+            pa.field("run", pa.int32()),
+            pa.field("completion", pa.string()),
+            pa.field("expected", pa.list_(pa.string())),
+            pa.field("constraint", pa.string()),
+        ]
+    ),
+    "role": pa.schema(
+        _COMMON
+        + [
+            pa.field("pair", pa.string()),
+            pa.field("role", pa.string()),
+            pa.field("expected", pa.list_(pa.string())),
+            pa.field("exp_cloze", pa.float64()),
+            pa.field("tgt_cloze", pa.float64()),
+            pa.field("tgt_cloze_strict", pa.float64()),
+            pa.field("cloze_bin", pa.string()),
+        ]
+    ),
+    "neg_simp": pa.schema(
+        _COMMON
+        + [
+            pa.field("polarity", pa.string()),
+            pa.field("truth", pa.bool_()),
+            pa.field("expected", pa.list_(pa.string())),
+        ]
+    ),
+}
+SCHEMAS["neg_nat"] = SCHEMAS["neg_simp"].append(pa.field("licensing", pa.string()))
+
+
+class DatasetError(ValueError):
+    """A malformed source file; the message names the file, and the line where there is one."""
+
+
+def read_tsv(path: Path, dataset: str) -> list[dict[str, str]]:
+    """Rows of a released TSV as dicts, after checking the header and every row's width."""
+    path = Path(path)
+    with open(path, encoding="utf-8", newline="") as f:
+        reader = csv.reader(f, delimiter="\t", quoting=csv.QUOTE_NONE)
+        header = next(reader, None)
+        if header is None:
+            raise DatasetError(f"{path}: empty file, expected a header with columns {COLUMNS[dataset]}")
+        missing = [c for c in COLUMNS[dataset] if c not in header]
+        if missing:
+            raise DatasetError(f"{path}: missing column(s) {missing}; header is {header}")
+        rows = []
+        for lineno, fields in enumerate(reader, start=2):
+            if not any(field.strip() for field in fields):
+                continue
+            if len(fields) != len(header):
+                raise DatasetError(f"{path}:{lineno}: {len(fields)} fields, header has {len(header)}")
+            rows.append(dict(zip(header, fields)))
+    if not rows:
+        raise DatasetError(f"{path}: no data rows")
+    return rows
+
+
+def _require(condition: bool, path: Path, row: dict, message: str) -> None:
+    if not condition:
+        raise DatasetError(f"{path}: item {row.get('item', '?')!r}: {message}")
+
+
+# --- CPRAG-102 ---------------------------------------------------------------------------
+
+
+def shuffle_words(sentence: str, rng: random.Random) -> str:
+    words = sentence.split()
+    rng.shuffle(words)
+    return " ".join(words)
+
+
+def truncate_to_last_words(sentence: str, n: int = 2) -> str:
+    return " ".join(sentence.split()[-n:])
+
+
+def shuffle_rng(seed: int, item: str, run: int) -> random.Random:
+    """One independent, reproducible stream per (item, run)."""
+    return random.Random(f"ettinger-cprag:{seed}:{item}:{run}")
+
+
+def cprag_contexts(row: dict, shuffles: int, seed: int):
+    """(condition, run, context) for one CPRAG row: Orig, Trunc, and each seeded Shuf run."""
+    s1, s2 = row["context_s1"].strip(), row["context_s2"].strip()
+    yield "orig", 0, f"{s1} {s2}"
+    yield "trunc", 0, f"{s1} {truncate_to_last_words(s2)}"
+    for run in range(shuffles):
+        shuffled = shuffle_words(s1, shuffle_rng(seed, row["item"], run))
+        yield "shuf", run, f"{shuffled} {s2}"
+        yield "shuf_trunc", run, f"{shuffled} {truncate_to_last_words(s2)}"
+
+
+def build_cprag(path: Path, shuffles: int, seed: int) -> pd.DataFrame:
+    records = []
+    for row in read_tsv(path, "cprag"):
+        _require(row["constraint"] in ("H", "L"), path, row, f"constraint must be H or L, got {row['constraint']!r}")
+        for col in CPRAG_COMPLETIONS:
+            _require(bool(row[col].strip()), path, row, f"empty {col}")
+        for condition, run, context in cprag_contexts(row, shuffles, seed):
+            for completion in CPRAG_COMPLETIONS:
+                records.append(
+                    {
+                        "row_id": f"{row['item']}:{condition}:{run}:{completion}",
+                        "item": row["item"],
+                        "condition": condition,
+                        "run": run,
+                        "context": context,
+                        "completion": completion,
+                        "target": row[completion].strip(),
+                        "expected": [row["expected"].strip()],
+                        "constraint": row["constraint"],
+                    }
+                )
+    return _sorted(pd.DataFrame.from_records(records), ["condition", "run", "item", "completion"], CPRAG_CONDITIONS)
+
+
+# --- ROLE-88 -----------------------------------------------------------------------------
+
+
+def generic_object(context: str) -> str:
+    return re.sub(r"which .* the", "which one the", context)
+
+
+def generic_subject(context: str) -> str:
+    return re.sub(r"which (.*) the .* had", r"which \g<1> the other had", context)
+
+
+ROLE_PERTURBATIONS = {
+    "orig": lambda c: c,
+    "obj": generic_object,
+    "sub": generic_subject,
+    "both": lambda c: generic_subject(generic_object(c)),
+}
+
+
+def cloze_bin(max_cloze: float) -> str:
+    rounded = round(max_cloze, 2)
+    for edge in ROLE_CLOZE_BINS:
+        if rounded <= edge:
+            return f"<={edge:.2f}"
+    return f">{ROLE_CLOZE_BINS[-1]:.2f}"
+
+
+def _parse_role_row(path: Path, row: dict) -> dict:
+    match = re.fullmatch(r"(\d+)-([ab])", row["item"].strip())
+    _require(match is not None, path, row, "item must look like '61-a' or '61-b'")
+    try:
+        clozes = [float(row[c]) for c in ("exp_cloze", "tgt_cloze", "tgt_cloze(strict)")]
+    except ValueError as err:
+        raise DatasetError(f"{path}: item {row['item']!r}: cloze value is not a number ({err})") from None
+    _require(bool(row["target"].split()), path, row, "empty target")
+    return {
+        "item": row["item"].strip(),
+        "pair": match.group(1),
+        "role": match.group(2),
+        "context": " ".join(row["context"].split()),
+        # Released code: the target is the first word; a multiword alternative counts by its first word.
+        "target": row["target"].split()[0],
+        "expected": [alt.split()[0] for alt in row["expected"].split("|") if alt.split()],
+        "exp_cloze": clozes[0],
+        "tgt_cloze": clozes[1],
+        "tgt_cloze_strict": clozes[2],
+    }
+
+
+def build_role(path: Path) -> pd.DataFrame:
+    parsed = [_parse_role_row(path, row) for row in read_tsv(path, "role")]
+    roles_by_pair: dict[str, set] = {}
+    for p in parsed:
+        roles_by_pair.setdefault(p["pair"], set()).add(p["role"])
+    incomplete = sorted(pair for pair, roles in roles_by_pair.items() if roles != {"a", "b"})
+    if incomplete:
+        raise DatasetError(f"{path}: pairs without both an a and a b sentence: {incomplete}")
+    records = []
+    for p in parsed:
+        for condition, perturb in ROLE_PERTURBATIONS.items():
+            records.append(
+                {
+                    **p,
+                    "row_id": f"{p['item']}:{condition}",
+                    "condition": condition,
+                    "context": perturb(p["context"]),
+                    "cloze_bin": cloze_bin(p["exp_cloze"]),
+                }
+            )
+    df = pd.DataFrame.from_records(records)
+    df["pair_num"] = df["pair"].astype(int)
+    df = _sorted(df, ["condition", "pair_num", "role"], ROLE_CONDITIONS)
+    return df.drop(columns="pair_num")
+
+
+# --- NEG-136 -----------------------------------------------------------------------------
+
+
+def indefinite_article(word: str) -> str:
+    """The released code's rule: 'an' before a vowel letter."""
+    return "an" if re.match("[aeiou]", word) else "a"
+
+
+def neg_conditions(row: dict):
+    """(condition, polarity, truth, context, target, true target of that context)."""
+    aff, neg = row["context_aff"].strip(), row["context_neg"].strip()
+    t_aff, t_neg = row["target_aff"].strip(), row["target_neg"].strip()
+    yield "TA", "aff", True, aff, t_aff, t_aff
+    yield "FA", "aff", False, aff, t_neg, t_aff
+    yield "TN", "neg", True, neg, t_neg, t_neg
+    yield "FN", "neg", False, neg, t_aff, t_neg
+
+
+def build_neg(path: Path, dataset: str) -> pd.DataFrame:
+    records = []
+    for row in read_tsv(path, dataset):
+        for col in ("target_aff", "target_neg"):
+            _require(bool(row[col].strip()), path, row, f"empty {col}")
+        if dataset == "neg_nat":
+            _require(row["licensing"].strip() in ("Y", "N"), path, row, "licensing must be Y or N")
+        for condition, polarity, truth, context, target, true_target in neg_conditions(row):
+            if dataset == "neg_simp":
+                _require("(a|an)" in context, path, row, "SIMP context must end with '(a|an)'")
+                context = context.replace("(a|an)", indefinite_article(target))
+            record = {
+                "row_id": f"{row['item']}:{condition}",
+                "item": row["item"],
+                "condition": condition,
+                "polarity": polarity,
+                "truth": truth,
+                "context": " ".join(context.split()),
+                "target": target,
+                "expected": [true_target],
+            }
+            if dataset == "neg_nat":
+                record["licensing"] = row["licensing"].strip()
+            records.append(record)
+    df = pd.DataFrame.from_records(records)
+    df["item_num"] = df["item"].astype(int)
+    return _sorted(df, ["item_num", "condition"], None, NEG_CONDITIONS).drop(columns="item_num")
+
+
+# --- shared ------------------------------------------------------------------------------
+
+
+def _sorted(df: pd.DataFrame, keys: list[str], first_order=None, second_order=None) -> pd.DataFrame:
+    """Deterministic row order, with categorical columns in their documented order."""
+    df = df.copy()
+    if first_order is not None:
+        df[keys[0]] = pd.Categorical(df[keys[0]], categories=list(first_order), ordered=True)
+    if second_order is not None:
+        df[keys[1]] = pd.Categorical(df[keys[1]], categories=list(second_order), ordered=True)
+    if "item" in keys:
+        df["_item_num"] = df["item"].astype(int)
+        keys = ["_item_num" if k == "item" else k for k in keys]
+    df = df.sort_values(keys, kind="stable").reset_index(drop=True)
+    for col in df.columns:
+        if isinstance(df[col].dtype, pd.CategoricalDtype):
+            df[col] = df[col].astype(str)
+    return df.drop(columns=[c for c in ("_item_num",) if c in df.columns])
+
+
+def build_dataset(dataset: str, path: Path, *, shuffles: int = 100, seed: int = 1234) -> pd.DataFrame:
+    if dataset == "cprag":
+        return build_cprag(path, shuffles, seed)
+    if dataset == "role":
+        return build_role(path)
+    if dataset in ("neg_simp", "neg_nat"):
+        return build_neg(path, dataset)
+    raise ValueError(f"unknown Ettinger dataset {dataset!r}; choose one of {DATASETS}")

@@ -1,0 +1,86 @@
+"""The Ettinger stages as file-to-file functions (what the rule scripts call)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pandas as pd
+
+from lmprobes import __version__
+from lmprobes.io import read_metadata, read_parquet, write_parquet, write_table
+from lmprobes.models import load_lm
+from lmprobes.suites.ettinger import tables as T
+from lmprobes.suites.ettinger.datasets import DATASETS, SCHEMAS, build_dataset
+from lmprobes.suites.ettinger.plots import accuracy_figure
+from lmprobes.suites.ettinger.scoring import SCORE_SCHEMA, score_items
+
+
+def make_dataset(dataset: str, source: Path, out: Path, *, shuffles: int, seed: int, provenance: dict) -> pd.DataFrame:
+    df = build_dataset(dataset, source, shuffles=shuffles, seed=seed)
+    metadata = {
+        "suite": "ettinger",
+        "dataset": dataset,
+        "source_url": provenance.get("url"),
+        "source_sha256": provenance.get("sha256"),
+        "generator": f"lmprobes {__version__}",
+        "seed": seed,
+        "shuffles": shuffles if dataset == "cprag" else None,
+        "rows": len(df),
+    }
+    write_parquet(df, out, SCHEMAS[dataset], metadata)
+    return df
+
+
+def score_dataset(dataset: Path, model_dir: Path, out: Path, *, slug: str, spec: dict, method: str,
+                  top_k: int, device: str, progress: bool = True) -> pd.DataFrame:
+    lm = load_lm(slug, spec, model_dir, device)
+    items = read_parquet(dataset)
+    scores = score_items(lm, items, top_k=top_k, method=method, progress=progress)
+    metadata = {
+        **lm.describe(),
+        "suite": "ettinger",
+        "dataset": read_metadata(dataset).get("dataset"),
+        "top_k": top_k,
+        "method": method,
+        "generator": f"lmprobes {__version__}",
+    }
+    write_parquet(scores, out, SCORE_SCHEMA, metadata)
+    return scores
+
+
+def load_merged(dataset_paths: list[Path], score_paths: list[Path], models: list[str]) -> dict:
+    """``merged[model][dataset]``: dataset rows joined with that model's scores."""
+    items = {Path(p).stem: read_parquet(p) for p in dataset_paths}
+    merged: dict[str, dict[str, pd.DataFrame]] = {m: {} for m in models}
+    for path in map(Path, score_paths):
+        model, dataset = path.parent.name, path.stem
+        if model in merged and dataset in items:
+            merged[model][dataset] = T.merge_scores(items[dataset], read_parquet(path))
+    for model in models:
+        missing = [d for d in DATASETS if d not in merged[model]]
+        if missing:
+            raise FileNotFoundError(f"no Ettinger scores of {model!r} for {missing}")
+    return merged
+
+
+def make_tables(dataset_paths, score_paths, published: Path, qualitative: Path, out_dir: Path, plot: Path, *,
+                models: list[str], threshold: float, unscorable: str, qualitative_model: str | None) -> None:
+    merged = load_merged(dataset_paths, score_paths, models)
+    tidy = T.with_published(T.quantitative_tables(merged, threshold, unscorable), pd.read_csv(published))
+    out_dir = Path(out_dir)
+    for table in T.QUANTITATIVE:
+        body = T.wide_table(tidy, table)
+        write_table(
+            tidy[tidy["table"] == table].reset_index(drop=True),
+            out_dir / f"{table}.csv",
+            out_dir / f"{table}.md",
+            title=T.TITLES[table],
+            markdown_frame=body,
+            note=T.unscorable_note(tidy, table),
+        )
+    shown = [qualitative_model] if qualitative_model else models
+    quali = T.qualitative_tables(merged, pd.read_csv(qualitative, dtype=str), shown)
+    for table in T.QUALITATIVE:
+        sub = quali[quali["table"] == table].drop(columns="table").reset_index(drop=True)
+        write_table(sub, out_dir / f"{table}.csv", out_dir / f"{table}.md", title=T.TITLES[table])
+    accuracy_figure(tidy, plot)

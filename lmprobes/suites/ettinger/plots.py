@@ -1,0 +1,44 @@
+"""Figures: accuracy per condition and model, reproduction beside the paper."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import matplotlib
+
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt  # noqa: E402
+import numpy as np  # noqa: E402
+import pandas as pd  # noqa: E402
+
+from lmprobes.io import atomic_path  # noqa: E402
+
+PANELS = (("table4", "CPRAG-102"), ("table7", "ROLE-88"), ("table11", "NEG-136-SIMP (TA)"))
+
+
+def accuracy_figure(tidy: pd.DataFrame, out: Path) -> None:
+    """One panel per test set: grouped bars of accuracy at k=1 and k=5, sd as error bars."""
+    fig, axes = plt.subplots(1, len(PANELS), figsize=(5 * len(PANELS), 4), constrained_layout=True)
+    for ax, (table, title) in zip(axes, PANELS):
+        _panel(ax, tidy[tidy["table"] == table], title)
+    handles, labels = axes[0].get_legend_handles_labels()
+    fig.legend(handles, labels, loc="outside lower center", ncols=min(len(labels), 4), fontsize="small")
+    with atomic_path(out) as tmp:
+        fig.savefig(tmp, format="png", dpi=120, metadata={"Software": None})
+    plt.close(fig)
+
+
+def _panel(ax, sub: pd.DataFrame, title: str) -> None:
+    sub = sub.assign(series=sub["model"] + np.where(sub["source"] == "paper", " (paper)", ""))
+    categories = list(dict.fromkeys(sub["row"] + " " + sub["column"]))
+    series = list(dict.fromkeys(sub["series"]))
+    width = 0.8 / max(len(series), 1)
+    x = np.arange(len(categories))
+    for i, name in enumerate(series):
+        s = sub[sub["series"] == name].set_index(sub["row"] + " " + sub["column"]).reindex(categories)
+        hatch = "//" if name.endswith("(paper)") else None
+        ax.bar(x + i * width, s["value"], width, yerr=s["sd"].fillna(0), label=name, hatch=hatch)
+    ax.set_xticks(x + width * (len(series) - 1) / 2, categories, rotation=45, ha="right", fontsize="small")
+    ax.set_ylim(0, 100)
+    ax.set_ylabel("accuracy (%)")
+    ax.set_title(title)

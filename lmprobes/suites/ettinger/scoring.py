@@ -1,0 +1,127 @@
+"""Score Ettinger items with one model: the distribution at the target position.
+
+Masked LMs see ``[CLS] context [MASK] . [SEP]`` (the paper's input: a period after the mask);
+causal LMs predict the next token after the left context, targets carrying their leading space
+for BPE tokenizers. Each unique context runs once; every row gets the top-k list, its target's
+probability, and the rank of the best expected word within the top-k.
+"""
+
+from __future__ import annotations
+
+import math
+
+import pandas as pd
+import pyarrow as pa
+
+from lmprobes.engine import mask_predictions, next_token_predictions, word_ids
+from lmprobes.engine.lm import LM
+
+METHODS = ("auto", "masked")
+
+SCORE_SCHEMA = pa.schema(
+    [
+        pa.field("row_id", pa.string()),
+        pa.field("model", pa.string()),
+        pa.field("method", pa.string()),
+        pa.field("input_text", pa.string()),
+        pa.field("target_ids", pa.list_(pa.int64())),
+        pa.field("target_pieces", pa.int32()),
+        pa.field("target_logprob", pa.float64()),
+        pa.field("target_prob", pa.float64()),
+        pa.field("expected_rank", pa.int32()),
+        pa.field("expected_scorable", pa.bool_()),
+        pa.field("top_ids", pa.list_(pa.int64())),
+        pa.field("top_tokens", pa.list_(pa.string())),
+        pa.field("top_probs", pa.list_(pa.float64())),
+        pa.field("kept", pa.bool_()),
+        pa.field("skip_reason", pa.string()),
+    ]
+)
+
+
+class ScoringError(ValueError):
+    """A model that cannot be scored the way it was asked to be."""
+
+
+def scoring_method(lm: LM, method: str) -> str:
+    """The protocol a model is scored with: ``mask`` or ``next_token``."""
+    if method not in METHODS:
+        raise ScoringError(f"unknown Ettinger method {method!r}; choose one of {METHODS}")
+    if lm.family == "masked":
+        return "mask"
+    if method == "masked":
+        raise ScoringError(
+            f"model {lm.name!r} is a causal LM, but Ettinger method 'masked' is masked-only scoring"
+        )
+    return "next_token"
+
+
+def model_input(lm: LM, context: str, protocol: str) -> str:
+    if protocol == "mask":
+        return f"{context} {lm.tokenizer.mask_token} ."
+    return context
+
+
+def skip_reason(resolved) -> str:
+    if resolved.is_unk:
+        return "target_unk"
+    if resolved.n_pieces != 1:
+        return f"target_{resolved.n_pieces}_pieces"
+    return ""
+
+
+def display_token(tokenizer, token_id: int) -> str:
+    return tokenizer.decode([token_id]).strip()
+
+
+def score_items(lm: LM, items: pd.DataFrame, *, top_k: int = 5, method: str = "auto", progress: bool = True) -> pd.DataFrame:
+    """One score row per dataset row, in the dataset's order."""
+    protocol = scoring_method(lm, method)
+    tokenizer = lm.tokenizer
+    words = sorted(set(items["target"]) | {w for ws in items["expected"] for w in ws})
+    resolved = {w: word_ids(tokenizer, w) for w in words}
+
+    texts = sorted(set(items["context"]))
+    text_index = {t: i for i, t in enumerate(texts)}
+    wanted: list[set[int]] = [set() for _ in texts]
+    for context, target in zip(items["context"], items["target"]):
+        if resolved[target].single:
+            wanted[text_index[context]].add(resolved[target].first_id)
+    targets = [sorted(ids) for ids in wanted]
+    inputs = [model_input(lm, t, protocol) for t in texts]
+    if protocol == "mask":
+        predictions = mask_predictions(lm, inputs, targets, top_k=top_k, progress=progress)
+    else:
+        predictions = next_token_predictions(lm, inputs, targets, top_k=top_k, progress=progress)
+
+    rows = []
+    for row in items.itertuples(index=False):
+        i = text_index[row.context]
+        pred = predictions[i]
+        target = resolved[row.target]
+        reason = skip_reason(target)
+        logprob = pred.target_logprobs[targets[i].index(target.first_id)] if not reason else math.nan
+        expected_ids = [resolved[w].first_id for w in row.expected if resolved[w].single]
+        rank = next((r + 1 for r, tid in enumerate(pred.top_ids) if tid in expected_ids), None)
+        rows.append(
+            {
+                "row_id": row.row_id,
+                "model": lm.name,
+                "method": protocol,
+                "input_text": inputs[i],
+                "target_ids": list(target.ids),
+                "target_pieces": target.n_pieces,
+                "target_logprob": logprob,
+                "target_prob": math.exp(logprob) if not reason else math.nan,
+                "expected_rank": rank,
+                "expected_scorable": bool(expected_ids),
+                "top_ids": list(pred.top_ids),
+                "top_tokens": [display_token(tokenizer, t) for t in pred.top_ids],
+                "top_probs": [math.exp(lp) for lp in pred.top_logprobs],
+                "kept": not reason,
+                "skip_reason": reason,
+            }
+        )
+    out = pd.DataFrame.from_records(rows)
+    out["expected_rank"] = out["expected_rank"].astype("Int32")
+    return out

@@ -1,0 +1,82 @@
+import re
+import sys
+
+from snakemake.utils import validate
+
+sys.path.insert(0, workflow.basedir)
+
+from lmprobes.config import (
+    check_config,
+    model_dir,
+    model_kind,
+    source_path,
+)
+from lmprobes.suites.ettinger.datasets import DATASETS as ETTINGER_DATASETS
+from lmprobes.suites.ettinger.tables import QUALITATIVE, QUANTITATIVE
+
+
+validate(config, "schemas/config.schema.yaml")
+check_config(config)
+
+MODELS = config["models"]
+ETTINGER = config["suites"]["ettinger"]
+ETTINGER_TABLES = QUANTITATIVE + QUALITATIVE
+
+
+def alternatives(names):
+    """A wildcard regex matching exactly these names (and nothing when there are none)."""
+    return "|".join(re.escape(n) for n in sorted(names)) or "(?!)"
+
+
+wildcard_constraints:
+    model=alternatives(MODELS),
+    hub_model=alternatives(s for s in MODELS if model_kind(MODELS[s]) == "hub"),
+    tiny_model=alternatives(s for s in MODELS if model_kind(MODELS[s]) == "tiny"),
+    source=alternatives(config["sources"]),
+    filename=r"[^/]+",
+    dataset=alternatives(ETTINGER_DATASETS),
+
+
+def get_final_outputs():
+    targets = []
+    if ETTINGER["models"]:
+        targets += expand(
+            "results/tables/ettinger/{table}.{ext}",
+            table=ETTINGER_TABLES,
+            ext=["csv", "md"],
+        )
+        targets.append("results/plots/ettinger/accuracy.png")
+    return targets
+
+
+def get_source(wildcards):
+    return config["sources"][wildcards.source]
+
+
+def get_model_spec(wildcards):
+    return MODELS[wildcards.model]
+
+
+def get_model_dir(wildcards):
+    return str(model_dir(config, wildcards.model))
+
+
+def get_scoring_mem_mb(wildcards, attempt):
+    return MODELS[wildcards.model]["mem_mb"] * attempt
+
+
+def get_ettinger_source(wildcards):
+    return str(source_path(config, ETTINGER["sources"][wildcards.dataset]))
+
+
+def get_ettinger_provenance(wildcards):
+    name = ETTINGER["sources"][wildcards.dataset]
+    return {"source": name, **config["sources"][name]}
+
+
+def get_ettinger_scores(wildcards):
+    return expand(
+        "results/scores/ettinger/{model}/{dataset}.parquet",
+        model=ETTINGER["models"],
+        dataset=ETTINGER_DATASETS,
+    )

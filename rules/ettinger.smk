@@ -1,0 +1,71 @@
+rule ettinger_dataset:
+    input:
+        get_ettinger_source,
+    output:
+        "results/datasets/ettinger/{dataset}.parquet",
+    params:
+        shuffles=ETTINGER["shuffles"],
+        seed=config["seed"],
+        provenance=get_ettinger_provenance,
+    log:
+        "logs/datasets/ettinger/{dataset}.log",
+    conda:
+        "../envs/lmprobes.yaml"
+    script:
+        "../scripts/ettinger_dataset.py"
+
+
+rule ettinger_score:
+    input:
+        dataset="results/datasets/ettinger/{dataset}.parquet",
+        model=get_model_dir,
+    output:
+        "results/scores/ettinger/{model}/{dataset}.parquet",
+    params:
+        spec=get_model_spec,
+        method=ETTINGER["method"],
+        top_k=ETTINGER["top_k"],
+        device=config["device"],
+        progress=config["progress"],
+    threads: 2
+    resources:
+        gpu=1,
+        mem_mb=get_scoring_mem_mb,
+        runtime=60,
+    retries: 1
+    log:
+        "logs/scores/ettinger/{model}/{dataset}.log",
+    benchmark:
+        "benchmarks/scores/ettinger/{model}/{dataset}.tsv"
+    conda:
+        "../envs/lmprobes.yaml"
+    script:
+        "../scripts/ettinger_score.py"
+
+
+rule ettinger_tables:
+    input:
+        datasets=expand(
+            "results/datasets/ettinger/{dataset}.parquet", dataset=ETTINGER_DATASETS
+        ),
+        scores=get_ettinger_scores,
+        published="resources/ettinger/published.csv",
+        qualitative="resources/ettinger/qualitative.csv",
+    output:
+        expand(
+            "results/tables/ettinger/{table}.{ext}",
+            table=ETTINGER_TABLES,
+            ext=["csv", "md"],
+        ),
+        plot="results/plots/ettinger/accuracy.png",
+    params:
+        models=ETTINGER["models"],
+        threshold=ETTINGER["threshold"],
+        unscorable=ETTINGER["unscorable"],
+        qualitative_model=ETTINGER["qualitative_model"],
+    log:
+        "logs/tables/ettinger.log",
+    conda:
+        "../envs/lmprobes.yaml"
+    script:
+        "../scripts/ettinger_tables.py"

@@ -1,0 +1,26 @@
+rule download_model:
+    output:
+        directory("resources/models/{hub_model}"),
+    params:
+        spec=lambda wildcards: MODELS[wildcards.hub_model],
+    log:
+        "logs/models/{hub_model}.log",
+    conda:
+        "../envs/lmprobes.yaml"
+    script:
+        "../scripts/download_model.py"
+
+
+rule build_tiny_model:
+    input:
+        corpus="resources/tiny/corpus.txt",
+    output:
+        directory("resources/models/{tiny_model}"),
+    params:
+        spec=lambda wildcards: MODELS[wildcards.tiny_model]["tiny"],
+    log:
+        "logs/models/{tiny_model}.log",
+    conda:
+        "../envs/lmprobes.yaml"
+    script:
+        "../scripts/build_tiny_model.py"

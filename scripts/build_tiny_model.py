@@ -1,0 +1,6 @@
+from lmprobes.tiny import TinySpec, build_tiny_model
+from lmprobes.workflow import logged
+
+with logged(snakemake.log):
+    spec = TinySpec(**snakemake.params.spec)
+    build_tiny_model(spec, snakemake.input.corpus, snakemake.output[0])

@@ -1,0 +1,12 @@
+from lmprobes.suites.ettinger.pipeline import make_dataset
+from lmprobes.workflow import logged
+
+with logged(snakemake.log):
+    make_dataset(
+        snakemake.wildcards.dataset,
+        snakemake.input[0],
+        snakemake.output[0],
+        shuffles=snakemake.params.shuffles,
+        seed=snakemake.params.seed,
+        provenance=snakemake.params.provenance,
+    )
