@@ -1,0 +1,99 @@
+"""config.yaml: schema (keys, types, defaults) and cross-checks, before any job runs."""
+
+import copy
+from pathlib import Path
+
+import pytest
+import yaml
+from snakemake.exceptions import WorkflowError
+from snakemake.utils import validate
+
+from lmprobes.config import ConfigError, check_config, model_dir, model_kind, source_path
+
+ROOT = Path(__file__).resolve().parents[1]
+SCHEMA = str(ROOT / "rules/schemas/config.schema.yaml")
+
+
+def load(path="config.yaml") -> dict:
+    return yaml.safe_load((ROOT / path).read_text())
+
+
+def validated(config: dict) -> dict:
+    validate(config, SCHEMA)
+    check_config(config)
+    return config
+
+
+def test_full_config_is_valid_and_covers_the_papers_models():
+    config = validated(load())
+    papers = {
+        "bert-base-uncased", "bert-large-uncased", "bert-large-uncased-whole-word-masking",
+        "bert-base-cased", "bert-large-cased", "roberta-base", "roberta-large",
+        "gpt2", "gpt2-medium", "gpt2-large",
+    }
+    assert papers <= set(config["models"])
+    assert papers <= set(config["suites"]["ettinger"]["models"])
+    assert all(s["sha256"] for s in config["sources"].values())
+
+
+def test_defaults_are_filled_in_nested_entries():
+    config = validated(load())
+    assert config["models"]["bert-large-uncased"]["dtype"] == "float32"
+    demo = load("resources/demo/config.yaml")
+    demo["sources"] = load()["sources"]
+    validated(demo)
+    assert demo["models"]["tiny-bert"]["tiny"]["hidden_size"] == 64
+    assert demo["suites"]["ettinger"]["threshold"] == 0.01
+    assert demo["seed"] == 1234
+
+
+@pytest.mark.parametrize(
+    "mutate, culprit",
+    [
+        (lambda c: c.update(modles={}), "modles"),
+        (lambda c: c["models"]["gpt2"].update(family="decoder"), "decoder"),
+        (lambda c: c["models"]["gpt2"].update(batch_tokens="big"), "big"),
+        (lambda c: c["sources"]["ettinger_role"].update(sha256="xyz"), "xyz"),
+        (lambda c: c["suites"]["ettinger"].update(shufles=3), "shufles"),
+    ],
+)
+def test_schema_errors_name_the_key(mutate, culprit):
+    config = load()
+    mutate(config)
+    with pytest.raises(WorkflowError, match=culprit):
+        validate(config, SCHEMA)
+
+
+@pytest.mark.parametrize(
+    "mutate, message",
+    [
+        (lambda c: c["suites"]["ettinger"]["models"].append("bert-huge"), r"suites\.ettinger\.models\[10\]: unknown model 'bert-huge'"),
+        (lambda c: c["suites"]["ettinger"].update(method="masked"), r"suites\.ettinger\.models\[7\]: 'gpt2' is a causal model.*masked-only"),
+        (lambda c: c["suites"]["ettinger"]["sources"].update(role="nowhere"), r"suites\.ettinger\.sources\.role: source 'nowhere'"),
+        (lambda c: c["suites"]["ettinger"].update(qualitative_model="tiny"), r"qualitative_model: 'tiny'"),
+    ],
+)
+def test_cross_checks_name_the_key(mutate, message):
+    config = load()
+    validate(config, SCHEMA)
+    mutate(config)
+    with pytest.raises(ConfigError, match=message):
+        check_config(config)
+
+
+def test_model_locations():
+    config = validated(load())
+    config["models"]["mine"] = {"path": "/models/mine", "family": "masked"}
+    config["models"]["tiny"] = {"tiny": {"arch": "bert"}, "family": "masked"}
+    assert model_kind(config["models"]["gpt2"]) == "hub"
+    assert model_dir(config, "gpt2") == Path("resources/models/gpt2")
+    assert model_dir(config, "mine") == Path("/models/mine")
+    assert model_kind(config["models"]["tiny"]) == "tiny"
+    assert source_path(config, "ettinger_role") == Path("resources/sources/ettinger_role/ROLE-88.tsv")
+
+
+def test_a_model_needs_exactly_one_origin():
+    config = load()
+    config["models"]["gpt2"]["path"] = "/somewhere"
+    with pytest.raises(WorkflowError, match="gpt2"):
+        validate(config, SCHEMA)

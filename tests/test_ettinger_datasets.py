@@ -1,0 +1,148 @@
+"""Ettinger datasets from the bundled copies of the released TSVs (resources/demo/mirror)."""
+
+from collections import Counter
+from pathlib import Path
+
+import pytest
+
+from lmprobes.io import read_metadata, read_parquet
+from lmprobes.suites.ettinger import datasets as D
+from lmprobes.suites.ettinger.pipeline import make_dataset
+
+ROOT = Path(__file__).resolve().parents[1]
+RELEASE = ROOT / "resources/demo/mirror/raw.githubusercontent.com/aetting/lm-diagnostics/080de8d8b29a3d6f5fe133af73d7e9170f4d4c0c/datasets"
+FILES = {
+    "cprag": RELEASE / "CPRAG-102/CPRAG-102.tsv",
+    "role": RELEASE / "ROLE-88/ROLE-88.tsv",
+    "neg_simp": RELEASE / "NEG-136/NEG-136-SIMP.tsv",
+    "neg_nat": RELEASE / "NEG-136/NEG-136-NAT.tsv",
+}
+
+
+@pytest.fixture(scope="module")
+def cprag():
+    return D.build_dataset("cprag", FILES["cprag"], shuffles=5, seed=7)
+
+
+def test_cprag_counts(cprag):
+    orig = cprag[cprag["condition"] == "orig"]
+    assert orig["item"].nunique() == 34
+    assert len(orig) == 102
+    assert Counter(orig.drop_duplicates("item")["constraint"]) == {"H": 18, "L": 16}
+    assert Counter(cprag["condition"]) == {"orig": 102, "trunc": 102, "shuf": 510, "shuf_trunc": 510}
+
+
+def test_cprag_context_is_both_sentences(cprag):
+    row = cprag[(cprag["item"] == "1") & (cprag["condition"] == "orig") & (cprag["completion"] == "expected")].iloc[0]
+    assert row["context"] == "Justin put a second house on Park Place. He and his sister often spent hours playing"
+    assert row["target"] == "monopoly" and list(row["expected"]) == ["monopoly"]
+
+
+def test_cprag_truncation_keeps_two_words_before_target(cprag):
+    trunc = cprag[(cprag["item"] == "1") & (cprag["condition"] == "trunc")].iloc[0]
+    assert trunc["context"] == "Justin put a second house on Park Place. hours playing"
+
+
+def test_cprag_shuffles_permute_sentence_one_reproducibly(cprag):
+    s1 = "Justin put a second house on Park Place."
+    shuf = cprag[(cprag["item"] == "1") & (cprag["condition"] == "shuf") & (cprag["completion"] == "expected")]
+    firsts = [c[: -len(" He and his sister often spent hours playing")] for c in shuf["context"]]
+    assert all(sorted(f.split()) == sorted(s1.split()) for f in firsts)
+    assert len(set(firsts)) > 1, "runs must differ"
+    again = D.build_dataset("cprag", FILES["cprag"], shuffles=5, seed=7)
+    assert again.equals(cprag)
+    other_seed = D.build_dataset("cprag", FILES["cprag"], shuffles=5, seed=8)
+    assert not other_seed["context"].equals(cprag["context"])
+    shuf_trunc = cprag[(cprag["item"] == "1") & (cprag["condition"] == "shuf_trunc") & (cprag["completion"] == "expected")]
+    assert [c.removesuffix(" hours playing") for c in shuf_trunc["context"]] == firsts
+
+
+def test_role_counts_and_bins():
+    role = D.build_dataset("role", FILES["role"])
+    orig = role[role["condition"] == "orig"]
+    assert len(orig) == 88 and orig["pair"].nunique() == 44
+    assert Counter(orig["role"]) == {"a": 44, "b": 44}
+    assert Counter(orig["cloze_bin"]) == {"<=0.17": 25, "<=0.23": 23, "<=0.33": 23, "<=0.77": 17}
+    assert len(role) == 4 * 88
+
+
+def test_role_perturbations_and_targets():
+    role = D.build_dataset("role", FILES["role"]).set_index("row_id")
+    assert role.loc["68-a:orig", "context"] == "the restaurant owner forgot which customer the waitress had"
+    assert role.loc["68-a:obj", "context"] == "the restaurant owner forgot which one the waitress had"
+    assert role.loc["68-a:sub", "context"] == "the restaurant owner forgot which customer the other had"
+    assert role.loc["68-a:both", "context"] == "the restaurant owner forgot which one the other had"
+    # Multiword alternatives count by their first word, as in the released code.
+    assert list(role.loc["71-b:orig", "expected"]) == ["worked"]
+    assert list(role.loc["61-b:orig", "expected"]) == ["avoided", "hated", "read", "met"]
+    assert role.loc["61-b:orig", "target"] == "interviewed"
+
+
+def test_neg_simp_determiner_follows_each_target():
+    neg = D.build_dataset("neg_simp", FILES["neg_simp"]).set_index("row_id")
+    assert len(neg) == 72
+    # hammer: true target 'tool' (a), false target 'insect' (an)
+    assert neg.loc["12:TA", "context"] == "A hammer is a" and neg.loc["12:TA", "target"] == "tool"
+    assert neg.loc["12:FA", "context"] == "A hammer is an" and neg.loc["12:FA", "target"] == "insect"
+    assert neg.loc["12:TN", "context"] == "A hammer is not an" and neg.loc["12:TN", "target"] == "insect"
+    assert neg.loc["12:FN", "context"] == "A hammer is not a" and neg.loc["12:FN", "target"] == "tool"
+    assert bool(neg.loc["12:TN", "truth"]) and not bool(neg.loc["12:FN", "truth"])
+    assert list(neg.loc["12:FN", "expected"]) == ["insect"]
+
+
+def test_neg_nat_conditions_and_licensing():
+    nat = D.build_dataset("neg_nat", FILES["neg_nat"])
+    assert len(nat) == 64
+    assert Counter(nat.drop_duplicates("item")["licensing"]) == {"Y": 8, "N": 8}
+    row = nat.set_index("row_id").loc["5:TN"]
+    assert row["context"] == "Most smokers find that quitting isn't very" and row["target"] == "easy"
+
+
+def test_parquet_is_byte_identical_and_carries_provenance(tmp_path):
+    provenance = {"url": "https://example.org/CPRAG-102.tsv", "sha256": "ab" * 32}
+    for name in ("a.parquet", "b.parquet"):
+        make_dataset("cprag", FILES["cprag"], tmp_path / name, shuffles=3, seed=1, provenance=provenance)
+    assert (tmp_path / "a.parquet").read_bytes() == (tmp_path / "b.parquet").read_bytes()
+    meta = read_metadata(tmp_path / "a.parquet")
+    assert meta["source_sha256"] == "ab" * 32 and meta["seed"] == 1 and meta["shuffles"] == 3
+    assert len(read_parquet(tmp_path / "a.parquet")) == 34 * 3 * (2 + 2 * 3)
+
+
+def _write(path: Path, text: str) -> Path:
+    path.write_text(text, encoding="utf-8")
+    return path
+
+
+def test_missing_column_names_file_and_column(tmp_path):
+    bad = _write(tmp_path / "CPRAG.tsv", "item\tcontext_s1\tcontext_s2\texpected\twithin_category\tconstraint\n0\ta\tb\tc\td\tH\n")
+    with pytest.raises(D.DatasetError, match=r"CPRAG\.tsv.*between_category"):
+        D.build_dataset("cprag", bad)
+
+
+def test_wrong_field_count_names_line(tmp_path):
+    header = "\t".join(D.COLUMNS["neg_simp"])
+    bad = _write(tmp_path / "NEG.tsv", f"{header}\n0\tA trout is (a|an)\tA trout is not (a|an)\tfish\n")
+    with pytest.raises(D.DatasetError, match=r"NEG\.tsv:2: 4 fields"):
+        D.build_dataset("neg_simp", bad)
+
+
+def test_role_pair_without_partner_is_refused(tmp_path):
+    header = "\t".join(D.COLUMNS["role"])
+    bad = _write(tmp_path / "ROLE.tsv", f"{header}\n1-a\tthe cat had \tseen\t0.5\tseen\t0.5\t0.5\n")
+    with pytest.raises(D.DatasetError, match=r"ROLE\.tsv.*\['1'\]"):
+        D.build_dataset("role", bad)
+
+
+def test_bad_values_name_the_item(tmp_path):
+    header = "\t".join(D.COLUMNS["cprag"])
+    bad = _write(tmp_path / "C.tsv", f"{header}\n7\ts one.\ts two\tx\ty\tz\tM\n")
+    with pytest.raises(D.DatasetError, match=r"item '7'.*constraint"):
+        D.build_dataset("cprag", bad)
+
+
+def test_failed_build_leaves_no_output(tmp_path):
+    bad = _write(tmp_path / "C.tsv", "item\tcontext_s1\n")
+    out = tmp_path / "out.parquet"
+    with pytest.raises(D.DatasetError):
+        make_dataset("cprag", bad, out, shuffles=1, seed=0, provenance={})
+    assert not out.exists() and list(tmp_path.iterdir()) == [bad]

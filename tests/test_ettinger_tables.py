@@ -1,0 +1,154 @@
+"""Ettinger tables: aggregation checked against plain loops over synthetic scores."""
+
+import math
+import random
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from lmprobes.suites.ettinger import datasets as D
+from lmprobes.suites.ettinger import tables as T
+
+ROOT = Path(__file__).resolve().parents[1]
+RELEASE = ROOT / "resources/demo/mirror/raw.githubusercontent.com/aetting/lm-diagnostics/080de8d8b29a3d6f5fe133af73d7e9170f4d4c0c/datasets"
+FILES = {
+    "cprag": RELEASE / "CPRAG-102/CPRAG-102.tsv",
+    "role": RELEASE / "ROLE-88/ROLE-88.tsv",
+    "neg_simp": RELEASE / "NEG-136/NEG-136-SIMP.tsv",
+    "neg_nat": RELEASE / "NEG-136/NEG-136-NAT.tsv",
+}
+
+
+def fake_scores(items: pd.DataFrame, seed: int, unscorable: set[str] = frozenset()) -> pd.DataFrame:
+    """Random probabilities and expected ranks; targets in ``unscorable`` are multi-piece."""
+    rng = random.Random(seed)
+    rows = []
+    for row in items.itertuples(index=False):
+        multi = row.target in unscorable
+        rank = rng.choice([None, 1, 2, 3, 5, None, None])
+        rows.append({
+            "row_id": row.row_id,
+            "target_prob": math.nan if multi else rng.choice([0.001, 0.02, 0.1, 0.3, 0.0105]),
+            "expected_rank": rank,
+            "expected_scorable": not any(w in unscorable for w in row.expected),
+            "top_tokens": ["a", "b", "c", "d", "e"],
+        })
+    df = pd.DataFrame(rows)
+    df["expected_rank"] = df["expected_rank"].astype("Int32")
+    return df
+
+
+@pytest.fixture(scope="module")
+def merged():
+    items = {name: D.build_dataset(name, path, shuffles=4, seed=3) for name, path in FILES.items()}
+    data = {}
+    for m, (seed, unscorable) in {"m1": (1, set()), "m2": (2, {"monopoly", "served", "fish"})}.items():
+        data[m] = {n: T.merge_scores(df, fake_scores(df, seed + i, unscorable)) for i, (n, df) in enumerate(items.items())}
+    return data
+
+
+def value(tidy, table, model, row, column):
+    sub = tidy[(tidy.table == table) & (tidy.model == model) & (tidy.row == row) & (tidy.column == column)]
+    assert len(sub) == 1, (table, model, row, column)
+    return sub.iloc[0]
+
+
+def hit(rank, k):
+    return rank is not pd.NA and rank is not None and not pd.isna(rank) and rank <= k
+
+
+def test_cprag_accuracy_matches_plain_loop(merged):
+    tidy = T.quantitative_tables(merged, 0.01, "exclude")
+    df = merged["m1"]["cprag"]
+    for k in (1, 5):
+        orig = [hit(r.expected_rank, k) for r in df.itertuples() if r.condition == "orig" and r.completion == "expected"]
+        assert len(orig) == 34
+        assert value(tidy, "table4", "m1", f"k={k}", "Orig")["value"] == pytest.approx(100 * sum(orig) / 34)
+        per_run = []
+        for run in range(4):
+            hits = [hit(r.expected_rank, k) for r in df.itertuples() if r.condition == "shuf" and r.run == run and r.completion == "expected"]
+            per_run.append(100 * sum(hits) / len(hits))
+        cell = value(tidy, "table4", "m1", f"k={k}", "Shuf")
+        assert cell["value"] == pytest.approx(np.mean(per_run))
+        assert cell["sd"] == pytest.approx(np.std(per_run))
+
+
+def test_cprag_sensitivity_matches_released_rule(merged):
+    for policy in ("exclude", "count_as_fail"):
+        tidy = T.quantitative_tables(merged, 0.01, policy)
+        for model in ("m1", "m2"):
+            df = merged[model]["cprag"]
+            prefer, strong, n = 0, 0, 0
+            for item, g in df[df.condition == "orig"].groupby("item"):
+                p = dict(zip(g.completion, g.target_prob))
+                e, w, b = p["expected"], p["within_category"], p["between_category"]
+                if policy == "exclude" and any(math.isnan(x) for x in (e, w, b)):
+                    continue
+                n += 1
+                if e > w and e > b:
+                    prefer += 1
+                    if abs(e - w) > 0.01 and abs(e - b) > 0.01:
+                        strong += 1
+            assert value(tidy, "table5", model, "", "Prefer good")["value"] == pytest.approx(100 * prefer / n)
+            assert value(tidy, "table5", model, "", "w/ .01 thresh")["value"] == pytest.approx(100 * strong / n)
+            assert value(tidy, "table5", model, "", "Prefer good")["n"] == n
+    excluded = T.quantitative_tables(merged, 0.01, "exclude")
+    orig = merged["m2"]["cprag"].query("condition == 'orig'")
+    with_monopoly = orig[orig.target == "monopoly"]["item"].nunique()
+    assert with_monopoly >= 1
+    assert value(excluded, "table5", "m2", "", "Prefer good")["n"] == 34 - with_monopoly
+    assert value(excluded, "table5", "m2", "", "Prefer good")["unscorable"] >= 1
+
+
+def test_role_tables(merged):
+    tidy = T.quantitative_tables(merged, 0.01, "exclude")
+    df = merged["m1"]["role"]
+    orig = df[df.condition == "orig"]
+    for k in (1, 5):
+        hits = [hit(r, k) for r in orig.expected_rank]
+        assert value(tidy, "table7", "m1", f"k={k}", "Orig")["value"] == pytest.approx(100 * sum(hits) / 88)
+        low = orig[orig.cloze_bin == "<=0.17"]
+        assert value(tidy, "table8", "m1", f"k={k}", "<=.17")["n"] == 25
+        assert value(tidy, "table8", "m1", f"k={k}", "<=.17")["value"] == pytest.approx(100 * np.mean([hit(r, k) for r in low.expected_rank]))
+    a = orig[orig.role == "a"].set_index("pair").target_prob
+    b = orig[orig.role == "b"].set_index("pair").target_prob
+    assert value(tidy, "table9", "m1", "", "Prefer good")["value"] == pytest.approx(100 * (a > b).mean())
+    strong = ((a > b) & ((a - b).abs() > 0.01)).mean()
+    assert value(tidy, "table9", "m1", "", "w/ .01 thresh")["value"] == pytest.approx(100 * strong)
+
+
+def test_neg_tables(merged):
+    tidy = T.quantitative_tables(merged, 0.01, "exclude")
+    simp = merged["m1"]["neg_simp"]
+    ta = simp[simp.condition == "TA"]
+    assert value(tidy, "table11", "m1", "k=5", "Accuracy")["n"] == 18
+    assert value(tidy, "table11", "m1", "k=5", "Accuracy")["value"] == pytest.approx(100 * np.mean([hit(r, 5) for r in ta.expected_rank]))
+    p = simp.pivot(index="item", columns="condition", values="target_prob")
+    assert value(tidy, "table12", "m1", "", "Negative")["value"] == pytest.approx(100 * (p.TN > p.FN).mean())
+    nat = merged["m1"]["neg_nat"]
+    less = nat[nat.licensing == "N"].pivot(index="item", columns="condition", values="target_prob")
+    assert value(tidy, "table14", "m1", "", "Aff. LN")["value"] == pytest.approx(100 * (less.TA > less.FA).mean())
+    assert value(tidy, "table14", "m1", "", "Aff. LN")["n"] == 8
+
+
+def test_published_numbers_sit_beside_ours(merged):
+    published = pd.read_csv(ROOT / "resources/ettinger/published.csv")
+    tidy = T.with_published(T.quantitative_tables(merged, 0.01, "exclude"), published)
+    paper = tidy[(tidy.source == "paper") & (tidy.table == "table4") & (tidy.model == "bert-base-uncased")]
+    assert set(paper.column) == {"Orig", "Shuf", "Trunc", "Shuf+Trunc"}
+    wide = T.wide_table(tidy, "table4")
+    row = wide[(wide.model == "bert-base-uncased") & (wide.row == "k=1")].iloc[0]
+    assert row["Shuf"] == "14.1 ± 3.1" and row["Orig"] == "23.5"
+    assert list(wide.columns) == ["model", "source", "row", "Orig", "Shuf", "Trunc", "Shuf+Trunc"]
+
+
+def test_qualitative_tables_pick_the_papers_contexts(merged):
+    selection = pd.read_csv(ROOT / "resources/ettinger/qualitative.csv", dtype=str)
+    quali = T.qualitative_tables(merged, selection, ["m1"])
+    t13 = quali[quali.table == "table13"]
+    assert "A hammer is not an ____" in set(t13.context)
+    assert set(t13.source) == {"reproduction", "paper"}
+    t10 = quali[(quali.table == "table10") & (quali.source == "paper")]
+    assert len(t10) == 8
