@@ -1,0 +1,518 @@
+"""The one download step of the workflow: fetch a source file, verify it, unpack archives safely.
+
+``fetch`` streams a URL (or copies it from a local mirror) into ``<dest>.part``, checks its
+sha256 and only then renames it onto ``dest``, so ``dest`` is either absent or complete and
+verified. Interrupted downloads resume from the ``.part`` with an HTTP Range request.
+Unpinned sources (no sha256 in config.yaml) are downloaded anyway; the hash seen is recorded
+in a lockfile and logged so that it can be pinned.
+
+``safe_extract`` unpacks zip and tar archives after checking every member stays inside the
+target folder, and swaps the result into place only once everything was written.
+"""
+
+from __future__ import annotations
+
+import fcntl
+import hashlib
+import logging
+import os
+import posixpath
+import shutil
+import stat
+import tarfile
+import tempfile
+import time
+import zipfile
+from collections.abc import Callable, Iterable
+from pathlib import Path
+from urllib.parse import unquote, urlsplit
+from urllib.request import url2pathname
+
+import requests
+
+logger = logging.getLogger("lmprobes.sources")
+
+# Tests replace this to run retries without waiting.
+_sleep = time.sleep
+
+# urllib3 drops the bytes of a read that a closed connection cuts short, so small chunks
+# limit what an interrupted download loses before it is resumed.
+CHUNK_SIZE = 1 << 14
+MAX_BACKOFF = 60.0
+MAX_RETRY_AFTER = 600.0
+MAX_CONNECT_TIMEOUT = 30.0
+MAX_SYMLINK_DEPTH = 40
+LOCKFILE_HEADER = ("url", "sha256", "bytes")
+DEFAULT_USER_AGENT = "lmprobes/0.1 (+research reproduction workflow)"
+
+Log = Callable[[str], None]
+
+
+class SourceError(RuntimeError):
+    """A source could not be fetched or unpacked; the message names the URL and/or file."""
+
+
+class ChecksumError(SourceError):
+    """The bytes fetched for a URL do not have the sha256 pinned for it."""
+
+    def __init__(self, url: str, dest: Path, expected: str, seen: str) -> None:
+        super().__init__(f"sha256 mismatch for {url} -> {dest}: expected {expected}, got {seen}")
+        self.url, self.dest, self.expected, self.seen = url, dest, expected, seen
+
+
+class UnsafeArchiveError(SourceError):
+    """An archive member would be written outside the target folder, or is a device file."""
+
+    def __init__(self, archive: Path, member: str, reason: str) -> None:
+        super().__init__(f"unsafe member '{member}' in {archive}: {reason}")
+        self.archive, self.member, self.reason = archive, member, reason
+
+
+class _Retryable(Exception):
+    """A failure worth another attempt; ``delay`` overrides the back-off when not None."""
+
+    def __init__(self, message: str, delay: float | None = None) -> None:
+        super().__init__(message)
+        self.delay = delay
+
+
+# ---------------------------------------------------------------------------------------------
+# Hashes and paths
+
+
+def sha256_of(path: str | os.PathLike) -> str:
+    digest = hashlib.sha256()
+    with open(path, "rb") as handle:
+        for block in iter(lambda: handle.read(1 << 20), b""):
+            digest.update(block)
+    return digest.hexdigest()
+
+
+def mirror_path(mirror: str | os.PathLike, url: str) -> Path:
+    """Where ``url`` lives in a mirror: ``<mirror>/<host>/<url path>``.
+
+    The port, query string and fragment are ignored: ``http://h:8000/a/b.tsv?x=1`` maps to
+    ``<mirror>/h/a/b.tsv``. URLs without a host or a file name, or whose path has ``..``
+    segments, are refused so that no URL can point outside the mirror.
+    """
+    parts = urlsplit(url)
+    if not parts.hostname:
+        raise SourceError(f"cannot mirror {url}: the URL has no host")
+    segments = [s for s in unquote(parts.path).split("/") if s not in ("", ".")]
+    if not segments or parts.path.endswith("/"):
+        raise SourceError(f"cannot mirror {url}: the URL names no file")
+    if ".." in segments or any("\\" in s or "\0" in s for s in segments):
+        raise SourceError(f"cannot mirror {url}: the URL path would leave the mirror")
+    return Path(mirror, parts.hostname, *segments)
+
+
+def _part_path(dest: Path) -> Path:
+    return dest.with_name(dest.name + ".part")
+
+
+# ---------------------------------------------------------------------------------------------
+# fetch
+
+
+def fetch(
+    url: str,
+    dest: str | os.PathLike,
+    sha256: str | None = None,
+    *,
+    mirror: str | os.PathLike | None = None,
+    lockfile: str | os.PathLike | None = None,
+    timeout: float = 60.0,
+    retries: int = 5,
+    backoff: float = 2.0,
+    user_agent: str = DEFAULT_USER_AGENT,
+    log: Log | None = None,
+) -> str:
+    """Put the file at ``url`` at ``dest`` and return its sha256.
+
+    If ``dest`` already has the pinned sha256 nothing is fetched; any other existing ``dest``
+    is fetched again (an unpinned one too, as it cannot be verified) and replaced only once
+    the new copy is verified. With ``mirror`` the file is copied from
+    ``mirror_path(mirror, url)`` and the network is never used; ``file://`` URLs are always
+    read from their local path. ``retries`` counts attempts after the first one.
+    """
+    dest = Path(dest)
+    warn = log or logger.warning
+    expected = sha256.strip().lower() if sha256 else None
+    if expected and dest.is_file() and sha256_of(dest) == expected:
+        logger.info("%s already present with sha256 %s", dest, expected)
+        return expected
+    dest.parent.mkdir(parents=True, exist_ok=True)
+    part = _part_path(dest)
+    local = _local_source(url, mirror)
+    if local is not None:
+        _copy_local(url, local, part)
+    else:
+        with _session(user_agent) as session:
+            _download_with_retries(session, url, part, timeout, retries, backoff, warn)
+    digest = _verify_and_commit(url, part, dest, expected)
+    if expected is None:
+        _report_unpinned(url, dest, digest, lockfile, warn)
+    return digest
+
+
+def _local_source(url: str, mirror: str | os.PathLike | None) -> Path | None:
+    """The local file to copy for ``url``, or None when it has to be downloaded."""
+    parts = urlsplit(url)
+    if parts.scheme == "file":
+        if parts.netloc not in ("", "localhost"):
+            raise SourceError(f"cannot read {url}: file URLs on host {parts.netloc!r} are not supported")
+        return Path(url2pathname(parts.path))
+    if mirror is not None:
+        return mirror_path(mirror, url)
+    return None
+
+
+def _copy_local(url: str, source: Path, part: Path) -> None:
+    if not source.is_file():
+        raise SourceError(f"cannot fetch {url}: no file at {source}")
+    shutil.copyfile(source, part)
+
+
+def _session(user_agent: str) -> requests.Session:
+    session = requests.Session()
+    # Byte offsets for Range and Content-Length checks only make sense without content coding.
+    session.headers.update({"User-Agent": user_agent, "Accept-Encoding": "identity"})
+    return session
+
+
+def _verify_and_commit(url: str, part: Path, dest: Path, expected: str | None) -> str:
+    digest = sha256_of(part)
+    if expected is not None and digest != expected:
+        part.unlink(missing_ok=True)
+        raise ChecksumError(url, dest, expected, digest)
+    os.replace(part, dest)
+    return digest
+
+
+def _download_with_retries(
+    session: requests.Session, url: str, part: Path, timeout: float, retries: int, backoff: float, warn: Log
+) -> None:
+    last_error: _Retryable | None = None
+    for attempt in range(retries + 1):
+        try:
+            _download_once(session, url, part, timeout)
+            return
+        except _Retryable as error:
+            last_error = error
+        if attempt < retries:
+            delay = last_error.delay if last_error.delay is not None else _backoff_delay(backoff, attempt)
+            warn(f"{url}: {last_error}; retry {attempt + 1} of {retries} in {delay:g} s")
+            _sleep(delay)
+    raise SourceError(f"cannot fetch {url} after {retries + 1} attempts: {last_error}")
+
+
+def _backoff_delay(backoff: float, attempt: int) -> float:
+    return min(backoff * 2**attempt, MAX_BACKOFF)
+
+
+def _download_once(session: requests.Session, url: str, part: Path, timeout: float) -> None:
+    """One request, appending to or restarting ``part``; raises _Retryable on transient failures."""
+    offset = part.stat().st_size if part.is_file() else 0
+    headers = {"Range": f"bytes={offset}-"} if offset else {}
+    try:
+        with session.get(url, headers=headers, stream=True, timeout=_timeouts(timeout)) as response:
+            mode = _write_mode(url, part, offset, response)
+            _stream_body(url, part, mode, response)
+    except (requests.ConnectionError, requests.Timeout, requests.exceptions.ChunkedEncodingError) as error:
+        raise _Retryable(f"{type(error).__name__}: {error}") from error
+    except requests.RequestException as error:
+        raise SourceError(f"cannot fetch {url}: {error}") from error
+
+
+def _timeouts(timeout: float) -> tuple[float, float]:
+    return (min(timeout, MAX_CONNECT_TIMEOUT), timeout)
+
+
+def _write_mode(url: str, part: Path, offset: int, response: requests.Response) -> str:
+    """'ab' to append to the partial file, 'wb' to start over; raises for error statuses."""
+    status = response.status_code
+    if status == 206 and _range_start(response) == offset:
+        return "ab"
+    if status == 206 or status == 416:
+        # The server cannot continue where we stopped: drop the partial file and ask again at once.
+        part.unlink(missing_ok=True)
+        raise _Retryable(f"HTTP {status} for a resumed download; restarting from zero", delay=0.0)
+    if status == 200:
+        return "wb"
+    if status in (408, 429) or status >= 500:
+        raise _Retryable(f"HTTP {status} {response.reason}", delay=_retry_after(response))
+    raise SourceError(f"cannot fetch {url}: HTTP {status} {response.reason}")
+
+
+def _range_start(response: requests.Response) -> int | None:
+    """The first byte offset of a ``Content-Range: bytes START-END/TOTAL`` header."""
+    value = response.headers.get("Content-Range", "")
+    unit, _, spec = value.partition(" ")
+    start = spec.partition("-")[0]
+    return int(start) if unit.strip().lower() == "bytes" and start.isdigit() else None
+
+
+def _retry_after(response: requests.Response) -> float | None:
+    """``Retry-After`` in seconds for 429/503; the HTTP-date form falls back to back-off."""
+    if response.status_code not in (429, 503):
+        return None
+    try:
+        seconds = float(response.headers.get("Retry-After", ""))
+    except ValueError:
+        return None
+    return min(seconds, MAX_RETRY_AFTER) if seconds >= 0 else None
+
+
+def _stream_body(url: str, part: Path, mode: str, response: requests.Response) -> None:
+    expected = _content_length(response)
+    received = 0
+    with open(part, mode) as handle:
+        for chunk in response.iter_content(CHUNK_SIZE):
+            handle.write(chunk)
+            received += len(chunk)
+    if expected is not None and received < expected:
+        raise _Retryable(f"body cut short: {received} of {expected} bytes")
+
+
+def _content_length(response: requests.Response) -> int | None:
+    value = response.headers.get("Content-Length", "")
+    encoded = response.headers.get("Content-Encoding", "identity").lower() != "identity"
+    return int(value) if value.isdigit() and not encoded else None
+
+
+# ---------------------------------------------------------------------------------------------
+# Unpinned sources and the lockfile
+
+
+def _report_unpinned(url: str, dest: Path, digest: str, lockfile: str | os.PathLike | None, warn: Log) -> None:
+    size = dest.stat().st_size
+    if lockfile is not None:
+        _record_in_lockfile(Path(lockfile), url, digest, size)
+        where = f"recorded in {lockfile}"
+    else:
+        where = "not recorded (no lockfile given)"
+    warn(
+        f"source {url} is unpinned: got sha256 {digest} ({size} bytes), {where}; "
+        f"add `sha256: {digest}` to this source in config.yaml to pin it"
+    )
+
+
+def _record_in_lockfile(lockfile: Path, url: str, digest: str, size: int) -> None:
+    """Add or replace the row of ``url``; parallel jobs serialise on ``<lockfile>.lck``."""
+    lockfile.parent.mkdir(parents=True, exist_ok=True)
+    with open(lockfile.with_name(lockfile.name + ".lck"), "a") as guard:
+        fcntl.flock(guard, fcntl.LOCK_EX)
+        try:
+            rows = _read_lockfile(lockfile)
+            rows[url] = (digest, str(size))
+            _write_atomically(lockfile, _render_lockfile(rows))
+        finally:
+            fcntl.flock(guard, fcntl.LOCK_UN)
+
+
+def _read_lockfile(lockfile: Path) -> dict[str, tuple[str, str]]:
+    if not lockfile.is_file():
+        return {}
+    rows = {}
+    for line in lockfile.read_text(encoding="utf-8").splitlines():
+        fields = line.split("\t")
+        if len(fields) == 3 and tuple(fields) != LOCKFILE_HEADER:
+            rows[fields[0]] = (fields[1], fields[2])
+    return rows
+
+
+def _render_lockfile(rows: dict[str, tuple[str, str]]) -> str:
+    lines = ["\t".join(LOCKFILE_HEADER)]
+    lines += ["\t".join((url, *rows[url])) for url in sorted(rows)]
+    return "\n".join(lines) + "\n"
+
+
+def _write_atomically(path: Path, text: str) -> None:
+    fd, temporary = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as handle:
+            handle.write(text)
+            handle.flush()
+            os.fsync(handle.fileno())
+        os.replace(temporary, path)
+    except BaseException:
+        Path(temporary).unlink(missing_ok=True)
+        raise
+
+
+# ---------------------------------------------------------------------------------------------
+# safe_extract
+
+
+def safe_extract(
+    archive: str | os.PathLike, target: str | os.PathLike, *, members: list[str] | None = None
+) -> list[Path]:
+    """Unpack a zip or tar archive (plain, gz, bz2, xz) into ``target``; return its files, sorted.
+
+    Every member is checked before anything is written. The archive is unpacked into a
+    hidden sibling of ``target`` that then replaces ``target``; on error nothing is left.
+    ``members`` restricts extraction to these names (a directory name selects its contents).
+    """
+    archive, target = Path(archive), Path(target)
+    if zipfile.is_zipfile(archive):
+        extract = _extract_zip
+    elif tarfile.is_tarfile(archive):
+        extract = _extract_tar
+    else:
+        raise SourceError(f"cannot unpack {archive}: not a zip or tar archive")
+    target.parent.mkdir(parents=True, exist_ok=True)
+    staging = Path(tempfile.mkdtemp(prefix=f".{target.name}.tmp-", dir=target.parent))
+    try:
+        extract(archive, staging, members)
+        relative = _files_under(staging)
+        _replace_directory(staging, target)
+    except BaseException:
+        shutil.rmtree(staging, ignore_errors=True)
+        raise
+    return [target / path for path in relative]
+
+
+def _extract_zip(archive: Path, staging: Path, members: list[str] | None) -> None:
+    with zipfile.ZipFile(archive) as bundle:
+        infos = _select(archive, bundle.infolist(), lambda info: info.filename, members)
+        links = {_clean(info.filename): _zip_link_target(bundle, info) for info in infos if _is_zip_symlink(info)}
+        for info in infos:
+            _check_member(archive, info.filename, links)
+        for name, link_target in links.items():
+            _check_link(archive, name, posixpath.join(posixpath.dirname(name), link_target), links)
+        # zipfile writes symlink members as regular files holding the link target.
+        for info in infos:
+            bundle.extract(info, staging)
+
+
+def _is_zip_symlink(info: zipfile.ZipInfo) -> bool:
+    return stat.S_ISLNK(info.external_attr >> 16)
+
+
+def _zip_link_target(bundle: zipfile.ZipFile, info: zipfile.ZipInfo) -> str:
+    return bundle.read(info).decode("utf-8", errors="replace")
+
+
+def _extract_tar(archive: Path, staging: Path, members: list[str] | None) -> None:
+    with tarfile.open(archive) as bundle:
+        infos = _select(archive, bundle.getmembers(), lambda info: info.name, members)
+        links = {_clean(info.name): info.linkname for info in infos if info.issym()}
+        for info in infos:
+            _check_tar_member(archive, info, links)
+        try:
+            bundle.extractall(staging, members=infos, **_tar_filter())
+        except tarfile.FilterError as error:
+            raise UnsafeArchiveError(archive, error.tarinfo.name, str(error)) from error
+
+
+def _tar_filter() -> dict:
+    return {"filter": "data"} if hasattr(tarfile, "data_filter") else {}
+
+
+def _check_tar_member(archive: Path, info: tarfile.TarInfo, links: dict[str, str]) -> None:
+    _check_member(archive, info.name, links)
+    if info.isdev():
+        raise UnsafeArchiveError(archive, info.name, "device files and FIFOs are not allowed")
+    if info.issym():
+        if posixpath.isabs(info.linkname):
+            raise UnsafeArchiveError(archive, info.name, f"symlink to absolute path {info.linkname!r}")
+        _check_link(archive, info.name, posixpath.join(posixpath.dirname(_clean(info.name)), info.linkname), links)
+    elif info.islnk():
+        # Hard link targets are archive member names, relative to the archive root.
+        _check_link(archive, info.name, info.linkname, links)
+    elif not (info.isfile() or info.isdir()):
+        raise UnsafeArchiveError(archive, info.name, "unsupported member type")
+
+
+def _select(archive: Path, infos: list, name_of: Callable, members: list[str] | None) -> list:
+    if members is None:
+        return infos
+    wanted = {_clean(name) for name in members}
+    chosen = [info for info in infos if _is_selected(_clean(name_of(info)), wanted)]
+    found = {_clean(name_of(info)) for info in chosen}
+    missing = sorted(name for name in wanted if not any(_is_selected(f, {name}) for f in found))
+    if missing:
+        raise SourceError(f"cannot unpack {archive}: no member named {', '.join(missing)}")
+    return chosen
+
+
+def _is_selected(name: str, wanted: Iterable[str]) -> bool:
+    return any(name == w or name.startswith(w + "/") for w in wanted)
+
+
+def _clean(name: str) -> str:
+    return name.replace("\\", "/").rstrip("/")
+
+
+def _check_member(archive: Path, name: str, links: dict[str, str]) -> None:
+    """Refuse names that are absolute, climb with ``..`` or pass through an escaping symlink."""
+    cleaned = _clean(name)
+    if cleaned.startswith("/") or (len(cleaned) > 1 and cleaned[0].isalpha() and cleaned[1] == ":"):
+        raise UnsafeArchiveError(archive, name, "absolute path")
+    if ".." in cleaned.split("/"):
+        raise UnsafeArchiveError(archive, name, "path with '..' component")
+    # The member's own symlink (if it is one) is checked by _check_link; here only its parents.
+    parent = posixpath.dirname(cleaned)
+    if parent and _resolve_in_archive(parent, links) is None:
+        raise UnsafeArchiveError(archive, name, "path goes through a symlink pointing outside the target")
+
+
+def _check_link(archive: Path, name: str, link_path: str, links: dict[str, str]) -> None:
+    if link_path.startswith("/") or _resolve_in_archive(link_path, links) is None:
+        raise UnsafeArchiveError(archive, name, f"link target {link_path!r} is outside the target")
+
+
+def _resolve_in_archive(path: str, links: dict[str, str], depth: int = 0) -> list[str] | None:
+    """Resolve ``path`` against the archive's own symlinks; None if it leaves the archive root.
+
+    A lexical normpath is not enough: ``a -> d/l/../..`` escapes when ``d/l`` is itself a
+    symlink to ``..``, so symlinks are followed component by component like the OS does.
+    """
+    if depth > MAX_SYMLINK_DEPTH:
+        return None
+    resolved: list[str] = []
+    for component in path.split("/"):
+        if component in ("", "."):
+            continue
+        if component == "..":
+            if not resolved:
+                return None
+            resolved.pop()
+            continue
+        resolved.append(component)
+        link = links.get("/".join(resolved))
+        if link is not None:
+            if link.startswith("/"):
+                return None
+            base = resolved[:-1]
+            followed = _resolve_in_archive("/".join([*base, link]), links, depth + 1)
+            if followed is None:
+                return None
+            resolved = followed
+    return resolved
+
+
+def _files_under(root: Path) -> list[Path]:
+    """Relative paths of everything under ``root`` but directories (symlinks included), sorted."""
+    found = []
+    for folder, folders, files in os.walk(root):
+        links = [name for name in folders if Path(folder, name).is_symlink()]
+        found += [Path(folder, name).relative_to(root) for name in [*files, *links]]
+    return sorted(found)
+
+
+def _replace_directory(staging: Path, target: Path) -> None:
+    """Move ``staging`` onto ``target``; an existing ``target`` is set aside, then deleted."""
+    if not target.exists() and not target.is_symlink():
+        os.replace(staging, target)
+        return
+    aside = Path(tempfile.mkdtemp(prefix=f".{target.name}.old-", dir=target.parent))
+    old = aside / target.name
+    os.replace(target, old)
+    try:
+        os.replace(staging, target)
+    except BaseException:
+        os.replace(old, target)
+        raise
+    finally:
+        shutil.rmtree(aside, ignore_errors=True)

@@ -1,0 +1,704 @@
+"""Tests of lmprobes.sources against a throw-away HTTP server on 127.0.0.1."""
+
+from __future__ import annotations
+
+import hashlib
+import io
+import logging
+import re
+import tarfile
+import threading
+import zipfile
+from collections.abc import Callable
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+
+import pytest
+
+from lmprobes import sources
+from lmprobes.sources import (
+    ChecksumError,
+    SourceError,
+    UnsafeArchiveError,
+    fetch,
+    mirror_path,
+    safe_extract,
+    sha256_of,
+)
+
+DATA = bytes(range(256)) * 400  # 100 KiB, more than one chunk
+DATA_SHA = hashlib.sha256(DATA).hexdigest()
+UNREACHABLE = "http://127.0.0.1:9"  # discard port: nothing listens there
+
+Responder = Callable[[BaseHTTPRequestHandler], None]
+
+
+# ---------------------------------------------------------------------------------------------
+# A scriptable HTTP server
+
+
+class FakeServer:
+    """Serves each path by a list of responders, used in turn; the last one repeats."""
+
+    def __init__(self, base: str) -> None:
+        self.base = base
+        self.routes: dict[str, list[Responder]] = {}
+        self.requests: list[tuple[str, dict[str, str]]] = []
+        self._lock = threading.Lock()
+
+    def url(self, path: str) -> str:
+        return self.base + path
+
+    def route(self, path: str, *responders: Responder) -> str:
+        self.routes[path] = list(responders)
+        return self.url(path)
+
+    def hits(self, path: str) -> list[dict[str, str]]:
+        return [headers for seen, headers in self.requests if seen == path]
+
+    def respond(self, handler: BaseHTTPRequestHandler) -> None:
+        with self._lock:
+            self.requests.append((handler.path, dict(handler.headers)))
+            queue = self.routes.get(handler.path)
+            responder = (queue.pop(0) if len(queue) > 1 else queue[0]) if queue else status(404)
+        responder(handler)
+
+
+def serve(data: bytes, *, honour_range: bool = True) -> Responder:
+    def responder(handler: BaseHTTPRequestHandler) -> None:
+        match = re.fullmatch(r"bytes=(\d+)-", handler.headers.get("Range", ""))
+        if honour_range and match:
+            start = int(match.group(1))
+            if start >= len(data):
+                _send(handler, 416, b"", {"Content-Range": f"bytes */{len(data)}"})
+                return
+            content_range = f"bytes {start}-{len(data) - 1}/{len(data)}"
+            _send(handler, 206, data[start:], {"Content-Range": content_range})
+        else:
+            _send(handler, 200, data)
+
+    return responder
+
+
+def status(code: int, headers: dict[str, str] | None = None) -> Responder:
+    return lambda handler: _send(handler, code, b"error\n", headers or {})
+
+
+def cut_short(data: bytes, keep: int) -> Responder:
+    """Announce the whole body but send only ``keep`` bytes, then close the connection."""
+
+    def responder(handler: BaseHTTPRequestHandler) -> None:
+        handler.send_response(200)
+        handler.send_header("Content-Length", str(len(data)))
+        handler.end_headers()
+        handler.wfile.write(data[:keep])
+        handler.wfile.flush()
+        handler.close_connection = True
+
+    return responder
+
+
+def _send(handler: BaseHTTPRequestHandler, code: int, body: bytes, headers: dict[str, str] | None = None) -> None:
+    handler.send_response(code)
+    for key, value in (headers or {}).items():
+        handler.send_header(key, value)
+    handler.send_header("Content-Length", str(len(body)))
+    handler.end_headers()
+    handler.wfile.write(body)
+
+
+@pytest.fixture
+def server():
+    holder: dict[str, FakeServer] = {}
+
+    class Handler(BaseHTTPRequestHandler):
+        def do_GET(self) -> None:
+            holder["server"].respond(self)
+
+        def log_message(self, *args) -> None:
+            pass
+
+    httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    httpd.daemon_threads = True
+    holder["server"] = FakeServer(f"http://127.0.0.1:{httpd.server_address[1]}")
+    thread = threading.Thread(target=httpd.serve_forever, args=(0.05,), daemon=True)
+    thread.start()
+    yield holder["server"]
+    httpd.shutdown()
+    httpd.server_close()
+
+
+@pytest.fixture(autouse=True)
+def sleeps(monkeypatch) -> list[float]:
+    """Record back-off sleeps instead of waiting."""
+    recorded: list[float] = []
+    monkeypatch.setattr(sources, "_sleep", recorded.append)
+    return recorded
+
+
+def leftovers(folder: Path) -> list[str]:
+    return sorted(p.name for p in folder.iterdir() if p.name.endswith(".part"))
+
+
+# ---------------------------------------------------------------------------------------------
+# Hashes and mirror paths
+
+
+def test_sha256_of(tmp_path):
+    path = tmp_path / "f"
+    path.write_bytes(DATA)
+    assert sha256_of(path) == DATA_SHA
+
+
+def test_mirror_path_is_host_then_url_path(tmp_path):
+    url = "https://raw.githubusercontent.com/a/b/c.tsv"
+    assert mirror_path(tmp_path, url) == tmp_path / "raw.githubusercontent.com/a/b/c.tsv"
+
+
+def test_mirror_path_ignores_port_query_and_fragment(tmp_path):
+    assert mirror_path(tmp_path, "http://Host:8000/a/b%20c.tsv?x=1#y") == tmp_path / "host/a/b c.tsv"
+
+
+@pytest.mark.parametrize("url", ["http://h/a/../../etc/passwd", "http://h/", "file:///x", "http://h/a/%2e%2e/b"])
+def test_mirror_path_refuses_urls_that_leave_the_mirror_or_name_no_file(tmp_path, url):
+    with pytest.raises(SourceError, match=re.escape(url)):
+        mirror_path(tmp_path, url)
+
+
+# ---------------------------------------------------------------------------------------------
+# fetch over HTTP
+
+
+def test_download_with_correct_sha256(server, tmp_path):
+    url = server.route("/data.bin", serve(DATA))
+    dest = tmp_path / "sub" / "data.bin"
+    assert fetch(url, dest, DATA_SHA) == DATA_SHA
+    assert dest.read_bytes() == DATA
+    assert leftovers(dest.parent) == []
+
+
+def test_download_sends_user_agent_and_asks_for_identity_encoding(server, tmp_path):
+    url = server.route("/data.bin", serve(DATA))
+    fetch(url, tmp_path / "data.bin", DATA_SHA, user_agent="probe-test/1")
+    (headers,) = server.hits("/data.bin")
+    assert headers["User-Agent"] == "probe-test/1"
+    assert headers["Accept-Encoding"] == "identity"
+
+
+def test_pinned_sha256_is_case_insensitive(server, tmp_path):
+    url = server.route("/data.bin", serve(DATA))
+    assert fetch(url, tmp_path / "data.bin", DATA_SHA.upper()) == DATA_SHA
+
+
+def test_wrong_sha256_raises_and_leaves_nothing(server, tmp_path):
+    url = server.route("/data.bin", serve(DATA))
+    dest = tmp_path / "data.bin"
+    wrong = "0" * 64
+    with pytest.raises(ChecksumError) as caught:
+        fetch(url, dest, wrong)
+    message = str(caught.value)
+    assert url in message and str(dest) in message and wrong in message and DATA_SHA in message
+    assert (caught.value.expected, caught.value.seen) == (wrong, DATA_SHA)
+    assert not dest.exists()
+    assert leftovers(tmp_path) == []
+
+
+def test_existing_dest_with_pinned_hash_makes_no_request(server, tmp_path):
+    url = server.route("/data.bin", serve(DATA))
+    dest = tmp_path / "data.bin"
+    dest.write_bytes(DATA)
+    assert fetch(url, dest, DATA_SHA) == DATA_SHA
+    assert server.requests == []
+
+
+def test_existing_dest_with_wrong_content_is_downloaded_again(server, tmp_path):
+    url = server.route("/data.bin", serve(DATA))
+    dest = tmp_path / "data.bin"
+    dest.write_bytes(b"stale")
+    assert fetch(url, dest, DATA_SHA) == DATA_SHA
+    assert dest.read_bytes() == DATA
+    assert len(server.hits("/data.bin")) == 1
+
+
+def test_failed_download_keeps_existing_dest(server, tmp_path):
+    url = server.route("/data.bin", serve(b"something else"))
+    dest = tmp_path / "data.bin"
+    dest.write_bytes(b"old")
+    with pytest.raises(ChecksumError):
+        fetch(url, dest, DATA_SHA)
+    assert dest.read_bytes() == b"old"
+
+
+# ---------------------------------------------------------------------------------------------
+# Resume
+
+
+def test_resume_appends_the_206_remainder_to_the_part_file(server, tmp_path):
+    url = server.route("/data.bin", serve(DATA))
+    dest = tmp_path / "data.bin"
+    half = len(DATA) // 2
+    (tmp_path / "data.bin.part").write_bytes(DATA[:half])
+    assert fetch(url, dest, DATA_SHA) == DATA_SHA
+    (headers,) = server.hits("/data.bin")
+    assert headers["Range"] == f"bytes={half}-"
+    assert dest.read_bytes() == DATA
+    assert leftovers(tmp_path) == []
+
+
+def test_resume_against_a_server_ignoring_range_starts_over(server, tmp_path):
+    url = server.route("/data.bin", serve(DATA, honour_range=False))
+    dest = tmp_path / "data.bin"
+    (tmp_path / "data.bin.part").write_bytes(DATA[:1000])
+    assert fetch(url, dest, DATA_SHA) == DATA_SHA
+    (headers,) = server.hits("/data.bin")
+    assert headers["Range"] == "bytes=1000-"
+    assert dest.read_bytes() == DATA
+
+
+def test_resume_past_the_end_416_starts_over(server, tmp_path):
+    url = server.route("/data.bin", serve(DATA))
+    dest = tmp_path / "data.bin"
+    (tmp_path / "data.bin.part").write_bytes(DATA + b"garbage")
+    assert fetch(url, dest, DATA_SHA) == DATA_SHA
+    first, second = server.hits("/data.bin")
+    assert first["Range"] == f"bytes={len(DATA) + 7}-"
+    assert "Range" not in second
+    assert dest.read_bytes() == DATA
+
+
+def test_resume_with_a_206_from_the_wrong_offset_starts_over(server, tmp_path):
+    def wrong_range(handler: BaseHTTPRequestHandler) -> None:
+        _send(handler, 206, DATA[10:], {"Content-Range": f"bytes 10-{len(DATA) - 1}/{len(DATA)}"})
+
+    url = server.route("/data.bin", wrong_range, serve(DATA))
+    dest = tmp_path / "data.bin"
+    (tmp_path / "data.bin.part").write_bytes(DATA[:500])
+    assert fetch(url, dest, DATA_SHA) == DATA_SHA
+    first, second = server.hits("/data.bin")
+    assert first["Range"] == "bytes=500-" and "Range" not in second
+    assert dest.read_bytes() == DATA
+
+
+def test_body_cut_short_is_retried_and_resumed(server, tmp_path, sleeps):
+    keep = len(DATA) // 3
+    url = server.route("/data.bin", cut_short(DATA, keep), serve(DATA))
+    dest = tmp_path / "data.bin"
+    assert fetch(url, dest, DATA_SHA) == DATA_SHA
+    first, second = server.hits("/data.bin")
+    assert "Range" not in first
+    assert re.fullmatch(r"bytes=\d+-", second["Range"])
+    assert 0 < int(second["Range"][6:-1]) <= keep  # the bytes that did arrive were kept
+    assert dest.read_bytes() == DATA
+    assert len(sleeps) == 1
+
+
+# ---------------------------------------------------------------------------------------------
+# Retries
+
+
+def test_two_server_errors_then_success(server, tmp_path, sleeps):
+    url = server.route("/data.bin", status(500), status(502), serve(DATA))
+    assert fetch(url, tmp_path / "data.bin", DATA_SHA, backoff=0.5) == DATA_SHA
+    assert len(server.hits("/data.bin")) == 3
+    assert sleeps == [0.5, 1.0]
+
+
+def test_backoff_is_capped(server, tmp_path, sleeps):
+    url = server.route("/data.bin", status(503))
+    with pytest.raises(SourceError):
+        fetch(url, tmp_path / "data.bin", retries=8, backoff=2.0)
+    assert sleeps == [2, 4, 8, 16, 32, 60, 60, 60]
+
+
+def test_429_honours_retry_after(server, tmp_path, sleeps):
+    url = server.route("/data.bin", status(429, {"Retry-After": "1"}), serve(DATA))
+    assert fetch(url, tmp_path / "data.bin", DATA_SHA, backoff=5.0) == DATA_SHA
+    assert sleeps == [1.0]
+
+
+def test_retry_after_as_http_date_falls_back_to_backoff(server, tmp_path, sleeps):
+    url = server.route("/data.bin", status(503, {"Retry-After": "Wed, 21 Oct 2015 07:28:00 GMT"}), serve(DATA))
+    fetch(url, tmp_path / "data.bin", DATA_SHA, backoff=3.0)
+    assert sleeps == [3.0]
+
+
+def test_404_fails_at_once(server, tmp_path, sleeps):
+    url = server.url("/missing.bin")
+    with pytest.raises(SourceError) as caught:
+        fetch(url, tmp_path / "missing.bin", DATA_SHA)
+    assert url in str(caught.value) and "404" in str(caught.value)
+    assert len(server.hits("/missing.bin")) == 1
+    assert sleeps == []
+    assert not (tmp_path / "missing.bin").exists()
+
+
+def test_exhausted_retries_name_url_and_last_error(server, tmp_path, sleeps):
+    url = server.route("/data.bin", status(500), status(500), status(503))
+    with pytest.raises(SourceError) as caught:
+        fetch(url, tmp_path / "data.bin", DATA_SHA, retries=2)
+    assert url in str(caught.value) and "503" in str(caught.value)
+    assert len(server.hits("/data.bin")) == 3
+    assert len(sleeps) == 2
+    assert not (tmp_path / "data.bin").exists()
+
+
+def test_connection_refused_is_retried_then_fails(tmp_path, sleeps):
+    url = UNREACHABLE + "/data.bin"
+    with pytest.raises(SourceError, match=re.escape(url)):
+        fetch(url, tmp_path / "data.bin", retries=2, timeout=2)
+    assert len(sleeps) == 2
+
+
+def test_read_timeout_is_retried(server, tmp_path):
+    stalled = threading.Event()
+
+    def stall(handler: BaseHTTPRequestHandler) -> None:
+        stalled.wait(2)  # longer than the client's read timeout
+
+    url = server.route("/data.bin", stall, serve(DATA))
+    try:
+        assert fetch(url, tmp_path / "data.bin", DATA_SHA, timeout=0.3) == DATA_SHA
+    finally:
+        stalled.set()
+    assert len(server.hits("/data.bin")) == 2
+
+
+# ---------------------------------------------------------------------------------------------
+# Unpinned sources
+
+
+def read_lockfile(path: Path) -> list[list[str]]:
+    return [line.split("\t") for line in path.read_text().splitlines()]
+
+
+def test_unpinned_download_is_recorded_and_logged(server, tmp_path, caplog):
+    url = server.route("/data.bin", serve(DATA))
+    lockfile = tmp_path / "locks" / "sources.lock.tsv"
+    with caplog.at_level(logging.WARNING, logger="lmprobes.sources"):
+        assert fetch(url, tmp_path / "data.bin", lockfile=lockfile) == DATA_SHA
+    assert read_lockfile(lockfile) == [["url", "sha256", "bytes"], [url, DATA_SHA, str(len(DATA))]]
+    (record,) = [r for r in caplog.records if "unpinned" in r.getMessage()]
+    assert url in record.getMessage() and DATA_SHA in record.getMessage() and str(lockfile) in record.getMessage()
+
+
+def test_lockfile_rows_are_sorted_and_replaced(server, tmp_path):
+    other = b"other contents\n"
+    url_b = server.route("/b.txt", serve(DATA), serve(other))
+    url_a = server.route("/a.txt", serve(other))
+    lockfile = tmp_path / "sources.lock.tsv"
+    fetch(url_b, tmp_path / "b.txt", lockfile=lockfile, log=lambda message: None)
+    fetch(url_a, tmp_path / "a.txt", lockfile=lockfile, log=lambda message: None)
+    other_sha = hashlib.sha256(other).hexdigest()
+    assert read_lockfile(lockfile)[1:] == [[url_a, other_sha, str(len(other))], [url_b, DATA_SHA, str(len(DATA))]]
+    fetch(url_b, tmp_path / "b.txt", lockfile=lockfile, log=lambda message: None)
+    assert read_lockfile(lockfile)[1:] == [[url_a, other_sha, str(len(other))], [url_b, other_sha, str(len(other))]]
+    assert sorted(p.name for p in tmp_path.iterdir() if "lock" in p.name) == [
+        "sources.lock.tsv",
+        "sources.lock.tsv.lck",
+    ]
+
+
+def test_parallel_lockfile_updates_keep_every_row(tmp_path):
+    lockfile = tmp_path / "sources.lock.tsv"
+    urls = [f"https://example.org/{i:02d}.tsv" for i in range(16)]
+    threads = [threading.Thread(target=sources._record_in_lockfile, args=(lockfile, url, "ab" * 32, 1)) for url in urls]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert [row[0] for row in read_lockfile(lockfile)[1:]] == urls
+
+
+def test_unpinned_warning_goes_to_the_given_log(server, tmp_path):
+    url = server.route("/data.bin", serve(DATA))
+    messages: list[str] = []
+    fetch(url, tmp_path / "data.bin", log=messages.append)
+    (message,) = messages
+    assert "unpinned" in message and DATA_SHA in message and "no lockfile" in message
+
+
+def test_pinned_download_writes_no_lockfile(server, tmp_path):
+    url = server.route("/data.bin", serve(DATA))
+    lockfile = tmp_path / "sources.lock.tsv"
+    fetch(url, tmp_path / "data.bin", DATA_SHA, lockfile=lockfile)
+    assert not lockfile.exists()
+
+
+# ---------------------------------------------------------------------------------------------
+# Mirror and file:// URLs
+
+
+def make_mirror(root: Path, url: str, data: bytes) -> Path:
+    path = mirror_path(root, url)
+    path.parent.mkdir(parents=True)
+    path.write_bytes(data)
+    return root
+
+
+def test_mirror_serves_the_file_without_network(tmp_path):
+    url = UNREACHABLE + "/x/data.bin"
+    mirror = make_mirror(tmp_path / "mirror", url, DATA)
+    assert (mirror / "127.0.0.1" / "x" / "data.bin").is_file()
+    dest = tmp_path / "out" / "data.bin"
+    assert fetch(url, dest, DATA_SHA, mirror=mirror) == DATA_SHA
+    assert dest.read_bytes() == DATA
+    assert leftovers(dest.parent) == []
+
+
+def test_mirror_is_used_even_when_the_server_is_up(server, tmp_path):
+    url = server.route("/data.bin", serve(DATA))
+    mirror = make_mirror(tmp_path / "mirror", url, DATA)
+    fetch(url, tmp_path / "data.bin", DATA_SHA, mirror=mirror)
+    assert server.requests == []
+
+
+def test_missing_mirror_file_names_url_and_mirror_path(tmp_path, sleeps):
+    url = UNREACHABLE + "/x/data.bin"
+    mirror = tmp_path / "mirror"
+    with pytest.raises(SourceError) as caught:
+        fetch(url, tmp_path / "data.bin", DATA_SHA, mirror=mirror)
+    assert url in str(caught.value)
+    assert str(mirror_path(mirror, url)) in str(caught.value)
+    assert sleeps == []
+
+
+def test_wrong_sha256_in_mirror(tmp_path):
+    url = UNREACHABLE + "/x/data.bin"
+    mirror = make_mirror(tmp_path / "mirror", url, b"tampered")
+    dest = tmp_path / "data.bin"
+    with pytest.raises(ChecksumError, match=re.escape(url)):
+        fetch(url, dest, DATA_SHA, mirror=mirror)
+    assert not dest.exists()
+    assert leftovers(tmp_path) == []
+
+
+def test_unpinned_mirror_copy_is_recorded(tmp_path):
+    url = UNREACHABLE + "/x/data.bin"
+    mirror = make_mirror(tmp_path / "mirror", url, DATA)
+    lockfile = tmp_path / "sources.lock.tsv"
+    fetch(url, tmp_path / "data.bin", mirror=mirror, lockfile=lockfile, log=lambda message: None)
+    assert read_lockfile(lockfile)[1] == [url, DATA_SHA, str(len(DATA))]
+
+
+def test_file_url_is_read_locally(tmp_path):
+    source = tmp_path / "source dir" / "data.bin"
+    source.parent.mkdir()
+    source.write_bytes(DATA)
+    dest = tmp_path / "data.bin"
+    assert fetch(source.as_uri(), dest, DATA_SHA) == DATA_SHA
+    assert dest.read_bytes() == DATA
+
+
+def test_missing_file_url_names_the_path(tmp_path):
+    source = tmp_path / "absent.bin"
+    with pytest.raises(SourceError, match=re.escape(str(source))):
+        fetch(source.as_uri(), tmp_path / "data.bin")
+
+
+# ---------------------------------------------------------------------------------------------
+# safe_extract: archive builders
+
+
+def make_zip(path: Path, entries: dict[str, bytes]) -> Path:
+    with zipfile.ZipFile(path, "w") as bundle:
+        for name, data in entries.items():
+            bundle.writestr(zipfile.ZipInfo(name), data)
+    return path
+
+
+def make_tar(path: Path, members: list[tarfile.TarInfo | tuple[str, bytes]], mode: str = "w:gz") -> Path:
+    with tarfile.open(path, mode) as bundle:
+        for member in members:
+            if isinstance(member, tarfile.TarInfo):
+                bundle.addfile(member)
+            else:
+                name, data = member
+                info = tarfile.TarInfo(name)
+                info.size = len(data)
+                bundle.addfile(info, io.BytesIO(data))
+    return path
+
+
+def link(name: str, target: str, kind: bytes = tarfile.SYMTYPE) -> tarfile.TarInfo:
+    info = tarfile.TarInfo(name)
+    info.type = kind
+    info.linkname = target
+    return info
+
+
+def everything_under(folder: Path) -> list[str]:
+    return sorted(str(p.relative_to(folder)) for p in folder.rglob("*"))
+
+
+@pytest.fixture
+def place(tmp_path) -> Path:
+    """A folder that holds the archive and the target; nothing else may appear in it."""
+    folder = tmp_path / "place"
+    folder.mkdir()
+    return folder
+
+
+def assert_refused(archive: Path, target: Path, member: str) -> None:
+    before = everything_under(target.parent.parent)
+    with pytest.raises(UnsafeArchiveError) as caught:
+        safe_extract(archive, target)
+    assert member in str(caught.value) and str(archive) in str(caught.value)
+    assert caught.value.member == member
+    assert not target.exists()
+    assert everything_under(target.parent.parent) == before
+
+
+# ---------------------------------------------------------------------------------------------
+# safe_extract: archives that are fine
+
+
+def test_extract_zip(place):
+    archive = make_zip(place / "a.zip", {"top/a.txt": b"a", "top/sub/b.txt": b"b", "top/empty/": b""})
+    target = place / "out"
+    extracted = safe_extract(archive, target)
+    assert extracted == [target / "top/a.txt", target / "top/sub/b.txt"]
+    assert (target / "top/sub/b.txt").read_bytes() == b"b"
+    assert (target / "top/empty").is_dir()
+    assert sorted(p.name for p in place.iterdir()) == ["a.zip", "out"]
+
+
+@pytest.mark.parametrize(
+    "mode,suffix", [("w:gz", ".tar.gz"), ("w:gz", ".tgz"), ("w", ".tar"), ("w:bz2", ".tar.bz2"), ("w:xz", ".tar.xz")]
+)
+def test_extract_tar_flavours(place, mode, suffix):
+    archive = make_tar(place / f"a{suffix}", [("d/a.txt", b"a"), ("d/b.txt", b"bb")], mode)
+    target = place / "out"
+    assert safe_extract(archive, target) == [target / "d/a.txt", target / "d/b.txt"]
+    assert (target / "d/b.txt").read_bytes() == b"bb"
+
+
+def test_format_is_detected_by_content_not_name(place):
+    archive = make_zip(place / "misnamed.tar.gz", {"a.txt": b"a"})
+    assert safe_extract(archive, place / "out") == [place / "out/a.txt"]
+
+
+def test_extract_tar_with_inner_symlink(place):
+    archive = make_tar(place / "a.tar.gz", [("d/real.txt", b"r"), link("d/alias.txt", "real.txt"), link("top", "d")])
+    target = place / "out"
+    extracted = safe_extract(archive, target)
+    assert extracted == [target / "d/alias.txt", target / "d/real.txt", target / "top"]
+    assert (target / "d/alias.txt").read_bytes() == b"r"
+
+
+def test_extract_replaces_an_existing_target(place):
+    target = place / "out"
+    (target / "stale").mkdir(parents=True)
+    (target / "stale/old.txt").write_text("old")
+    archive = make_zip(place / "a.zip", {"new.txt": b"new"})
+    assert safe_extract(archive, target) == [target / "new.txt"]
+    assert everything_under(target) == ["new.txt"]
+    assert sorted(p.name for p in place.iterdir()) == ["a.zip", "out"]
+
+
+def test_extract_selected_members(place):
+    archive = make_zip(place / "a.zip", {"keep/a.txt": b"a", "keep/b.txt": b"b", "c.txt": b"c", "d.txt": b"d"})
+    target = place / "out"
+    assert safe_extract(archive, target, members=["keep", "c.txt"]) == [
+        target / "c.txt",
+        target / "keep/a.txt",
+        target / "keep/b.txt",
+    ]
+
+
+def test_extract_unknown_member_fails_naming_it(place):
+    archive = make_zip(place / "a.zip", {"a.txt": b"a"})
+    with pytest.raises(SourceError, match="nope.txt"):
+        safe_extract(archive, place / "out", members=["a.txt", "nope.txt"])
+    assert sorted(p.name for p in place.iterdir()) == ["a.zip"]
+
+
+def test_not_an_archive(place):
+    archive = place / "plain.txt"
+    archive.write_text("hello")
+    with pytest.raises(SourceError, match=re.escape(str(archive))):
+        safe_extract(archive, place / "out")
+
+
+# ---------------------------------------------------------------------------------------------
+# safe_extract: archives that are refused
+
+
+def test_zip_with_parent_component_is_refused(place):
+    archive = make_zip(place / "a.zip", {"ok.txt": b"ok", "../evil.txt": b"evil"})
+    assert_refused(archive, place / "out", "../evil.txt")
+
+
+def test_zip_with_absolute_path_is_refused(place):
+    archive = make_zip(place / "a.zip", {"ok.txt": b"ok", "/tmp/evil": b"evil"})
+    assert_refused(archive, place / "out", "/tmp/evil")
+
+
+def test_zip_with_windows_parent_component_is_refused(place):
+    archive = make_zip(place / "a.zip", {"ok.txt": b"ok", "a\\..\\..\\evil.txt": b"evil"})
+    assert_refused(archive, place / "out", "a\\..\\..\\evil.txt")
+
+
+def test_zip_with_escaping_symlink_is_refused(place):
+    info = zipfile.ZipInfo("link")
+    info.external_attr = 0o120777 << 16
+    archive = place / "a.zip"
+    with zipfile.ZipFile(archive, "w") as bundle:
+        bundle.writestr("ok.txt", b"ok")
+        bundle.writestr(info, b"../../outside")
+    assert_refused(archive, place / "out", "link")
+
+
+def test_tar_with_parent_component_is_refused(place):
+    archive = make_tar(place / "a.tar.gz", [("ok.txt", b"ok"), ("d/../../evil.txt", b"evil")])
+    assert_refused(archive, place / "out", "d/../../evil.txt")
+
+
+def test_tar_with_absolute_path_is_refused(place):
+    archive = make_tar(place / "a.tar", [("ok.txt", b"ok"), ("/tmp/evil", b"evil")], "w")
+    assert_refused(archive, place / "out", "/tmp/evil")
+
+
+@pytest.mark.parametrize("target", ["../../outside", "/etc/passwd", "d/../.."])
+def test_tar_with_escaping_symlink_is_refused(place, target):
+    archive = make_tar(place / "a.tar.gz", [("ok.txt", b"ok"), link("evil", target)])
+    assert_refused(archive, place / "out", "evil")
+
+
+def test_tar_writing_through_a_symlink_outside_is_refused(place):
+    archive = make_tar(place / "a.tar.gz", [link("escape", ".."), ("escape/evil.txt", b"evil")])
+    assert_refused(archive, place / "out", "escape")
+
+
+def test_tar_with_chained_symlinks_escaping_is_refused(place):
+    # Each link looks harmless on its own when normalised lexically; together they climb out.
+    archive = make_tar(place / "a.tar.gz", [("d/f.txt", b"f"), link("d/up", ".."), link("chain", "d/up/../..")])
+    assert_refused(archive, place / "out", "chain")
+
+
+def test_tar_with_symlink_loop_is_refused(place):
+    archive = make_tar(place / "a.tar.gz", [link("a", "b"), link("b", "a")])
+    assert_refused(archive, place / "out", "a")
+
+
+def test_tar_with_escaping_hardlink_is_refused(place):
+    archive = make_tar(place / "a.tar.gz", [("ok.txt", b"ok"), link("hard", "../../etc/passwd", tarfile.LNKTYPE)])
+    assert_refused(archive, place / "out", "hard")
+
+
+@pytest.mark.parametrize("kind", [tarfile.CHRTYPE, tarfile.BLKTYPE, tarfile.FIFOTYPE])
+def test_tar_with_device_or_fifo_is_refused(place, kind):
+    device = tarfile.TarInfo("dev")
+    device.type = kind
+    archive = make_tar(place / "a.tar", [("ok.txt", b"ok"), device], "w")
+    assert_refused(archive, place / "out", "dev")
+
+
+def test_refused_archive_leaves_an_existing_target_alone(place):
+    target = place / "out"
+    target.mkdir()
+    (target / "keep.txt").write_text("keep")
+    archive = make_zip(place / "a.zip", {"ok.txt": b"ok", "../evil.txt": b"evil"})
+    with pytest.raises(UnsafeArchiveError):
+        safe_extract(archive, target)
+    assert everything_under(target) == ["keep.txt"]
+    assert sorted(p.name for p in place.iterdir()) == ["a.zip", "out"]
