@@ -29,13 +29,16 @@ def accuracy_figure(tidy: pd.DataFrame, out: Path) -> None:
 
 
 def _panel(ax, sub: pd.DataFrame, title: str) -> None:
-    sub = sub.assign(series=sub["model"] + np.where(sub["source"] == "paper", " (paper)", ""))
-    categories = list(dict.fromkeys(sub["row"] + " " + sub["column"]))
+    sub = sub.assign(
+        series=sub["model"] + np.where(sub["source"] == "paper", " (paper)", ""),
+        category=sub["row"] + " " + sub["column"],
+    )
+    categories = list(dict.fromkeys(sub["category"]))
     series = list(dict.fromkeys(sub["series"]))
     width = 0.8 / max(len(series), 1)
     x = np.arange(len(categories))
     for i, name in enumerate(series):
-        s = sub[sub["series"] == name].set_index(sub["row"] + " " + sub["column"]).reindex(categories)
+        s = sub[sub["series"] == name].set_index("category").reindex(categories)
         hatch = "//" if name.endswith("(paper)") else None
         ax.bar(x + i * width, s["value"], width, yerr=s["sd"].fillna(0), label=name, hatch=hatch)
     ax.set_xticks(x + width * (len(series) - 1) / 2, categories, rotation=45, ha="right", fontsize="small")

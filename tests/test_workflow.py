@@ -1,0 +1,198 @@
+"""The workflow end to end on the demo configuration, in a temporary copy of the repository."""
+
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pandas as pd
+import pytest
+import yaml
+
+from lmprobes.io import read_metadata, read_parquet
+
+ROOT = Path(__file__).resolve().parents[1]
+WORKFLOW_FILES = ["Snakefile", "config.yaml", "rules", "scripts", "envs", "profiles", "resources/tiny",
+                  "resources/demo", "resources/ettinger"]
+DEMO = "resources/demo/config.yaml"
+FAST = {"suites": {"ettinger": {"shuffles": 3}}}
+ROLE_TSV = "raw.githubusercontent.com/aetting/lm-diagnostics/080de8d8b29a3d6f5fe133af73d7e9170f4d4c0c/datasets/ROLE-88/ROLE-88.tsv"
+
+pytestmark = pytest.mark.workflow
+
+
+def copy_workflow(dest: Path) -> Path:
+    for name in WORKFLOW_FILES:
+        src = ROOT / name
+        if src.is_dir():
+            shutil.copytree(src, dest / name, ignore=shutil.ignore_patterns("__pycache__"))
+        else:
+            (dest / name).parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy2(src, dest / name)
+    (dest / "fast.yaml").write_text(yaml.safe_dump(FAST))
+    return dest
+
+
+def snakemake(workdir: Path, *args: str, configs=(DEMO, "fast.yaml")) -> subprocess.CompletedProcess:
+    cmd = [sys.executable, "-m", "snakemake", "--cores", "2", *args]
+    if configs:
+        cmd += ["--configfile", *configs]
+    return subprocess.run(cmd, cwd=workdir, capture_output=True, text=True, timeout=900)
+
+
+def job_counts(dry_run_output: str) -> dict[str, int]:
+    """The 'Job stats' block of a dry run as {rule: count}."""
+    lines = dry_run_output.split("Job stats:")[1].splitlines()[3:]
+    counts = {}
+    for line in lines:
+        parts = line.split()
+        if len(parts) != 2 or parts[0] == "total":
+            break
+        counts[parts[0]] = int(parts[1])
+    return counts
+
+
+@pytest.fixture(scope="module")
+def demo(tmp_path_factory):
+    workdir = copy_workflow(tmp_path_factory.mktemp("demo"))
+    run = snakemake(workdir, "all")
+    assert run.returncode == 0, run.stdout[-3000:] + run.stderr[-5000:]
+    return workdir
+
+
+def test_demo_leaves_every_table(demo):
+    tables = demo / "results/tables/ettinger"
+    for table in ("table4", "table4_constraint", "table5", "table6", "table7", "table8", "table9",
+                  "table10", "table11", "table12", "table13", "table14", "table15"):
+        assert (tables / f"{table}.csv").stat().st_size > 0
+        assert (tables / f"{table}.md").read_text().startswith("## Table")
+    table4 = (tables / "table4.md").read_text()
+    assert "tiny-bert" in table4 and "tiny-gpt2" in table4 and "bert-base-uncased" in table4 and "± " in table4
+    assert (demo / "results/plots/ettinger/accuracy.png").read_bytes()[:4] == b"\x89PNG"
+
+
+def test_scores_cover_every_item_with_provenance(demo):
+    for model, method in (("tiny-bert", "mask"), ("tiny-roberta", "mask"), ("tiny-gpt2", "next_token")):
+        for dataset in ("cprag", "role", "neg_simp", "neg_nat"):
+            items = read_parquet(demo / f"results/datasets/ettinger/{dataset}.parquet")
+            scores = read_parquet(demo / f"results/scores/ettinger/{model}/{dataset}.parquet")
+            assert list(scores["row_id"]) == list(items["row_id"])
+            assert set(scores["method"]) == {method}
+            kept = scores[scores["kept"]]
+            assert kept["target_prob"].between(0, 1).all() and scores.loc[~scores["kept"], "target_prob"].isna().all()
+            meta = read_metadata(demo / f"results/scores/ettinger/{model}/{dataset}.parquet")
+            assert meta["model"] == model and meta["dtype"] == "float32" and meta["transformers"]
+    roberta = read_parquet(demo / "results/scores/ettinger/tiny-roberta/neg_simp.parquet")
+    assert roberta["input_text"].iloc[0].endswith(" <mask> .")
+    dataset_meta = read_metadata(demo / "results/datasets/ettinger/cprag.parquet")
+    assert dataset_meta["source_sha256"] == "d06ea9e3d97f8647839fe69b77817f4554e1fd1c79b8a3074bbfec44bbc05afb"
+    assert dataset_meta["shuffles"] == 3
+
+
+def test_rerun_does_nothing(demo):
+    run = snakemake(demo, "-n", "all")
+    assert run.returncode == 0
+    assert "Nothing to be done" in run.stdout + run.stderr
+
+
+def test_two_clean_runs_give_byte_identical_parquet(demo, tmp_path):
+    other = copy_workflow(tmp_path / "again")
+    run = snakemake(other, "all")
+    assert run.returncode == 0, run.stderr[-5000:]
+    files = sorted(p.relative_to(demo) for p in (demo / "results").rglob("*.parquet"))
+    assert len(files) == 4 + 12
+    for rel in files:
+        assert (demo / rel).read_bytes() == (other / rel).read_bytes(), rel
+
+
+def test_lint_is_clean():
+    run = subprocess.run([sys.executable, "-m", "snakemake", "--lint"], cwd=ROOT, capture_output=True, text=True)
+    assert run.returncode == 0, run.stdout + run.stderr
+
+
+def test_full_config_plans_every_rule_for_every_model():
+    run = subprocess.run([sys.executable, "-m", "snakemake", "-n", "all"], cwd=ROOT, capture_output=True, text=True)
+    assert run.returncode == 0, run.stderr[-3000:]
+    counts = job_counts(run.stdout)
+    assert counts == {"all": 1, "download_model": 10, "download_source": 4, "ettinger_dataset": 4,
+                      "ettinger_score": 40, "ettinger_tables": 1}
+
+
+def write_config(workdir: Path, name: str, config: dict) -> str:
+    (workdir / name).write_text(yaml.safe_dump(config))
+    return name
+
+
+def failing(workdir: Path, target: str, *configs: str) -> str:
+    run = snakemake(workdir, target, configs=(DEMO, "fast.yaml", *configs))
+    assert run.returncode != 0, "expected a failure"
+    return run.stdout + run.stderr
+
+
+def test_unknown_model_fails_before_any_job(demo):
+    name = write_config(demo, "unknown.yaml", {"suites": {"ettinger": {"models": ["tiny-bert", "tiny-brt"]}}})
+    out = failing(demo, "all", name)
+    assert "suites.ettinger.models[1]: unknown model 'tiny-brt'" in out
+    assert "localrule " not in out and "rule ettinger" not in out
+
+
+def test_causal_model_under_masked_only_method_fails_naming_it(demo):
+    name = write_config(demo, "masked.yaml", {"suites": {"ettinger": {"method": "masked"}}})
+    out = failing(demo, "all", name)
+    assert "suites.ettinger.models[2]: 'tiny-gpt2' is a causal model" in out
+
+
+def test_wrong_key_fails_naming_it(demo):
+    name = write_config(demo, "typo.yaml", {"suites": {"ettinger": {"shufles": 3}}})
+    assert "shufles" in failing(demo, "all", name)
+
+
+def test_wrong_sha256_fails_and_leaves_no_file(demo):
+    sources = yaml.safe_load((demo / "config.yaml").read_text())["sources"]
+    sources["ettinger_role"]["sha256"] = "0" * 64
+    name = write_config(demo, "badsha.yaml", {"sources": sources})
+    target = "resources/sources/ettinger_role/ROLE-88.tsv"
+    (demo / target).unlink()
+    out = failing(demo, target, name)
+    assert "sha256 mismatch" in out and "ROLE-88.tsv" in out and "0" * 64 in out
+    assert not (demo / target).exists()
+    assert not list((demo / "resources/sources/ettinger_role").glob("*.part"))
+    assert snakemake(demo, target).returncode == 0
+
+
+def test_tsv_missing_a_column_fails_naming_file_and_column(demo):
+    mirror = demo / "broken-mirror"
+    broken = mirror / ROLE_TSV
+    broken.parent.mkdir(parents=True)
+    lines = (demo / "resources/demo/mirror" / ROLE_TSV).read_text(encoding="utf-8").splitlines()
+    broken.write_text("\n".join("\t".join(line.split("\t")[:-1]) for line in lines) + "\n", encoding="utf-8")
+    sources = yaml.safe_load((demo / "config.yaml").read_text())["sources"]
+    sources["ettinger_role"]["sha256"] = None
+    name = write_config(demo, "broken.yaml", {"sources": sources, "mirror": str(mirror)})
+    dataset = demo / "results/datasets/ettinger/role.parquet"
+    dataset.unlink()
+    (demo / "resources/sources/ettinger_role/ROLE-88.tsv").unlink()
+    out = failing(demo, "results/datasets/ettinger/role.parquet", name)
+    assert "ROLE-88.tsv: missing column(s) ['tgt_cloze(strict)']" in out
+    assert not dataset.exists()
+    lock = (demo / "resources/sources/sources.lock.tsv").read_text()
+    assert "ROLE-88.tsv" in lock
+    assert snakemake(demo, "all").returncode == 0
+
+
+def test_masked_model_without_mask_token_fails_and_leaves_no_output(demo):
+    name = write_config(demo, "nomask.yaml", {
+        "models": {"gpt2-as-masked": {"path": "resources/models/tiny-gpt2", "family": "masked"}},
+        "suites": {"ettinger": {"models": ["gpt2-as-masked"]}},
+    })
+    target = "results/scores/ettinger/gpt2-as-masked/neg_simp.parquet"
+    out = failing(demo, target, name)
+    assert "model 'gpt2-as-masked': the tokenizer in resources/models/tiny-gpt2 has no mask token" in out
+    assert not (demo / target).exists()
+
+
+def test_deleting_one_dataset_reruns_only_its_dependents(demo):
+    (demo / "results/datasets/ettinger/neg_nat.parquet").unlink()
+    run = snakemake(demo, "-n", "all")
+    assert run.returncode == 0
+    assert job_counts(run.stdout) == {"all": 1, "ettinger_dataset": 1, "ettinger_score": 3, "ettinger_tables": 1}
