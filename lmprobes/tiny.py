@@ -56,16 +56,48 @@ def read_corpus(path: Path) -> list[str]:
 
 
 def train_wordpiece(lines: list[str], vocab_size: int, lowercase: bool = True) -> BertTokenizer:
-    raw = Tokenizer(models.WordPiece(unk_token="[UNK]"))
-    raw.normalizer = normalizers.BertNormalizer(lowercase=lowercase)
-    raw.pre_tokenizer = pre_tokenizers.BertPreTokenizer()
-    trainer = trainers.WordPieceTrainer(vocab_size=vocab_size, special_tokens=BERT_SPECIALS)
-    raw.train_from_iterator(lines, trainer)
-    vocab = raw.get_vocab()
-    tokenizer = BertTokenizer(vocab=vocab, do_lower_case=lowercase)
+    """A WordPiece vocabulary learnt deterministically from word counts.
+
+    ``tokenizers``' WordPieceTrainer breaks ties in hash-map order, so two builds from the same
+    corpus differ; here the library normalises and pre-tokenises, and the vocabulary is chosen
+    by sorted counts: specials, characters, ``##`` characters, frequent whole words, then the
+    most frequent word-initial and ``##`` word-internal pieces (so rare words split into pieces).
+    """
+    counts = _word_counts(lines, lowercase)
+    chars = sorted({c for word in counts for c in word})
+    vocab = BERT_SPECIALS + chars + [f"##{c}" for c in chars]
+    frequent = sorted((w for w, n in counts.items() if n >= 2 and len(w) > 1), key=lambda w: (-counts[w], w))
+    pieces = _piece_counts(counts)
+    ranked_pieces = sorted(pieces, key=lambda p: (-pieces[p], -len(p), p))
+    for token in frequent + ranked_pieces:
+        if len(vocab) >= vocab_size:
+            break
+        if token not in vocab:
+            vocab.append(token)
+    tokenizer = BertTokenizer(vocab={t: i for i, t in enumerate(vocab)}, do_lower_case=lowercase)
     # transformers 5 silently builds a stub vocabulary when handed the vocab the wrong way.
     assert len(tokenizer) == len(vocab), (len(tokenizer), len(vocab))
     return tokenizer
+
+
+def _word_counts(lines: list[str], lowercase: bool) -> dict[str, int]:
+    normalizer = normalizers.BertNormalizer(lowercase=lowercase)
+    pre_tokenizer = pre_tokenizers.BertPreTokenizer()
+    counts: dict[str, int] = {}
+    for line in lines:
+        for word, _ in pre_tokenizer.pre_tokenize_str(normalizer.normalize_str(line)):
+            counts[word] = counts.get(word, 0) + 1
+    return counts
+
+
+def _piece_counts(counts: dict[str, int]) -> dict[str, int]:
+    """Frequency of every word-initial prefix and ``##`` continuation of length 2 to 6."""
+    pieces: dict[str, int] = {}
+    for word, n in counts.items():
+        for length in range(2, min(len(word), 7)):
+            for piece in (word[:length], f"##{word[-length:]}", f"##{word[1:1 + length]}"):
+                pieces[piece] = pieces.get(piece, 0) + n
+    return pieces
 
 
 def _train_bytelevel_bpe(lines: list[str], vocab_size: int, specials: list[str]):
