@@ -1,0 +1,30 @@
+"""Scoring primitives shared by every probing suite: tokens, masked and causal LM log-probs."""
+
+from lmprobes.engine.batching import token_budget_batches
+from lmprobes.engine.causal import (
+    POLICIES,
+    SequenceScore,
+    continuation_logprobs,
+    next_token_predictions,
+    sequence_logprobs,
+)
+from lmprobes.engine.lm import LM
+from lmprobes.engine.masked import map_mask_logprobs, mask_predictions
+from lmprobes.engine.runner import TokenPrediction
+from lmprobes.engine.tokens import WordIds, tokenizer_kind, word_ids
+
+__all__ = [
+    "LM",
+    "POLICIES",
+    "SequenceScore",
+    "TokenPrediction",
+    "WordIds",
+    "continuation_logprobs",
+    "map_mask_logprobs",
+    "mask_predictions",
+    "next_token_predictions",
+    "sequence_logprobs",
+    "token_budget_batches",
+    "tokenizer_kind",
+    "word_ids",
+]

@@ -1,0 +1,42 @@
+"""Token-budget batching and right padding."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import torch
+
+
+def length_order(lengths: Sequence[int]) -> list[int]:
+    """Indices sorted by length, longest first; equal lengths keep their original order."""
+    return sorted(range(len(lengths)), key=lambda i: (-lengths[i], i))
+
+
+def token_budget_batches(lengths: Sequence[int], max_tokens: int) -> list[list[int]]:
+    """Cut the length-sorted indices into batches with ``len(batch) * padded_len <= max_tokens``.
+
+    Batches hold indices into ``lengths``; every batch has at least one item, so an item
+    longer than the budget still gets a batch of its own.
+    """
+    batches: list[list[int]] = []
+    for index in length_order(lengths):
+        if batches and _fits(len(batches[-1]) + 1, lengths[batches[-1][0]], max_tokens):
+            batches[-1].append(index)
+        else:
+            batches.append([index])
+    return batches
+
+
+def _fits(batch_size: int, padded_len: int, max_tokens: int) -> bool:
+    return batch_size * max(padded_len, 1) <= max_tokens
+
+
+def pad_right(sequences: Sequence[Sequence[int]], pad_id: int, device: torch.device) -> tuple[torch.Tensor, torch.Tensor]:
+    """``input_ids`` and ``attention_mask`` of the sequences, right-padded to the longest."""
+    width = max(len(s) for s in sequences)
+    input_ids = torch.full((len(sequences), width), pad_id, dtype=torch.long)
+    attention_mask = torch.zeros((len(sequences), width), dtype=torch.long)
+    for row, sequence in enumerate(sequences):
+        input_ids[row, : len(sequence)] = torch.tensor(sequence, dtype=torch.long)
+        attention_mask[row, : len(sequence)] = 1
+    return input_ids.to(device), attention_mask.to(device)

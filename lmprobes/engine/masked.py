@@ -1,0 +1,109 @@
+"""Masked-LM primitives: the distribution at the mask token of each text."""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Sequence
+
+import torch
+
+from lmprobes.engine.lm import LM
+from lmprobes.engine.runner import (
+    ItemFn,
+    Projection,
+    Row,
+    TokenPrediction,
+    check_targets,
+    map_row_logprobs,
+    predict_items,
+    vocab_size,
+)
+
+__all__ = ["TokenPrediction", "map_mask_logprobs", "mask_predictions", "masked_projection"]
+
+logger = logging.getLogger(__name__)
+
+# Attributes holding the MLM head (hidden states -> vocabulary logits) in HF masked-LM classes:
+# BERT/DeBERTa ``cls``, RoBERTa/XLM-R/CamemBERT ``lm_head``, ALBERT ``predictions``.
+MLM_HEAD_ATTRIBUTES = ("cls", "lm_head", "predictions")
+
+
+def mask_predictions(
+    lm: LM,
+    texts: list[str],
+    targets: list[list[int]] | None = None,
+    top_k: int = 5,
+    *,
+    progress: bool = True,
+) -> list[TokenPrediction]:
+    """Top-k ids and target log-probs at the single mask of each text (full-vocabulary log-softmax)."""
+    _check_masked(lm)
+    check_targets(targets, len(texts), vocab_size(lm))
+    return map_mask_logprobs(lm, texts, predict_items(targets, top_k), progress=progress)
+
+
+def map_mask_logprobs(lm: LM, texts: list[str], fn: ItemFn, *, progress: bool = True) -> list:
+    """``fn(logprobs[n, V] float32, item_indices)`` over the mask rows of ``texts``; one result per text.
+
+    Each text must contain exactly one ``tokenizer.mask_token``; the model sees the tokenizer's
+    own encoding of the text (with its special tokens).
+    """
+    _check_masked(lm)
+    _check_one_mask_each(lm, texts)
+    sequences = lm.tokenizer(list(texts))["input_ids"] if texts else []
+    positions = [[_mask_position(lm, index, text, ids)] for index, (text, ids) in enumerate(zip(texts, sequences))]
+
+    def per_rows(logprobs: torch.Tensor, rows: list[Row]) -> list:
+        return fn(logprobs, [row.item for row in rows])
+
+    results = map_row_logprobs(
+        lm,
+        masked_projection(lm),
+        sequences,
+        positions,
+        per_rows,
+        pad_id=_pad_id(lm),
+        progress=progress,
+        desc=f"{lm.name} masks",
+    )
+    return [item_results[0] for item_results in results]
+
+
+def masked_projection(lm: LM) -> Projection:
+    """The encoder plus the MLM head module, or a full forward when no known head is found."""
+    base = getattr(lm.model, "base_model", lm.model)
+    if base is not lm.model:
+        for name in MLM_HEAD_ATTRIBUTES:
+            head = getattr(lm.model, name, None)
+            if isinstance(head, torch.nn.Module):
+                return Projection(base=base, head=head)
+    logger.info("%s: no known MLM head attribute; using a full forward and gathering the mask rows", lm.name)
+    return Projection(base=None, head=None)
+
+
+def _check_masked(lm: LM) -> None:
+    if lm.family != "masked":
+        raise ValueError(f"{lm.name} is a {lm.family} LM; mask predictions are masked-only")
+    if lm.tokenizer.mask_token is None:
+        raise ValueError(f"{lm.name}: the tokenizer has no mask token")
+
+
+def _check_one_mask_each(lm: LM, texts: Sequence[str]) -> None:
+    mask = lm.tokenizer.mask_token
+    for index, text in enumerate(texts):
+        count = text.count(mask)
+        if count != 1:
+            raise ValueError(f"text {index} must contain exactly one {mask} but has {count}: {text!r}")
+
+
+def _mask_position(lm: LM, index: int, text: str, ids: Sequence[int]) -> int:
+    mask_id = lm.tokenizer.mask_token_id
+    found = [position for position, token in enumerate(ids) if token == mask_id]
+    if len(found) != 1:
+        raise ValueError(f"text {index} encodes to {len(found)} mask tokens, expected 1: {text!r}")
+    return found[0]
+
+
+def _pad_id(lm: LM) -> int:
+    pad = lm.tokenizer.pad_token_id
+    return pad if pad is not None else 0

@@ -1,0 +1,238 @@
+"""The shared forward loop: batches by token budget, log-probs at chosen positions, OOM back-off.
+
+Every primitive reduces to "for each token sequence, the vocabulary distribution at some of its
+positions". The loop pads a batch on the right, runs the model's encoder/decoder stack, gathers
+only the requested rows of the last hidden state and applies the LM head to those rows, so the
+(large) vocabulary projection is never computed for positions nobody asked about.
+"""
+
+from __future__ import annotations
+
+import logging
+import math
+import sys
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import torch
+from tqdm import tqdm
+
+from lmprobes.engine.batching import pad_right, token_budget_batches
+from lmprobes.engine.lm import LM
+
+logger = logging.getLogger(__name__)
+
+# Float32 logit elements per head call (256 MiB); bounds memory when many rows are scored.
+LOGIT_CHUNK_ELEMENTS = 2**26
+
+
+@dataclass(frozen=True)
+class Row:
+    """One position of one item whose next/masked-token distribution is wanted."""
+
+    item: int
+    position: int
+
+
+RowFn = Callable[[torch.Tensor, list[Row]], list]
+ItemFn = Callable[[torch.Tensor, list[int]], list]
+
+
+@dataclass(frozen=True)
+class Projection:
+    """How to get logits at chosen rows: ``head(base(...)[0][rows])``, or a full forward when ``head`` is None."""
+
+    base: torch.nn.Module | None
+    head: torch.nn.Module | None
+    forward_kwargs: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def full_forward(self) -> bool:
+        return self.head is None
+
+
+@dataclass
+class TokenPrediction:
+    """The distribution at one position: its top ids and the log-probs of requested targets."""
+
+    top_ids: list[int]
+    top_logprobs: list[float]
+    target_logprobs: list[float]
+
+
+def run_model(module: torch.nn.Module, input_ids: torch.Tensor, attention_mask: torch.Tensor, **kwargs: Any):
+    """One forward pass; the seam that tests patch to simulate CUDA out-of-memory."""
+    return module(input_ids=input_ids, attention_mask=attention_mask, **kwargs)
+
+
+def map_row_logprobs(
+    lm: LM,
+    projection: Projection,
+    sequences: Sequence[Sequence[int]],
+    positions: Sequence[Sequence[int]],
+    fn: RowFn,
+    *,
+    pad_id: int,
+    progress: bool,
+    desc: str,
+) -> list[list]:
+    """For each sequence, ``fn``'s results at its ``positions`` (in the order given).
+
+    ``fn`` gets float32 log-softmax rows over the full vocabulary and the matching ``Row``s and
+    returns one result per row. Items without positions are not run and get an empty list.
+    """
+    results: list[list] = [[] for _ in sequences]
+    todo = [i for i, wanted in enumerate(positions) if wanted]
+    lm.model.eval()
+
+    def run(batch: list[int]) -> list:
+        return _run_batch(lm, projection, sequences, positions, batch, fn, pad_id)
+
+    with _progress_bar(len(sequences), progress, desc) as bar, torch.inference_mode():
+        bar.update(len(sequences) - len(todo))
+        for local_batch in token_budget_batches([len(sequences[i]) for i in todo], lm.batch_tokens):
+            batch = [todo[k] for k in local_batch]
+            rows = _rows(batch, positions)
+            for row, result in zip(rows, run_halving_on_oom(batch, run), strict=True):
+                results[row.item].append(result)
+            bar.update(len(batch))
+    return results
+
+
+def run_halving_on_oom(batch: list[int], run: Callable[[list[int]], list]) -> list:
+    """``run(batch)``; on CUDA out-of-memory, run each half of the batch instead (recursively)."""
+    try:
+        return run(batch)
+    except torch.cuda.OutOfMemoryError:
+        if len(batch) == 1:
+            raise
+    # Retried outside the except block so the failed attempt's tensors can be freed first.
+    if torch.cuda.is_available():
+        torch.cuda.empty_cache()
+    half = (len(batch) + 1) // 2
+    logger.warning(
+        "CUDA out of memory on a batch of %d items; retrying as batches of %d and %d",
+        len(batch),
+        half,
+        len(batch) - half,
+    )
+    return run_halving_on_oom(batch[:half], run) + run_halving_on_oom(batch[half:], run)
+
+
+def _progress_bar(total: int, progress: bool, desc: str) -> tqdm:
+    return tqdm(total=total, disable=not progress, file=sys.stderr, desc=desc, unit="item", leave=False)
+
+
+def _rows(batch: list[int], positions: Sequence[Sequence[int]]) -> list[Row]:
+    return [Row(item, position) for item in batch for position in positions[item]]
+
+
+def _run_batch(
+    lm: LM,
+    projection: Projection,
+    sequences: Sequence[Sequence[int]],
+    positions: Sequence[Sequence[int]],
+    batch: list[int],
+    fn: RowFn,
+    pad_id: int,
+) -> list:
+    input_ids, attention_mask = pad_right([sequences[i] for i in batch], pad_id, lm.device)
+    rows = _rows(batch, positions)
+    slot = {item: k for k, item in enumerate(batch)}
+    batch_index = torch.tensor([slot[r.item] for r in rows], device=lm.device)
+    position_index = torch.tensor([r.position for r in rows], device=lm.device)
+    results: list = []
+    start = 0
+    for logits in _row_logits(lm, projection, input_ids, attention_mask, batch_index, position_index):
+        chunk_rows = rows[start : start + logits.shape[0]]
+        chunk_results = fn(logits.float().log_softmax(dim=-1), chunk_rows)
+        if len(chunk_results) != len(chunk_rows):
+            raise ValueError(f"scoring function returned {len(chunk_results)} results for {len(chunk_rows)} rows")
+        results.extend(chunk_results)
+        start += logits.shape[0]
+    return results
+
+
+def _row_logits(
+    lm: LM,
+    projection: Projection,
+    input_ids: torch.Tensor,
+    attention_mask: torch.Tensor,
+    batch_index: torch.Tensor,
+    position_index: torch.Tensor,
+) -> Iterator[torch.Tensor]:
+    """Vocabulary logits at the gathered rows, in chunks of bounded size."""
+    chunk = max(1, LOGIT_CHUNK_ELEMENTS // vocab_size(lm))
+    if projection.full_forward:
+        output = run_model(lm.model, input_ids, attention_mask, **projection.forward_kwargs)
+        yield from output.logits[batch_index, position_index].split(chunk)
+        return
+    hidden = run_model(projection.base, input_ids, attention_mask, **projection.forward_kwargs)[0]
+    for rows in hidden[batch_index, position_index].split(chunk):
+        yield projection.head(rows)
+
+
+def predict_items(targets: Sequence[Sequence[int]] | None, top_k: int) -> ItemFn:
+    """An item function that turns each log-prob row into a ``TokenPrediction``."""
+
+    def predict(logprobs: torch.Tensor, items: list[int]) -> list[TokenPrediction]:
+        tops = top_k_low_id_first(logprobs, top_k)
+        return [
+            TokenPrediction(
+                top_ids=[token for token, _ in top],
+                top_logprobs=[value for _, value in top],
+                target_logprobs=target_logprobs(logprobs[row], targets[item] if targets is not None else []),
+            )
+            for row, (item, top) in enumerate(zip(items, tops, strict=True))
+        ]
+
+    return predict
+
+
+def top_k_low_id_first(logprobs: torch.Tensor, k: int) -> list[list[tuple[int, float]]]:
+    """Per row, the ``k`` best ``(id, logprob)`` pairs, by log-prob descending, ties to the lower id.
+
+    ``torch.topk`` leaves the order of ties unspecified, so every id reaching the k-th value
+    is collected and sorted explicitly.
+    """
+    k = min(k, logprobs.shape[-1])
+    if k <= 0:
+        return [[] for _ in range(logprobs.shape[0])]
+    threshold = logprobs.topk(k, dim=-1).values[:, -1:]
+    rows, ids = (logprobs >= threshold).nonzero(as_tuple=True)
+    values = logprobs[rows, ids]
+    candidates: list[list[tuple[int, float]]] = [[] for _ in range(logprobs.shape[0])]
+    for row, token, value in zip(rows.tolist(), ids.tolist(), values.tolist()):
+        candidates[row].append((token, value))
+    return [sorted(pairs, key=lambda p: (-p[1], p[0]))[:k] for pairs in candidates]
+
+
+def target_logprobs(row: torch.Tensor, ids: Sequence[int]) -> list[float]:
+    """``row[id]`` for each id; nan for -1 (a target the caller could not resolve)."""
+    if not ids:
+        return []
+    index = torch.tensor([max(t, 0) for t in ids], device=row.device)
+    values = row[index].tolist()
+    return [value if t >= 0 else math.nan for t, value in zip(ids, values)]
+
+
+def check_targets(targets: Sequence[Sequence[int]] | None, n_items: int, n_vocab: int) -> None:
+    """Raise ValueError unless there is one target list per item, each id in range or -1."""
+    if targets is None:
+        return
+    if len(targets) != n_items:
+        raise ValueError(f"got {len(targets)} target lists for {n_items} items")
+    for index, ids in enumerate(targets):
+        bad = [t for t in ids if not (t == -1 or 0 <= t < n_vocab)]
+        if bad:
+            raise ValueError(f"item {index}: target ids {bad} are outside the vocabulary (size {n_vocab}) and not -1")
+
+
+def vocab_size(lm: LM) -> int:
+    """Size of the model's output distribution."""
+    head = lm.model.get_output_embeddings()
+    weight = getattr(head, "weight", None)
+    if weight is not None:
+        return int(weight.shape[0])
+    return int(lm.model.config.vocab_size)

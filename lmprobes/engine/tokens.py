@@ -1,0 +1,87 @@
+"""How a word is tokenized in running text, for the three tokenizer families in use.
+
+- WordPiece (BERT): the tokenizer's own normalizer applies the checkpoint's casing; a word is
+  single-token when it is one piece that is neither a ``##`` continuation nor ``[UNK]``.
+- Byte-level BPE (GPT-2, RoBERTa): a word inside a sentence carries its leading space
+  (``Ġword``), so it is looked up as ``" " + word`` unless it starts the sentence.
+- SentencePiece (``▁word``): the tokenizer prepends ``▁`` itself, so the bare word is encoded.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+Kind = str  # "wordpiece" | "bytelevel" | "sentencepiece"
+KINDS = ("wordpiece", "bytelevel", "sentencepiece")
+
+
+@dataclass(frozen=True)
+class WordIds:
+    """A word's token ids and pieces as the tokenizer produces them in running text."""
+
+    word: str
+    ids: tuple[int, ...]
+    pieces: tuple[str, ...]
+    is_unk: bool
+
+    @property
+    def n_pieces(self) -> int:
+        return len(self.ids)
+
+    @property
+    def single(self) -> bool:
+        """Exactly one piece, and not the unknown token."""
+        return self.n_pieces == 1 and not self.is_unk
+
+    @property
+    def first_id(self) -> int:
+        return self.ids[0] if self.ids else -1
+
+
+def tokenizer_kind(tokenizer) -> Kind:
+    """``"wordpiece"``, ``"bytelevel"`` or ``"sentencepiece"``, read from the tokenizer's backend."""
+    kind = _kind_from_backend(getattr(tokenizer, "backend_tokenizer", None))
+    if kind is None and getattr(tokenizer, "sp_model", None) is not None:
+        kind = "sentencepiece"
+    if kind is None:
+        kind = _kind_from_vocab(tokenizer.get_vocab())
+    if kind is None:
+        raise ValueError(f"cannot tell the tokenization scheme of {type(tokenizer).__name__}")
+    return kind
+
+
+def _kind_from_backend(backend) -> Kind | None:
+    if backend is None:
+        return None
+    model = type(backend.model).__name__
+    pre_tokenizer = repr(backend.pre_tokenizer)
+    normalizer = repr(backend.normalizer)
+    if model == "WordPiece":
+        return "wordpiece"
+    if "ByteLevel" in pre_tokenizer:
+        return "bytelevel"
+    # Llama-2-style tokenizer.json files prepend ▁ in the normalizer instead of a Metaspace.
+    if "Metaspace" in pre_tokenizer or "Prepend" in normalizer or model == "Unigram":
+        return "sentencepiece"
+    return None
+
+
+def _kind_from_vocab(vocab: dict[str, int]) -> Kind | None:
+    counts = {
+        "wordpiece": sum(piece.startswith("##") for piece in vocab),
+        "bytelevel": sum(piece.startswith("Ġ") for piece in vocab),
+        "sentencepiece": sum(piece.startswith("▁") for piece in vocab),
+    }
+    best = max(counts, key=counts.get)
+    return best if counts[best] > 0 else None
+
+
+def word_ids(tokenizer, word: str, *, sentence_initial: bool = False) -> WordIds:
+    """The ids of ``word`` as it appears in running text (or at the start of a sentence)."""
+    text = word
+    if tokenizer_kind(tokenizer) == "bytelevel" and not sentence_initial:
+        text = " " + word
+    ids = tuple(tokenizer.encode(text, add_special_tokens=False)) if word else ()
+    pieces = tuple(tokenizer.convert_ids_to_tokens(list(ids)))
+    unk = tokenizer.unk_token_id
+    return WordIds(word=word, ids=ids, pieces=pieces, is_unk=unk is not None and unk in ids)

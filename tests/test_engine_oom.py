@@ -1,0 +1,78 @@
+"""CUDA out-of-memory back-off, simulated on CPU by making the first forward raise."""
+
+from __future__ import annotations
+
+import logging
+
+import pytest
+import torch
+
+from lmprobes.engine import mask_predictions, sequence_logprobs
+from lmprobes.engine import runner
+
+TEXTS = [
+    "The cat sat on the mat.",
+    "A robin is a bird.",
+    "My sister asked if she could borrow the car to drive to the city on Monday.",
+    "Dogs run.",
+    "He was reading a long book.",
+]
+
+
+@pytest.fixture
+def fail_first_forward(monkeypatch):
+    """``fail_first_forward()`` patches the forward so that its next first call raises CUDA OOM.
+
+    It returns the list of batch sizes the patched forward sees.
+    """
+
+    def arm() -> list[int]:
+        real = runner.run_model
+        seen: list[int] = []
+
+        def run_model(module, input_ids, attention_mask, **kwargs):
+            seen.append(input_ids.shape[0])
+            if len(seen) == 1:
+                raise torch.cuda.OutOfMemoryError("CUDA out of memory (simulated)")
+            return real(module, input_ids, attention_mask, **kwargs)
+
+        monkeypatch.setattr(runner, "run_model", run_model)
+        return seen
+
+    return arm
+
+
+def test_masked_batch_is_halved_and_results_unchanged(tiny_bert, with_budget, fail_first_forward, caplog) -> None:
+    lm = with_budget(tiny_bert, 10**6)
+    texts = [t.replace("cat", "[MASK]").replace("robin", "[MASK]").replace("car", "[MASK]") for t in TEXTS]
+    texts = [t if "[MASK]" in t else t[:-1] + " [MASK]." for t in texts]
+    expected = mask_predictions(lm, texts, progress=False)
+    seen = fail_first_forward()
+    with caplog.at_level(logging.WARNING, logger="lmprobes.engine.runner"):
+        got = mask_predictions(lm, texts, progress=False)
+    assert seen == [5, 3, 2]
+    assert "out of memory" in caplog.text and "3 and 2" in caplog.text
+    for g, e in zip(got, expected):
+        assert g.top_ids == e.top_ids
+        assert g.top_logprobs == pytest.approx(e.top_logprobs, abs=1e-5)
+
+
+def test_causal_batch_is_halved_and_results_unchanged(tiny_gpt2, with_budget, fail_first_forward, caplog) -> None:
+    lm = with_budget(tiny_gpt2, 10**6)
+    expected = sequence_logprobs(lm, TEXTS, progress=False)
+    seen = fail_first_forward()
+    with caplog.at_level(logging.WARNING, logger="lmprobes.engine.runner"):
+        got = sequence_logprobs(lm, TEXTS, progress=False)
+    assert seen == [5, 3, 2]
+    assert "out of memory" in caplog.text
+    for g, e in zip(got, expected):
+        assert g.token_ids == e.token_ids
+        assert g.token_logprobs == pytest.approx(e.token_logprobs, abs=1e-5)
+
+
+def test_a_single_item_that_does_not_fit_still_raises() -> None:
+    def always_oom(batch: list[int]) -> list:
+        raise torch.cuda.OutOfMemoryError("CUDA out of memory (simulated)")
+
+    with pytest.raises(torch.cuda.OutOfMemoryError):
+        runner.run_halving_on_oom([0, 1, 2], always_oom)

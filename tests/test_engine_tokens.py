@@ -1,0 +1,111 @@
+"""Word lookup conventions for WordPiece, byte-level BPE and SentencePiece tokenizers."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from tokenizers import Tokenizer, models, normalizers, pre_tokenizers, trainers
+from transformers import PreTrainedTokenizerFast
+
+from lmprobes.engine import WordIds, tokenizer_kind, word_ids
+from lmprobes.tiny import read_corpus
+
+CORPUS = Path(__file__).resolve().parents[1] / "resources" / "tiny" / "corpus.txt"
+
+
+def test_kinds_of_the_tiny_tokenizers(tiny_bert, tiny_roberta, tiny_gpt2) -> None:
+    assert tokenizer_kind(tiny_bert.tokenizer) == "wordpiece"
+    assert tokenizer_kind(tiny_roberta.tokenizer) == "bytelevel"
+    assert tokenizer_kind(tiny_gpt2.tokenizer) == "bytelevel"
+
+
+def test_wordpiece_single_word_is_lower_cased(tiny_bert) -> None:
+    bird = word_ids(tiny_bert.tokenizer, "Bird")
+    assert bird.pieces == ("bird",)
+    assert bird.single and not bird.is_unk
+    assert bird.first_id == tiny_bert.tokenizer.convert_tokens_to_ids("bird")
+
+
+def test_wordpiece_multi_piece_word(tiny_bert) -> None:
+    zebra = word_ids(tiny_bert.tokenizer, "zebra")
+    assert zebra.n_pieces > 1
+    assert any(piece.startswith("##") for piece in zebra.pieces)
+    assert not zebra.single
+
+
+def test_wordpiece_unknown_character_is_unk(tiny_bert) -> None:
+    snowman = word_ids(tiny_bert.tokenizer, "☃")
+    assert snowman.is_unk
+    assert snowman.ids == (tiny_bert.tokenizer.unk_token_id,)
+    assert not snowman.single
+
+
+def test_bytelevel_word_carries_its_leading_space(tiny_roberta, tiny_gpt2) -> None:
+    for lm in (tiny_roberta, tiny_gpt2):
+        bird = word_ids(lm.tokenizer, "bird")
+        assert bird.pieces == ("Ġbird",)
+        assert bird.ids == (lm.tokenizer.convert_tokens_to_ids("Ġbird"),)
+        assert bird.single
+
+
+def test_bytelevel_sentence_initial_word_has_no_space(tiny_roberta) -> None:
+    initial = word_ids(tiny_roberta.tokenizer, "bird", sentence_initial=True)
+    assert "".join(initial.pieces) == "bird"
+    assert not any("Ġ" in piece for piece in initial.pieces)
+    assert initial.first_id != word_ids(tiny_roberta.tokenizer, "bird").first_id
+
+
+def test_roberta_mask_eats_the_space_before_it(tiny_roberta) -> None:
+    tokenizer = tiny_roberta.tokenizer
+    pieces = tokenizer.convert_ids_to_tokens(tokenizer("A robin is a <mask>.")["input_ids"])
+    at = pieces.index("<mask>")
+    assert pieces[at - 1] == "Ġa"
+    assert "Ġ" not in pieces
+
+
+def test_empty_word() -> None:
+    empty = WordIds(word="", ids=(), pieces=(), is_unk=False)
+    assert empty.first_id == -1 and empty.n_pieces == 0 and not empty.single
+
+
+def sentencepiece_tokenizer(*, llama_style: bool) -> PreTrainedTokenizerFast:
+    """A small ▁-style tokenizer: Unigram+Metaspace, or Llama-2-style BPE with a Prepend normalizer."""
+    lines = read_corpus(CORPUS)
+    if llama_style:
+        raw = Tokenizer(models.BPE(unk_token="<unk>"))
+        raw.normalizer = normalizers.Sequence([normalizers.Prepend("▁"), normalizers.Replace(" ", "▁")])
+        trainer = trainers.BpeTrainer(vocab_size=600, special_tokens=["<unk>"])
+    else:
+        raw = Tokenizer(models.Unigram())
+        raw.pre_tokenizer = pre_tokenizers.Metaspace()
+        trainer = trainers.UnigramTrainer(vocab_size=600, special_tokens=["<unk>"], unk_token="<unk>")
+    raw.train_from_iterator(lines, trainer)
+    return PreTrainedTokenizerFast(tokenizer_object=raw, unk_token="<unk>")
+
+
+@pytest.mark.parametrize("llama_style", [False, True])
+def test_sentencepiece_word_gets_the_metaspace(llama_style: bool) -> None:
+    tokenizer = sentencepiece_tokenizer(llama_style=llama_style)
+    assert tokenizer_kind(tokenizer) == "sentencepiece"
+    bird = word_ids(tokenizer, "bird")
+    assert bird.pieces[0].startswith("▁")
+    if llama_style:
+        return  # BPE trained without a pre-tokenizer merges across ▁, unlike real SentencePiece
+    in_sentence = tokenizer.convert_ids_to_tokens(tokenizer.encode("a bird", add_special_tokens=False))
+    assert in_sentence[-bird.n_pieces :] == list(bird.pieces)
+
+
+def test_kind_falls_back_to_vocabulary_pieces() -> None:
+    class VocabOnly:
+        def __init__(self, vocab: dict[str, int]) -> None:
+            self.vocab = vocab
+
+        def get_vocab(self) -> dict[str, int]:
+            return self.vocab
+
+    assert tokenizer_kind(VocabOnly({"a": 0, "##b": 1})) == "wordpiece"
+    assert tokenizer_kind(VocabOnly({"a": 0, "Ġb": 1})) == "bytelevel"
+    assert tokenizer_kind(VocabOnly({"a": 0, "▁b": 1, "▁c": 2})) == "sentencepiece"
+    with pytest.raises(ValueError):
+        tokenizer_kind(VocabOnly({"a": 0}))
