@@ -38,8 +38,13 @@ wildcard_constraints:
 
 
 def get_final_outputs():
+    """Every dataset, score and table, so that a deleted file is remade with its dependents."""
     targets = []
     if ETTINGER["models"]:
+        targets += expand(
+            "results/datasets/ettinger/{dataset}.parquet", dataset=ETTINGER_DATASETS
+        )
+        targets += get_ettinger_scores(None)
         targets += expand(
             "results/tables/ettinger/{table}.{ext}",
             table=ETTINGER_TABLES,
