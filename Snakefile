@@ -20,6 +20,6 @@ localrules:
 
 
 rule all:
+    default_target: True
     input:
         get_final_outputs(),
-    default_target: True

@@ -14,7 +14,6 @@ from lmprobes.config import (
 from lmprobes.suites.ettinger.datasets import DATASETS as ETTINGER_DATASETS
 from lmprobes.suites.ettinger.tables import QUALITATIVE, QUANTITATIVE
 
-
 validate(config, "schemas/config.schema.yaml")
 check_config(config)
 

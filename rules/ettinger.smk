@@ -3,14 +3,14 @@ rule ettinger_dataset:
         get_ettinger_source,
     output:
         "results/datasets/ettinger/{dataset}.parquet",
-    params:
-        shuffles=ETTINGER["shuffles"],
-        seed=config["seed"],
-        provenance=get_ettinger_provenance,
     log:
         "logs/datasets/ettinger/{dataset}.log",
     conda:
         "../envs/lmprobes.yaml"
+    params:
+        shuffles=ETTINGER["shuffles"],
+        seed=config["seed"],
+        provenance=get_ettinger_provenance,
     script:
         "../scripts/ettinger_dataset.py"
 
@@ -21,24 +21,24 @@ rule ettinger_score:
         model=get_model_dir,
     output:
         "results/scores/ettinger/{model}/{dataset}.parquet",
+    log:
+        "logs/scores/ettinger/{model}/{dataset}.log",
+    benchmark:
+        "benchmarks/scores/ettinger/{model}/{dataset}.tsv"
+    retries: 1
+    conda:
+        "../envs/lmprobes.yaml"
+    threads: 2
+    resources:
+        gpu=1,
+        mem_mb=get_scoring_mem_mb,
+        runtime=60,
     params:
         spec=get_model_spec,
         method=ETTINGER["method"],
         top_k=ETTINGER["top_k"],
         device=config["device"],
         progress=config["progress"],
-    threads: 2
-    resources:
-        gpu=1,
-        mem_mb=get_scoring_mem_mb,
-        runtime=60,
-    retries: 1
-    log:
-        "logs/scores/ettinger/{model}/{dataset}.log",
-    benchmark:
-        "benchmarks/scores/ettinger/{model}/{dataset}.tsv"
-    conda:
-        "../envs/lmprobes.yaml"
     script:
         "../scripts/ettinger_score.py"
 
@@ -58,14 +58,14 @@ rule ettinger_tables:
             ext=["csv", "md"],
         ),
         plot="results/plots/ettinger/accuracy.png",
+    log:
+        "logs/tables/ettinger.log",
+    conda:
+        "../envs/lmprobes.yaml"
     params:
         models=ETTINGER["models"],
         threshold=ETTINGER["threshold"],
         unscorable=ETTINGER["unscorable"],
         qualitative_model=ETTINGER["qualitative_model"],
-    log:
-        "logs/tables/ettinger.log",
-    conda:
-        "../envs/lmprobes.yaml"
     script:
         "../scripts/ettinger_tables.py"

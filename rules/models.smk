@@ -1,12 +1,12 @@
 rule download_model:
     output:
         directory("resources/models/{hub_model}"),
-    params:
-        spec=lambda wildcards: MODELS[wildcards.hub_model],
     log:
         "logs/models/{hub_model}.log",
     conda:
         "../envs/lmprobes.yaml"
+    params:
+        spec=lambda wildcards: MODELS[wildcards.hub_model],
     script:
         "../scripts/download_model.py"
 
@@ -16,11 +16,11 @@ rule build_tiny_model:
         corpus="resources/tiny/corpus.txt",
     output:
         directory("resources/models/{tiny_model}"),
-    params:
-        spec=lambda wildcards: MODELS[wildcards.tiny_model]["tiny"],
     log:
         "logs/models/{tiny_model}.log",
     conda:
         "../envs/lmprobes.yaml"
+    params:
+        spec=lambda wildcards: MODELS[wildcards.tiny_model]["tiny"],
     script:
         "../scripts/build_tiny_model.py"
