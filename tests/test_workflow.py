@@ -110,6 +110,11 @@ def test_lint_is_clean():
     assert run.returncode == 0, run.stdout + run.stderr
 
 
+def test_snakefmt_is_clean():
+    run = subprocess.run(["snakefmt", "--check", "Snakefile", "rules"], cwd=ROOT, capture_output=True, text=True)
+    assert run.returncode == 0, run.stdout + run.stderr
+
+
 def test_full_config_plans_every_rule_for_every_model():
     run = subprocess.run([sys.executable, "-m", "snakemake", "-n", "all"], cwd=ROOT, capture_output=True, text=True)
     assert run.returncode == 0, run.stderr[-3000:]
