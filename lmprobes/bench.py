@@ -26,6 +26,7 @@ from lmprobes.engine import (
     word_ids,
 )
 from lmprobes.engine.lm import DTYPES, LM
+from lmprobes.models import load_lm as load_configured
 from lmprobes.tiny import read_corpus, train_wordpiece
 
 CORPUS = Path(__file__).resolve().parents[1] / "resources" / "tiny" / "corpus.txt"
@@ -81,15 +82,15 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
 
 def load_lm(args: argparse.Namespace) -> LM:
     """The model to time, on ``args.device`` in ``args.dtype``."""
+    if not args.random_bert_base:
+        family = args.family or infer_family(args.model)
+        spec = {"family": family, "dtype": args.dtype, "batch_tokens": args.batch_tokens}
+        return load_configured(args.model.name, spec, args.model, args.device)
     device, dtype = torch.device(args.device), DTYPES[args.dtype]
-    if args.random_bert_base:
-        model, tokenizer, family, name = random_bert_base(args.model, args.corpus)
-    else:
-        model, tokenizer, family, name = load_saved(args.model, args.family)
-    model = model.to(device=device, dtype=dtype).eval()
+    model, tokenizer, family, name = random_bert_base(args.model, args.corpus)
     return LM(
         name=name,
-        model=model,
+        model=model.to(device=device, dtype=dtype).eval(),
         tokenizer=tokenizer,
         family=family,
         device=device,
@@ -98,16 +99,10 @@ def load_lm(args: argparse.Namespace) -> LM:
     )
 
 
-def load_saved(path: Path, family: str | None):
-    from transformers import AutoConfig, AutoModelForCausalLM, AutoModelForMaskedLM, AutoTokenizer
+def infer_family(path: Path) -> str:
+    from transformers import AutoConfig
 
-    family = family or infer_family(AutoConfig.from_pretrained(path, local_files_only=True))
-    auto = AutoModelForMaskedLM if family == "masked" else AutoModelForCausalLM
-    model = auto.from_pretrained(path, local_files_only=True)
-    return model, AutoTokenizer.from_pretrained(path, local_files_only=True), family, path.name
-
-
-def infer_family(config) -> str:
+    config = AutoConfig.from_pretrained(path, local_files_only=True)
     architectures = " ".join(getattr(config, "architectures", None) or [])
     if "MaskedLM" in architectures:
         return "masked"

@@ -59,3 +59,21 @@ def tiny_gpt2(tiny_dir) -> LM:
 def with_budget() -> Callable[[LM, int], LM]:
     """``with_budget(lm, n)``: the same model and tokenizer with a token budget of ``n``."""
     return lambda lm, batch_tokens: dataclasses.replace(lm, batch_tokens=batch_tokens)
+
+
+ETTINGER_RELEASE = (
+    Path(__file__).resolve().parents[1]
+    / "resources/demo/mirror/raw.githubusercontent.com/aetting/lm-diagnostics"
+    / "080de8d8b29a3d6f5fe133af73d7e9170f4d4c0c/datasets"
+)
+
+
+@pytest.fixture(scope="session")
+def ettinger_tsvs() -> dict[str, Path]:
+    """The released Ettinger TSVs, as bundled for the offline demo."""
+    return {
+        "cprag": ETTINGER_RELEASE / "CPRAG-102/CPRAG-102.tsv",
+        "role": ETTINGER_RELEASE / "ROLE-88/ROLE-88.tsv",
+        "neg_simp": ETTINGER_RELEASE / "NEG-136/NEG-136-SIMP.tsv",
+        "neg_nat": ETTINGER_RELEASE / "NEG-136/NEG-136-NAT.tsv",
+    }

@@ -9,19 +9,11 @@ from lmprobes.io import read_metadata, read_parquet
 from lmprobes.suites.ettinger import datasets as D
 from lmprobes.suites.ettinger.pipeline import make_dataset
 
-ROOT = Path(__file__).resolve().parents[1]
-RELEASE = ROOT / "resources/demo/mirror/raw.githubusercontent.com/aetting/lm-diagnostics/080de8d8b29a3d6f5fe133af73d7e9170f4d4c0c/datasets"
-FILES = {
-    "cprag": RELEASE / "CPRAG-102/CPRAG-102.tsv",
-    "role": RELEASE / "ROLE-88/ROLE-88.tsv",
-    "neg_simp": RELEASE / "NEG-136/NEG-136-SIMP.tsv",
-    "neg_nat": RELEASE / "NEG-136/NEG-136-NAT.tsv",
-}
 
 
 @pytest.fixture(scope="module")
-def cprag():
-    return D.build_dataset("cprag", FILES["cprag"], shuffles=5, seed=7)
+def cprag(ettinger_tsvs):
+    return D.build_dataset("cprag", ettinger_tsvs["cprag"], shuffles=5, seed=7)
 
 
 def test_cprag_counts(cprag):
@@ -43,22 +35,22 @@ def test_cprag_truncation_keeps_two_words_before_target(cprag):
     assert trunc["context"] == "Justin put a second house on Park Place. hours playing"
 
 
-def test_cprag_shuffles_permute_sentence_one_reproducibly(cprag):
+def test_cprag_shuffles_permute_sentence_one_reproducibly(cprag, ettinger_tsvs):
     s1 = "Justin put a second house on Park Place."
     shuf = cprag[(cprag["item"] == "1") & (cprag["condition"] == "shuf") & (cprag["completion"] == "expected")]
     firsts = [c[: -len(" He and his sister often spent hours playing")] for c in shuf["context"]]
     assert all(sorted(f.split()) == sorted(s1.split()) for f in firsts)
     assert len(set(firsts)) > 1, "runs must differ"
-    again = D.build_dataset("cprag", FILES["cprag"], shuffles=5, seed=7)
+    again = D.build_dataset("cprag", ettinger_tsvs["cprag"], shuffles=5, seed=7)
     assert again.equals(cprag)
-    other_seed = D.build_dataset("cprag", FILES["cprag"], shuffles=5, seed=8)
+    other_seed = D.build_dataset("cprag", ettinger_tsvs["cprag"], shuffles=5, seed=8)
     assert not other_seed["context"].equals(cprag["context"])
     shuf_trunc = cprag[(cprag["item"] == "1") & (cprag["condition"] == "shuf_trunc") & (cprag["completion"] == "expected")]
     assert [c.removesuffix(" hours playing") for c in shuf_trunc["context"]] == firsts
 
 
-def test_role_counts_and_bins():
-    role = D.build_dataset("role", FILES["role"])
+def test_role_counts_and_bins(ettinger_tsvs):
+    role = D.build_dataset("role", ettinger_tsvs["role"])
     orig = role[role["condition"] == "orig"]
     assert len(orig) == 88 and orig["pair"].nunique() == 44
     assert Counter(orig["role"]) == {"a": 44, "b": 44}
@@ -66,8 +58,8 @@ def test_role_counts_and_bins():
     assert len(role) == 4 * 88
 
 
-def test_role_perturbations_and_targets():
-    role = D.build_dataset("role", FILES["role"]).set_index("row_id")
+def test_role_perturbations_and_targets(ettinger_tsvs):
+    role = D.build_dataset("role", ettinger_tsvs["role"]).set_index("row_id")
     assert role.loc["68-a:orig", "context"] == "the restaurant owner forgot which customer the waitress had"
     assert role.loc["68-a:obj", "context"] == "the restaurant owner forgot which one the waitress had"
     assert role.loc["68-a:sub", "context"] == "the restaurant owner forgot which customer the other had"
@@ -78,8 +70,8 @@ def test_role_perturbations_and_targets():
     assert role.loc["61-b:orig", "target"] == "interviewed"
 
 
-def test_neg_simp_determiner_follows_each_target():
-    neg = D.build_dataset("neg_simp", FILES["neg_simp"]).set_index("row_id")
+def test_neg_simp_determiner_follows_each_target(ettinger_tsvs):
+    neg = D.build_dataset("neg_simp", ettinger_tsvs["neg_simp"]).set_index("row_id")
     assert len(neg) == 72
     # hammer: true target 'tool' (a), false target 'insect' (an)
     assert neg.loc["12:TA", "context"] == "A hammer is a" and neg.loc["12:TA", "target"] == "tool"
@@ -90,18 +82,18 @@ def test_neg_simp_determiner_follows_each_target():
     assert list(neg.loc["12:FN", "expected"]) == ["insect"]
 
 
-def test_neg_nat_conditions_and_licensing():
-    nat = D.build_dataset("neg_nat", FILES["neg_nat"])
+def test_neg_nat_conditions_and_licensing(ettinger_tsvs):
+    nat = D.build_dataset("neg_nat", ettinger_tsvs["neg_nat"])
     assert len(nat) == 64
     assert Counter(nat.drop_duplicates("item")["licensing"]) == {"Y": 8, "N": 8}
     row = nat.set_index("row_id").loc["5:TN"]
     assert row["context"] == "Most smokers find that quitting isn't very" and row["target"] == "easy"
 
 
-def test_parquet_is_byte_identical_and_carries_provenance(tmp_path):
+def test_parquet_is_byte_identical_and_carries_provenance(tmp_path, ettinger_tsvs):
     provenance = {"url": "https://example.org/CPRAG-102.tsv", "sha256": "ab" * 32}
     for name in ("a.parquet", "b.parquet"):
-        make_dataset("cprag", FILES["cprag"], tmp_path / name, shuffles=3, seed=1, provenance=provenance)
+        make_dataset("cprag", ettinger_tsvs["cprag"], tmp_path / name, shuffles=3, seed=1, provenance=provenance)
     assert (tmp_path / "a.parquet").read_bytes() == (tmp_path / "b.parquet").read_bytes()
     meta = read_metadata(tmp_path / "a.parquet")
     assert meta["source_sha256"] == "ab" * 32 and meta["seed"] == 1 and meta["shuffles"] == 3

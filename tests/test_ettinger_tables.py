@@ -12,13 +12,6 @@ from lmprobes.suites.ettinger import datasets as D
 from lmprobes.suites.ettinger import tables as T
 
 ROOT = Path(__file__).resolve().parents[1]
-RELEASE = ROOT / "resources/demo/mirror/raw.githubusercontent.com/aetting/lm-diagnostics/080de8d8b29a3d6f5fe133af73d7e9170f4d4c0c/datasets"
-FILES = {
-    "cprag": RELEASE / "CPRAG-102/CPRAG-102.tsv",
-    "role": RELEASE / "ROLE-88/ROLE-88.tsv",
-    "neg_simp": RELEASE / "NEG-136/NEG-136-SIMP.tsv",
-    "neg_nat": RELEASE / "NEG-136/NEG-136-NAT.tsv",
-}
 
 
 def fake_scores(items: pd.DataFrame, seed: int, unscorable: set[str] = frozenset()) -> pd.DataFrame:
@@ -41,8 +34,8 @@ def fake_scores(items: pd.DataFrame, seed: int, unscorable: set[str] = frozenset
 
 
 @pytest.fixture(scope="module")
-def merged():
-    items = {name: D.build_dataset(name, path, shuffles=4, seed=3) for name, path in FILES.items()}
+def merged(ettinger_tsvs):
+    items = {name: D.build_dataset(name, path, shuffles=4, seed=3) for name, path in ettinger_tsvs.items()}
     data = {}
     for m, (seed, unscorable) in {"m1": (1, set()), "m2": (2, {"monopoly", "served", "fish"})}.items():
         data[m] = {n: T.merge_scores(df, fake_scores(df, seed + i, unscorable)) for i, (n, df) in enumerate(items.items())}

@@ -1,0 +1,91 @@
+"""Ettinger scoring on tiny models, checked against a plain full forward per item."""
+
+import math
+
+import pandas as pd
+import pytest
+import torch
+
+from lmprobes.suites.ettinger import datasets as D
+from lmprobes.suites.ettinger.scoring import ScoringError, score_items
+
+
+@pytest.fixture(scope="module")
+def neg_simp(ettinger_tsvs):
+    return D.build_dataset("neg_simp", ettinger_tsvs["neg_simp"])
+
+
+def naive_distribution(lm, text: str, position: int) -> torch.Tensor:
+    enc = lm.tokenizer(text, return_tensors="pt")
+    with torch.no_grad():
+        logits = lm.model(**enc).logits[0]
+    return logits[position].float().log_softmax(-1)
+
+
+def test_masked_scores_equal_a_plain_forward_at_the_mask(tiny_roberta, neg_simp):
+    scores = score_items(tiny_roberta, neg_simp, progress=False)
+    tokenizer = tiny_roberta.tokenizer
+    for item, score in zip(neg_simp.head(8).itertuples(), scores.head(8).itertuples()):
+        text = f"{item.context} <mask> ."
+        assert score.input_text == text
+        ids = tokenizer(text)["input_ids"]
+        logprobs = naive_distribution(tiny_roberta, text, ids.index(tokenizer.mask_token_id))
+        target = tokenizer.convert_tokens_to_ids("Ġ" + item.target)
+        if target == tokenizer.unk_token_id:
+            assert not score.kept
+            continue
+        assert score.kept and list(score.target_ids) == [target]
+        assert score.target_logprob == pytest.approx(logprobs[target].item(), abs=1e-5)
+        assert list(score.top_ids) == logprobs.topk(5).indices.tolist()
+
+
+def test_causal_scores_predict_the_token_after_the_context(tiny_gpt2, neg_simp):
+    scores = score_items(tiny_gpt2, neg_simp, progress=False)
+    tokenizer = tiny_gpt2.tokenizer
+    for item, score in zip(neg_simp.head(8).itertuples(), scores.head(8).itertuples()):
+        ids = [tokenizer.bos_token_id] + tokenizer(item.context)["input_ids"]
+        with torch.no_grad():
+            logprobs = tiny_gpt2.model(torch.tensor([ids])).logits[0, -1].float().log_softmax(-1)
+        target = tokenizer.encode(" " + item.target)
+        assert list(score.target_ids) == target
+        if len(target) == 1:
+            assert score.target_logprob == pytest.approx(logprobs[target[0]].item(), abs=1e-5)
+        else:
+            assert not score.kept and score.skip_reason == f"target_{len(target)}_pieces" and math.isnan(score.target_logprob)
+
+
+def test_expected_rank_marks_hits_within_top_k(tiny_bert, neg_simp):
+    scores = score_items(tiny_bert, neg_simp, top_k=50, progress=False)
+    ids = {w: tiny_bert.tokenizer.convert_tokens_to_ids(w) for w in set(neg_simp.target)}
+    for item, score in zip(neg_simp.itertuples(), scores.itertuples()):
+        expected_id = ids[item.expected[0]]
+        top = list(score.top_ids)
+        want = top.index(expected_id) + 1 if expected_id in top else None
+        assert (None if pd.isna(score.expected_rank) else score.expected_rank) == want
+
+
+def test_multi_piece_and_unknown_targets_are_kept_false(tiny_bert):
+    items = pd.DataFrame({
+        "row_id": ["a", "b", "c"],
+        "context": ["A robin is a"] * 3,
+        "target": ["bird", "quickly", "☃"],
+        "expected": [["bird"], ["quickly"], ["☃"]],
+    })
+    scores = score_items(tiny_bert, items, progress=False).set_index("row_id")
+    assert bool(scores.loc["a", "kept"]) and scores.loc["a", "skip_reason"] == ""
+    assert not scores.loc["b", "kept"] and scores.loc["b", "skip_reason"].startswith("target_")
+    assert scores.loc["c", "skip_reason"] == "target_unk"
+    assert not scores.loc["c", "expected_scorable"]
+
+
+def test_causal_model_under_masked_only_method_is_refused(tiny_gpt2, neg_simp):
+    with pytest.raises(ScoringError, match="'tiny-gpt2' is a causal LM.*masked-only"):
+        score_items(tiny_gpt2, neg_simp, method="masked", progress=False)
+
+
+def test_scores_do_not_depend_on_batch_budget(tiny_bert, neg_simp):
+    import dataclasses
+
+    small = score_items(dataclasses.replace(tiny_bert, batch_tokens=16), neg_simp, progress=False)
+    large = score_items(dataclasses.replace(tiny_bert, batch_tokens=100_000), neg_simp, progress=False)
+    pd.testing.assert_series_equal(small["target_logprob"], large["target_logprob"], atol=1e-5, rtol=0)
