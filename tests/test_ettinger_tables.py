@@ -135,6 +135,10 @@ def test_published_numbers_sit_beside_ours(merged):
     row = wide[(wide.model == "bert-base-uncased") & (wide.row == "k=1")].iloc[0]
     assert row["Shuf"] == "14.1 ± 3.1" and row["Orig"] == "23.5"
     assert list(wide.columns) == ["model", "source", "row", "Orig", "Shuf", "Trunc", "Shuf+Trunc"]
+    for table, column, published_value in (("table9", "Prefer good", "86.4"), ("table14", "Neg. NT", "100.0")):
+        wide = T.wide_table(tidy, table)
+        paper_row = wide[(wide.model == "bert-large-uncased") & (wide.source == "paper")]
+        assert paper_row[column].tolist() == [published_value]
 
 
 def test_qualitative_tables_pick_the_papers_contexts(merged):

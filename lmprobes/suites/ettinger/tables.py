@@ -208,7 +208,8 @@ def quantitative_tables(merged: dict[str, dict[str, pd.DataFrame]], threshold: f
 
 
 def with_published(ours: pd.DataFrame, published: pd.DataFrame) -> pd.DataFrame:
-    paper = published.assign(source="paper", n=np.nan, unscorable=np.nan)
+    # Tables without a row label (5, 9, 12, 14) read back from CSV with NaN there.
+    paper = published.assign(source="paper", n=np.nan, unscorable=np.nan, row=published["row"].fillna(""))
     both = pd.concat([ours, paper[TIDY_COLUMNS]], ignore_index=True)
     return both.sort_values(["table", "model", "source", "row"], kind="stable").reset_index(drop=True)
 
