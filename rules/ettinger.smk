@@ -15,16 +15,22 @@ rule ettinger_dataset:
         "../scripts/ettinger_dataset.py"
 
 
+# One job per model: the model is loaded once and scores every dataset.
 rule ettinger_score:
     input:
-        dataset="results/datasets/ettinger/{dataset}.parquet",
+        datasets=expand(
+            "results/datasets/ettinger/{dataset}.parquet", dataset=ETTINGER_DATASETS
+        ),
         model=get_model_dir,
     output:
-        "results/scores/ettinger/{model}/{dataset}.parquet",
+        expand(
+            "results/scores/ettinger/{{model}}/{dataset}.parquet",
+            dataset=ETTINGER_DATASETS,
+        ),
     log:
-        "logs/scores/ettinger/{model}/{dataset}.log",
+        "logs/scores/ettinger/{model}.log",
     benchmark:
-        "benchmarks/scores/ettinger/{model}/{dataset}.tsv"
+        "benchmarks/scores/ettinger/{model}.tsv"
     retries: 1
     conda:
         "../envs/lmprobes.yaml"

@@ -1,14 +1,14 @@
 import torch
 
-from lmprobes.suites.ettinger.pipeline import score_dataset
+from lmprobes.suites.ettinger.pipeline import score_datasets
 from lmprobes.workflow import logged
 
 with logged(snakemake.log):
     torch.set_num_threads(snakemake.threads)
-    score_dataset(
-        snakemake.input.dataset,
+    score_datasets(
+        snakemake.input.datasets,
         snakemake.input.model,
-        snakemake.output[0],
+        snakemake.output,
         slug=snakemake.wildcards.model,
         spec=snakemake.params.spec,
         method=snakemake.params.method,

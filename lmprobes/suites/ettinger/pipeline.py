@@ -31,21 +31,22 @@ def make_dataset(dataset: str, source: Path, out: Path, *, shuffles: int, seed: 
     return df
 
 
-def score_dataset(dataset: Path, model_dir: Path, out: Path, *, slug: str, spec: dict, method: str,
-                  top_k: int, device: str, progress: bool = True) -> pd.DataFrame:
+def score_datasets(datasets: list[Path], model_dir: Path, outs: list[Path], *, slug: str, spec: dict, method: str,
+                   top_k: int, device: str, progress: bool = True) -> None:
+    """Load the model once and score every dataset with it, one score file per dataset."""
     lm = load_lm(slug, spec, model_dir, device)
-    items = read_parquet(dataset)
-    scores = score_items(lm, items, top_k=top_k, method=method, progress=progress)
-    metadata = {
-        **lm.describe(),
-        "suite": "ettinger",
-        "dataset": read_metadata(dataset).get("dataset"),
-        "top_k": top_k,
-        "method": method,
-        "generator": f"lmprobes {__version__}",
-    }
-    write_parquet(scores, out, SCORE_SCHEMA, metadata)
-    return scores
+    for dataset, out in zip(datasets, outs, strict=True):
+        items = read_parquet(dataset)
+        scores = score_items(lm, items, top_k=top_k, method=method, progress=progress)
+        metadata = {
+            **lm.describe(),
+            "suite": "ettinger",
+            "dataset": read_metadata(dataset).get("dataset"),
+            "top_k": top_k,
+            "method": method,
+            "generator": f"lmprobes {__version__}",
+        }
+        write_parquet(scores, out, SCORE_SCHEMA, metadata)
 
 
 def load_merged(dataset_paths: list[Path], score_paths: list[Path], models: list[str]) -> dict:
