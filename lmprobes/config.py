@@ -12,7 +12,7 @@ from pathlib import Path
 MODELS_DIR = Path("resources/models")
 SOURCES_DIR = Path("resources/sources")
 
-# Per suite: the source keys it reads, and the models it scores.
+# Suites the workflow knows; each has a block under suites: in config.yaml.
 SUITES = ("ettinger",)
 
 
