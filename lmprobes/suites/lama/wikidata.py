@@ -1,0 +1,411 @@
+"""A polite Wikidata SPARQL client with an on-disk response cache, and LAMA's query builders.
+
+``SparqlClient.query`` sends one query at a time, at least ``min_interval`` seconds apart,
+with a descriptive User-Agent (the Wikidata Query Service policy), and retries transient
+failures the way ``lmprobes.sources.fetch`` does (same back-off and Retry-After handling).
+Each answer is cached under ``cache_dir`` by the sha256 of the endpoint and the normalised
+query, so a rerun of the workflow sends no request it has sent before.
+
+The query builders return SPARQL for the T-REx relations of LAMA (truthy ``wdt:P<id>``
+statements between items with English labels) and for English aliases of items;
+``facts_frame`` and ``valid_objects`` turn the answers into tables.
+"""
+
+from __future__ import annotations
+
+import email.utils
+import hashlib
+import json
+import logging
+import re
+import threading
+import time
+from collections.abc import Callable, Iterable
+from datetime import datetime, timezone
+from pathlib import Path
+
+import pandas as pd
+import requests
+
+from lmprobes import sources
+from lmprobes.sources import (
+    MAX_RETRY_AFTER,
+    _backoff_delay,
+    _content_length,
+    _Retryable,
+    _retry_after,
+    _timeouts,
+    _write_atomically,
+)
+
+logger = logging.getLogger("lmprobes.suites.lama.wikidata")
+
+DEFAULT_ENDPOINT = "https://query.wikidata.org/sparql"
+ENTITY_PREFIX = "http://www.wikidata.org/entity/"
+SPARQL_JSON = "application/sparql-results+json"
+ERROR_SNIPPET_CHARS = 300
+RELATION_ID = re.compile(r"^P\d+$")
+ENTITY_ID = re.compile(r"^Q\d+$")
+# User-Agent prefixes that HTTP libraries send by default; the WDQS policy blocks them.
+GENERIC_USER_AGENTS = (
+    "python-requests",
+    "python-urllib",
+    "python-httpx",
+    "aiohttp",
+    "urllib3",
+    "curl",
+    "wget",
+    "java",
+    "go-http-client",
+    "okhttp",
+    "mozilla",
+)
+FACT_COLUMNS = ["subject_id", "subject_label", "object_id", "object_label"]
+PREFIXES = (
+    "PREFIX wd: <http://www.wikidata.org/entity/>\n"
+    "PREFIX wdt: <http://www.wikidata.org/prop/direct/>\n"
+    "PREFIX rdfs: <http://www.w3.org/2000/01/rdf-schema#>\n"
+    "PREFIX skos: <http://www.w3.org/2004/02/skos/core#>\n"
+)
+
+Log = Callable[[str], None]
+Row = dict[str, str]
+
+
+class WikidataError(RuntimeError):
+    """A query failed for good; the message names its cache key and the HTTP status or problem."""
+
+    def __init__(self, key: str, problem: str) -> None:
+        super().__init__(f"Wikidata query {key}: {problem}")
+        self.key, self.problem = key, problem
+
+
+# ---------------------------------------------------------------------------------------------
+# The client
+
+
+class SparqlClient:
+    """Sends SPARQL queries to one endpoint, one at a time, and caches every answer on disk."""
+
+    def __init__(
+        self,
+        endpoint: str = DEFAULT_ENDPOINT,
+        *,
+        cache_dir: Path,
+        user_agent: str,
+        timeout: float = 60.0,
+        retries: int = 5,
+        backoff: float = 2.0,
+        min_interval: float = 1.0,
+        log: Log | None = None,
+        sleep: Callable[[float], None] | None = None,
+        clock: Callable[[], float] | None = None,
+    ) -> None:
+        check_user_agent(user_agent)
+        self.endpoint = endpoint
+        self.cache_dir = Path(cache_dir)
+        self.user_agent = user_agent
+        self.timeout, self.retries, self.backoff = timeout, retries, backoff
+        self.min_interval = min_interval
+        self._warn = log or logger.warning
+        # By default sleep through the project's seam, so tests that patch sources._sleep cover this too.
+        self._sleep = sleep or (lambda seconds: sources._sleep(seconds))
+        self._clock = clock or time.monotonic
+        self._lock = threading.Lock()
+        self._last_request: float | None = None
+        self._session = requests.Session()
+        self._session.headers.update({"User-Agent": user_agent, "Accept": SPARQL_JSON})
+
+    def close(self) -> None:
+        self._session.close()
+
+    def __enter__(self) -> SparqlClient:
+        return self
+
+    def __exit__(self, *exc_info) -> None:
+        self.close()
+
+    def query(self, sparql: str) -> list[Row]:
+        """The result bindings of ``sparql`` as ``{variable: value}`` dicts, from the cache if there."""
+        key = cache_key(self.endpoint, sparql)
+        cached = self._read_cache(key)
+        if cached is None:
+            with self._lock:
+                # Another thread may have answered the same query while this one waited.
+                cached = self._read_cache(key)
+                if cached is None:
+                    cached = self._fetch_with_retries(key, sparql)
+                    self._write_cache(key, sparql, cached)
+        return flatten_bindings(key, cached)
+
+    def cache_path(self, sparql: str) -> Path:
+        """Where the answer to ``sparql`` is (or would be) cached."""
+        return self._path_of(cache_key(self.endpoint, sparql))
+
+    # -- cache ---------------------------------------------------------------------------------
+
+    def _path_of(self, key: str) -> Path:
+        return self.cache_dir / key[:2] / f"{key}.json"
+
+    def _read_cache(self, key: str) -> dict | None:
+        path = self._path_of(key)
+        if not path.is_file():
+            return None
+        try:
+            return json.loads(path.read_text(encoding="utf-8"))["response"]
+        except (ValueError, KeyError, TypeError) as error:
+            self._warn(f"ignoring unreadable cache file {path}: {error}")
+            return None
+
+    def _write_cache(self, key: str, sparql: str, response: dict) -> None:
+        path = self._path_of(key)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        record = {"endpoint": self.endpoint, "query": sparql, "response": response}
+        _write_atomically(path, json.dumps(record, ensure_ascii=False) + "\n")
+
+    # -- requests ------------------------------------------------------------------------------
+
+    def _fetch_with_retries(self, key: str, sparql: str) -> dict:
+        last_error: _Retryable | None = None
+        for attempt in range(self.retries + 1):
+            try:
+                return self._fetch_once(key, sparql)
+            except _Retryable as error:
+                last_error = error
+            if attempt < self.retries:
+                delay = last_error.delay if last_error.delay is not None else _backoff_delay(self.backoff, attempt)
+                self._warn(f"Wikidata query {key}: {last_error}; retry {attempt + 1} of {self.retries} in {delay:g} s")
+                self._sleep(delay)
+        raise WikidataError(key, f"failed after {self.retries + 1} attempts: {last_error}")
+
+    def _fetch_once(self, key: str, sparql: str) -> dict:
+        """One POST; returns the parsed JSON or raises _Retryable / WikidataError."""
+        self._wait_for_turn()
+        try:
+            response = self._session.post(self.endpoint, data={"query": sparql}, timeout=_timeouts(self.timeout))
+            body = response.content
+        except (requests.ConnectionError, requests.Timeout, requests.exceptions.ChunkedEncodingError) as error:
+            raise _Retryable(f"{type(error).__name__}: {error}") from error
+        except requests.RequestException as error:
+            raise WikidataError(key, f"request failed: {error}") from error
+        finally:
+            self._last_request = self._clock()
+        _check_status(key, response, body)
+        return _parse_body(key, response, body)
+
+    def _wait_for_turn(self) -> None:
+        """Sleep until ``min_interval`` has passed since the previous request ended."""
+        if self._last_request is None:
+            return
+        remaining = self.min_interval - (self._clock() - self._last_request)
+        if remaining > 0:
+            self._sleep(remaining)
+
+
+def _check_status(key: str, response: requests.Response, body: bytes) -> None:
+    status = response.status_code
+    if status == 200:
+        return
+    if status == 429 or status >= 500:
+        raise _Retryable(f"HTTP {status} {response.reason}", delay=retry_after_seconds(response))
+    raise WikidataError(key, f"HTTP {status} {response.reason}: {_snippet(body)}")
+
+
+def _parse_body(key: str, response: requests.Response, body: bytes) -> dict:
+    expected = _content_length(response)
+    if expected is not None and len(body) != expected:
+        raise _Retryable(f"body cut short: {len(body)} of {expected} bytes")
+    try:
+        parsed = json.loads(body)
+    except ValueError as error:
+        raise _Retryable(f"response is not complete JSON: {error}") from error
+    if not isinstance(parsed, dict) or not isinstance(parsed.get("results", {}).get("bindings"), list):
+        raise WikidataError(key, f"response has no results.bindings: {_snippet(body)}")
+    return parsed
+
+
+def _snippet(body: bytes) -> str:
+    text = " ".join(body.decode("utf-8", errors="replace").split())
+    return text[:ERROR_SNIPPET_CHARS] + ("…" if len(text) > ERROR_SNIPPET_CHARS else "")
+
+
+def retry_after_seconds(response: requests.Response, now: datetime | None = None) -> float | None:
+    """How long a 429/503 asks us to wait (``Retry-After`` in seconds or as an HTTP-date)."""
+    seconds = _retry_after(response)
+    if seconds is not None or response.status_code not in (429, 503):
+        return seconds
+    return _seconds_until_http_date(response.headers.get("Retry-After", ""), now)
+
+
+def _seconds_until_http_date(value: str, now: datetime | None = None) -> float | None:
+    try:
+        when = email.utils.parsedate_to_datetime(value)
+    except (TypeError, ValueError):
+        return None
+    if when.tzinfo is None:
+        when = when.replace(tzinfo=timezone.utc)
+    delta = (when - (now or datetime.now(timezone.utc))).total_seconds()
+    return min(max(delta, 0.0), MAX_RETRY_AFTER)
+
+
+def check_user_agent(user_agent: str) -> None:
+    """Refuse an empty User-Agent or a library default; WDQS asks for tool name and contact."""
+    agent = (user_agent or "").strip()
+    if not agent:
+        raise ValueError("user_agent must name the tool, its version and a contact (URL or email)")
+    if agent.lower().startswith(GENERIC_USER_AGENTS):
+        raise ValueError(
+            f"user_agent {user_agent!r} is a generic library User-Agent; "
+            "use e.g. 'lmprobes/0.1 (https://example.org/lmprobes; you@example.org)'"
+        )
+
+
+def normalize_query(sparql: str) -> str:
+    """The query with each line stripped and blank lines dropped (whitespace inside lines kept,
+    so string literals are not changed)."""
+    lines = (line.strip() for line in sparql.splitlines())
+    return "\n".join(line for line in lines if line)
+
+
+def cache_key(endpoint: str, sparql: str) -> str:
+    return hashlib.sha256(f"{endpoint}\n{normalize_query(sparql)}".encode("utf-8")).hexdigest()
+
+
+def flatten_bindings(key: str, response: dict) -> list[Row]:
+    """``[{var: {"type": …, "value": v}}]`` -> ``[{var: v}]``; unbound variables are left out."""
+    try:
+        return [{var: cell["value"] for var, cell in row.items()} for row in response["results"]["bindings"]]
+    except (KeyError, TypeError, AttributeError) as error:
+        raise WikidataError(key, f"malformed result bindings: {error!r}") from error
+
+
+# ---------------------------------------------------------------------------------------------
+# Query builders
+
+
+def relation_facts_query(relation: str, *, limit: int | None = None, subjects: list[str] | None = None) -> str:
+    """Subject, object and their English labels for every truthy ``wdt:<relation>`` statement
+    between two items, ordered by subject then object. ``subjects`` restricts it to these items."""
+    _check_relation(relation)
+    values = f"  VALUES ?subject {{ {_entity_terms(subjects)} }}\n" if subjects is not None else ""
+    return (
+        PREFIXES
+        + "SELECT ?subject ?subjectLabel ?object ?objectLabel WHERE {\n"
+        + values
+        + f"  ?subject wdt:{relation} ?object .\n"
+        # Items only: some properties also link lexemes, properties or literals.
+        + f'  FILTER(STRSTARTS(STR(?subject), "{ENTITY_PREFIX}Q") && STRSTARTS(STR(?object), "{ENTITY_PREFIX}Q"))\n'
+        + '  ?subject rdfs:label ?subjectLabel . FILTER(LANG(?subjectLabel) = "en")\n'
+        + '  ?object rdfs:label ?objectLabel . FILTER(LANG(?objectLabel) = "en")\n'
+        + "}\n"
+        + "ORDER BY ?subject ?object\n"
+        + _limit_clause(limit)
+    )
+
+
+def aliases_query(entities: list[str]) -> str:
+    """English aliases (``skos:altLabel``) of the given items, ordered by item then alias."""
+    return (
+        PREFIXES
+        + "SELECT ?entity ?alias WHERE {\n"
+        + f"  VALUES ?entity {{ {_entity_terms(entities)} }}\n"
+        + "  ?entity skos:altLabel ?alias .\n"
+        + '  FILTER(LANG(?alias) = "en")\n'
+        + "}\n"
+        + "ORDER BY ?entity ?alias\n"
+    )
+
+
+def _entity_terms(entities: Iterable[str]) -> str:
+    """``wd:Q…`` terms, unique and in numeric order so the same set always gives the same query."""
+    unique = set(entities) if not isinstance(entities, str) else {entities}
+    for entity in unique:
+        _check_entity(entity)
+    if not unique:
+        raise ValueError("no entity ids given")
+    return " ".join(f"wd:{entity}" for entity in sorted(unique, key=_id_number))
+
+
+def _limit_clause(limit: int | None) -> str:
+    if limit is None:
+        return ""
+    if isinstance(limit, bool) or not isinstance(limit, int) or limit < 1:
+        raise ValueError(f"limit must be a positive integer, got {limit!r}")
+    return f"LIMIT {limit}\n"
+
+
+def _check_relation(relation: str) -> None:
+    if not isinstance(relation, str) or not RELATION_ID.match(relation):
+        raise ValueError(f"not a Wikidata property id (P<digits>): {relation!r}")
+
+
+def _check_entity(entity: str) -> None:
+    if not isinstance(entity, str) or not ENTITY_ID.match(entity):
+        raise ValueError(f"not a Wikidata item id (Q<digits>): {entity!r}")
+
+
+def _id_number(entity: str) -> int:
+    return int(entity[1:])
+
+
+# ---------------------------------------------------------------------------------------------
+# Tables
+
+
+def facts_frame(rows: list[Row]) -> pd.DataFrame:
+    """Rows of ``relation_facts_query`` as a sorted, deduplicated table of ids and labels."""
+    records = [
+        (
+            entity_id(row["subject"]),
+            row["subjectLabel"],
+            entity_id(row["object"]),
+            row["objectLabel"],
+        )
+        for row in rows
+    ]
+    frame = pd.DataFrame.from_records(records, columns=FACT_COLUMNS).drop_duplicates()
+    return frame.sort_values(FACT_COLUMNS, key=_numeric_ids_key, kind="stable").reset_index(drop=True)
+
+
+def entity_id(uri: str) -> str:
+    """``http://www.wikidata.org/entity/Q42`` -> ``Q42`` (a bare ``Q42`` is accepted too)."""
+    entity = uri.removeprefix(ENTITY_PREFIX)
+    _check_entity(entity)
+    return entity
+
+
+def _numeric_ids_key(column: pd.Series) -> pd.Series:
+    # Q2 before Q10, as Wikidata numbers them; labels sort as text.
+    if column.name.endswith("_id") and len(column):
+        return column.str[1:].astype("int64")
+    return column
+
+
+def valid_objects(
+    frame: pd.DataFrame, relation: str | None = None, *, field: str = "object_label"
+) -> dict[tuple[str, str], list[str]]:
+    """All valid objects per ``(subject_id, relation)``, sorted and unique.
+
+    The relation comes from a ``relation`` column when ``frame`` has one (facts of several
+    relations), else from ``relation``. ``field`` picks what to list: ``object_label`` (what
+    LAMA's filtered metric compares predictions with) or ``object_id``.
+    """
+    if field not in ("object_label", "object_id"):
+        raise ValueError(f"field must be 'object_label' or 'object_id', got {field!r}")
+    relations = _relation_column(frame, relation)
+    grouped: dict[tuple[str, str], set[str]] = {}
+    for subject, rel, value in zip(frame["subject_id"], relations, frame[field]):
+        grouped.setdefault((subject, rel), set()).add(value)
+    return {pair: sorted(values) for pair, values in sorted(grouped.items())}
+
+
+def _relation_column(frame: pd.DataFrame, relation: str | None) -> list[str]:
+    if "relation" in frame.columns:
+        relations = list(frame["relation"])
+    elif relation is not None:
+        relations = [relation] * len(frame)
+    else:
+        raise ValueError("the frame has no 'relation' column: pass relation=")
+    for value in set(relations):
+        _check_relation(value)
+    return relations
