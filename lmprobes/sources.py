@@ -30,6 +30,8 @@ from urllib.request import url2pathname
 
 import requests
 
+from lmprobes.io import write_text
+
 logger = logging.getLogger("lmprobes.sources")
 
 # Tests replace this to run retries without waiting.
@@ -68,7 +70,7 @@ class UnsafeArchiveError(SourceError):
         self.archive, self.member, self.reason = archive, member, reason
 
 
-class _Retryable(Exception):
+class Retryable(Exception):
     """A failure worth another attempt; ``delay`` overrides the back-off when not None."""
 
     def __init__(self, message: str, delay: float | None = None) -> None:
@@ -192,39 +194,39 @@ def _verify_and_commit(url: str, part: Path, dest: Path, expected: str | None) -
 def _download_with_retries(
     session: requests.Session, url: str, part: Path, timeout: float, retries: int, backoff: float, warn: Log
 ) -> None:
-    last_error: _Retryable | None = None
+    last_error: Retryable | None = None
     for attempt in range(retries + 1):
         try:
             _download_once(session, url, part, timeout)
             return
-        except _Retryable as error:
+        except Retryable as error:
             last_error = error
         if attempt < retries:
-            delay = last_error.delay if last_error.delay is not None else _backoff_delay(backoff, attempt)
+            delay = last_error.delay if last_error.delay is not None else backoff_delay(backoff, attempt)
             warn(f"{url}: {last_error}; retry {attempt + 1} of {retries} in {delay:g} s")
             _sleep(delay)
     raise SourceError(f"cannot fetch {url} after {retries + 1} attempts: {last_error}")
 
 
-def _backoff_delay(backoff: float, attempt: int) -> float:
+def backoff_delay(backoff: float, attempt: int) -> float:
     return min(backoff * 2**attempt, MAX_BACKOFF)
 
 
 def _download_once(session: requests.Session, url: str, part: Path, timeout: float) -> None:
-    """One request, appending to or restarting ``part``; raises _Retryable on transient failures."""
+    """One request, appending to or restarting ``part``; raises Retryable on transient failures."""
     offset = part.stat().st_size if part.is_file() else 0
     headers = {"Range": f"bytes={offset}-"} if offset else {}
     try:
-        with session.get(url, headers=headers, stream=True, timeout=_timeouts(timeout)) as response:
+        with session.get(url, headers=headers, stream=True, timeout=http_timeouts(timeout)) as response:
             mode = _write_mode(url, part, offset, response)
             _stream_body(url, part, mode, response)
     except (requests.ConnectionError, requests.Timeout, requests.exceptions.ChunkedEncodingError) as error:
-        raise _Retryable(f"{type(error).__name__}: {error}") from error
+        raise Retryable(f"{type(error).__name__}: {error}") from error
     except requests.RequestException as error:
         raise SourceError(f"cannot fetch {url}: {error}") from error
 
 
-def _timeouts(timeout: float) -> tuple[float, float]:
+def http_timeouts(timeout: float) -> tuple[float, float]:
     return (min(timeout, MAX_CONNECT_TIMEOUT), timeout)
 
 
@@ -236,11 +238,11 @@ def _write_mode(url: str, part: Path, offset: int, response: requests.Response) 
     if status == 206 or status == 416:
         # The server cannot continue where we stopped: drop the partial file and ask again at once.
         part.unlink(missing_ok=True)
-        raise _Retryable(f"HTTP {status} for a resumed download; restarting from zero", delay=0.0)
+        raise Retryable(f"HTTP {status} for a resumed download; restarting from zero", delay=0.0)
     if status == 200:
         return "wb"
     if status in (408, 429) or status >= 500:
-        raise _Retryable(f"HTTP {status} {response.reason}", delay=_retry_after(response))
+        raise Retryable(f"HTTP {status} {response.reason}", delay=retry_after(response))
     raise SourceError(f"cannot fetch {url}: HTTP {status} {response.reason}")
 
 
@@ -252,7 +254,7 @@ def _range_start(response: requests.Response) -> int | None:
     return int(start) if unit.strip().lower() == "bytes" and start.isdigit() else None
 
 
-def _retry_after(response: requests.Response) -> float | None:
+def retry_after(response: requests.Response) -> float | None:
     """``Retry-After`` in seconds for 429/503; the HTTP-date form falls back to back-off."""
     if response.status_code not in (429, 503):
         return None
@@ -264,17 +266,17 @@ def _retry_after(response: requests.Response) -> float | None:
 
 
 def _stream_body(url: str, part: Path, mode: str, response: requests.Response) -> None:
-    expected = _content_length(response)
+    expected = content_length(response)
     received = 0
     with open(part, mode) as handle:
         for chunk in response.iter_content(CHUNK_SIZE):
             handle.write(chunk)
             received += len(chunk)
     if expected is not None and received < expected:
-        raise _Retryable(f"body cut short: {received} of {expected} bytes")
+        raise Retryable(f"body cut short: {received} of {expected} bytes")
 
 
-def _content_length(response: requests.Response) -> int | None:
+def content_length(response: requests.Response) -> int | None:
     value = response.headers.get("Content-Length", "")
     encoded = response.headers.get("Content-Encoding", "identity").lower() != "identity"
     return int(value) if value.isdigit() and not encoded else None
@@ -305,7 +307,7 @@ def _record_in_lockfile(lockfile: Path, url: str, digest: str, size: int) -> Non
         try:
             rows = _read_lockfile(lockfile)
             rows[url] = (digest, str(size))
-            _write_atomically(lockfile, _render_lockfile(rows))
+            write_text(_render_lockfile(rows), lockfile)
         finally:
             fcntl.flock(guard, fcntl.LOCK_UN)
 
@@ -325,19 +327,6 @@ def _render_lockfile(rows: dict[str, tuple[str, str]]) -> str:
     lines = ["\t".join(LOCKFILE_HEADER)]
     lines += ["\t".join((url, *rows[url])) for url in sorted(rows)]
     return "\n".join(lines) + "\n"
-
-
-def _write_atomically(path: Path, text: str) -> None:
-    fd, temporary = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as handle:
-            handle.write(text)
-            handle.flush()
-            os.fsync(handle.fileno())
-        os.replace(temporary, path)
-    except BaseException:
-        Path(temporary).unlink(missing_ok=True)
-        raise
 
 
 # ---------------------------------------------------------------------------------------------

@@ -28,14 +28,14 @@ import pandas as pd
 import requests
 
 from lmprobes import sources
+from lmprobes.io import write_text
 from lmprobes.sources import (
     MAX_RETRY_AFTER,
-    _backoff_delay,
-    _content_length,
-    _Retryable,
-    _retry_after,
-    _timeouts,
-    _write_atomically,
+    backoff_delay,
+    content_length,
+    Retryable,
+    retry_after,
+    http_timeouts,
 )
 
 logger = logging.getLogger("lmprobes.suites.lama.wikidata")
@@ -161,31 +161,31 @@ class SparqlClient:
         path = self._path_of(key)
         path.parent.mkdir(parents=True, exist_ok=True)
         record = {"endpoint": self.endpoint, "query": sparql, "response": response}
-        _write_atomically(path, json.dumps(record, ensure_ascii=False) + "\n")
+        write_text(json.dumps(record, ensure_ascii=False) + "\n", path)
 
     # -- requests ------------------------------------------------------------------------------
 
     def _fetch_with_retries(self, key: str, sparql: str) -> dict:
-        last_error: _Retryable | None = None
+        last_error: Retryable | None = None
         for attempt in range(self.retries + 1):
             try:
                 return self._fetch_once(key, sparql)
-            except _Retryable as error:
+            except Retryable as error:
                 last_error = error
             if attempt < self.retries:
-                delay = last_error.delay if last_error.delay is not None else _backoff_delay(self.backoff, attempt)
+                delay = last_error.delay if last_error.delay is not None else backoff_delay(self.backoff, attempt)
                 self._warn(f"Wikidata query {key}: {last_error}; retry {attempt + 1} of {self.retries} in {delay:g} s")
                 self._sleep(delay)
         raise WikidataError(key, f"failed after {self.retries + 1} attempts: {last_error}")
 
     def _fetch_once(self, key: str, sparql: str) -> dict:
-        """One POST; returns the parsed JSON or raises _Retryable / WikidataError."""
+        """One POST; returns the parsed JSON or raises Retryable / WikidataError."""
         self._wait_for_turn()
         try:
-            response = self._session.post(self.endpoint, data={"query": sparql}, timeout=_timeouts(self.timeout))
+            response = self._session.post(self.endpoint, data={"query": sparql}, timeout=http_timeouts(self.timeout))
             body = response.content
         except (requests.ConnectionError, requests.Timeout, requests.exceptions.ChunkedEncodingError) as error:
-            raise _Retryable(f"{type(error).__name__}: {error}") from error
+            raise Retryable(f"{type(error).__name__}: {error}") from error
         except requests.RequestException as error:
             raise WikidataError(key, f"request failed: {error}") from error
         finally:
@@ -207,18 +207,18 @@ def _check_status(key: str, response: requests.Response, body: bytes) -> None:
     if status == 200:
         return
     if status == 429 or status >= 500:
-        raise _Retryable(f"HTTP {status} {response.reason}", delay=retry_after_seconds(response))
+        raise Retryable(f"HTTP {status} {response.reason}", delay=retry_after_seconds(response))
     raise WikidataError(key, f"HTTP {status} {response.reason}: {_snippet(body)}")
 
 
 def _parse_body(key: str, response: requests.Response, body: bytes) -> dict:
-    expected = _content_length(response)
+    expected = content_length(response)
     if expected is not None and len(body) != expected:
-        raise _Retryable(f"body cut short: {len(body)} of {expected} bytes")
+        raise Retryable(f"body cut short: {len(body)} of {expected} bytes")
     try:
         parsed = json.loads(body)
     except ValueError as error:
-        raise _Retryable(f"response is not complete JSON: {error}") from error
+        raise Retryable(f"response is not complete JSON: {error}") from error
     if not isinstance(parsed, dict) or not isinstance(parsed.get("results", {}).get("bindings"), list):
         raise WikidataError(key, f"response has no results.bindings: {_snippet(body)}")
     return parsed
@@ -231,7 +231,7 @@ def _snippet(body: bytes) -> str:
 
 def retry_after_seconds(response: requests.Response, now: datetime | None = None) -> float | None:
     """How long a 429/503 asks us to wait (``Retry-After`` in seconds or as an HTTP-date)."""
-    seconds = _retry_after(response)
+    seconds = retry_after(response)
     if seconds is not None or response.status_code not in (429, 503):
         return seconds
     return _seconds_until_http_date(response.headers.get("Retry-After", ""), now)
