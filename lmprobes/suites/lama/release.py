@@ -1,0 +1,231 @@
+"""The LAMA release (data.zip) -> one row per fact, with the released code's filters as columns.
+
+Model-independent decisions of the original evaluation are made here and recorded per row, never
+by dropping rows: the Google-RE judgment filter (more "no" than "yes"), the 100-word limit on the
+masked sentences, membership of the object in the common vocabulary, and the (subject, object)
+dedupe of the template-queried corpora (T-REx, Google-RE), which LAMA applies after filtering.
+Model-dependent filters (single-token object) are decided at scoring time.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from pathlib import Path
+
+import pandas as pd
+import pyarrow as pa
+
+CORPORA = ("google_re", "trex", "conceptnet", "squad")
+MASK = "[MASK]"
+MAX_WORDS = 100
+# Hard-coded in the released code (they are not in relations.jsonl).
+GOOGLE_RE_TEMPLATES = {
+    "place_of_birth": "[X] was born in [Y] .",
+    "date_of_birth": "[X] (born [Y]).",
+    "place_of_death": "[X] died in [Y] .",
+}
+TEMPLATE_CORPORA = ("google_re", "trex")
+
+SCHEMA = pa.schema(
+    [
+        pa.field("row_id", pa.string()),
+        pa.field("corpus", pa.string()),
+        pa.field("relation", pa.string()),
+        pa.field("relation_label", pa.string()),
+        pa.field("relation_type", pa.string()),
+        pa.field("template", pa.string()),
+        pa.field("sub_label", pa.string()),
+        pa.field("obj_label", pa.string()),
+        pa.field("sub_uri", pa.string()),
+        pa.field("obj_uri", pa.string()),
+        pa.field("uuid", pa.string()),
+        pa.field("query", pa.string()),
+        pa.field("masked_sentences", pa.list_(pa.string())),
+        pa.field("n_words", pa.int32()),
+        pa.field("judgments_yes", pa.int32()),
+        pa.field("judgments_no", pa.int32()),
+        pa.field("judgment_rejected", pa.bool_()),
+        pa.field("too_long", pa.bool_()),
+        pa.field("in_common_vocab", pa.bool_()),
+        pa.field("duplicate", pa.bool_()),
+        pa.field("source_file", pa.string()),
+        pa.field("source_line", pa.int32()),
+    ]
+)
+
+
+class ReleaseError(ValueError):
+    """A malformed release file; the message names the file and line."""
+
+
+def read_jsonl(path: Path) -> Iterator[tuple[int, dict]]:
+    with open(path, encoding="utf-8") as f:
+        for lineno, line in enumerate(f, start=1):
+            if not line.strip():
+                continue
+            try:
+                record = json.loads(line)
+            except json.JSONDecodeError as err:
+                raise ReleaseError(f"{path}:{lineno}: not valid JSON ({err.msg})") from None
+            if not isinstance(record, dict):
+                raise ReleaseError(f"{path}:{lineno}: expected a JSON object")
+            yield lineno, record
+
+
+def _field(path: Path, lineno: int, record: dict, key: str):
+    if key not in record:
+        raise ReleaseError(f"{path}:{lineno}: missing field {key!r}")
+    return record[key]
+
+
+def load_relations(path: Path) -> dict[str, dict]:
+    relations = {}
+    for lineno, record in read_jsonl(path):
+        template = _field(path, lineno, record, "template")
+        if "[X]" not in template or "[Y]" not in template:
+            raise ReleaseError(f"{path}:{lineno}: template {template!r} lacks [X] or [Y]")
+        relations[_field(path, lineno, record, "relation")] = record
+    return relations
+
+
+def load_common_vocab(path: Path) -> set[str]:
+    return {line.strip() for line in Path(path).read_text(encoding="utf-8").splitlines() if line.strip()}
+
+
+def fill_template(template: str, subject: str) -> str:
+    """LAMA's query: the subject for [X], the mask for [Y]; spacing kept (``[Y] .``)."""
+    return template.replace("[X]", subject).replace("[Y]", MASK)
+
+
+def _row(corpus, relation, path, lineno, *, sub_label, obj_label, masked_sentences, template=None,
+         relation_label=None, relation_type=None, sub_uri=None, obj_uri=None, uuid=None, judgments=None) -> dict:
+    yes = sum(1 for j in judgments or [] if j.get("judgment") == "yes")
+    no = sum(1 for j in judgments or [] if j.get("judgment") == "no")
+    return {
+        "row_id": f"{corpus}:{relation}:{lineno}",
+        "corpus": corpus,
+        "relation": relation,
+        "relation_label": relation_label,
+        "relation_type": relation_type,
+        "template": template,
+        "sub_label": sub_label,
+        "obj_label": obj_label,
+        "sub_uri": sub_uri,
+        "obj_uri": obj_uri,
+        "uuid": uuid,
+        "query": masked_sentences[0],
+        "masked_sentences": masked_sentences,
+        # The released code joins all masked sentences before counting words.
+        "n_words": len(" ".join(masked_sentences).split()),
+        "judgments_yes": yes if judgments is not None else None,
+        "judgments_no": no if judgments is not None else None,
+        "judgment_rejected": judgments is not None and no > yes,
+        "source_file": path.name,
+        "source_line": lineno,
+    }
+
+
+def trex_rows(release: Path, relations: dict[str, dict]) -> Iterator[dict]:
+    for relation, meta in sorted(relations.items(), key=lambda kv: int(kv[0][1:]) if kv[0][1:].isdigit() else 0):
+        path = release / "TREx" / f"{relation}.jsonl"
+        if not path.exists():
+            continue  # relations.jsonl lists 5 relations without T-REx data
+        for lineno, record in read_jsonl(path):
+            sub = _field(path, lineno, record, "sub_label")
+            yield _row(
+                "trex", relation, path, lineno,
+                sub_label=sub,
+                obj_label=_field(path, lineno, record, "obj_label"),
+                masked_sentences=[fill_template(meta["template"], sub)],
+                template=meta["template"],
+                relation_label=meta.get("label"),
+                relation_type=meta.get("type"),
+                sub_uri=record.get("sub_uri"),
+                obj_uri=record.get("obj_uri"),
+                uuid=record.get("uuid"),
+            )
+
+
+def google_re_rows(release: Path) -> Iterator[dict]:
+    for relation, template in GOOGLE_RE_TEMPLATES.items():
+        path = release / "Google_RE" / f"{relation}_test.jsonl"
+        if not path.exists():
+            raise ReleaseError(f"{path}: missing from the LAMA release")
+        for lineno, record in read_jsonl(path):
+            sub = _field(path, lineno, record, "sub_label")
+            yield _row(
+                "google_re", relation, path, lineno,
+                sub_label=sub,
+                obj_label=_field(path, lineno, record, "obj_label"),
+                masked_sentences=[fill_template(template, sub)],
+                template=template,
+                relation_label=relation.replace("_", " "),
+                sub_uri=record.get("sub"),
+                obj_uri=record.get("obj"),
+                uuid=record.get("uuid"),
+                judgments=_field(path, lineno, record, "judgments"),
+            )
+
+
+def _sentence_rows(corpus: str, path: Path) -> Iterator[dict]:
+    for lineno, record in read_jsonl(path):
+        sentences = _field(path, lineno, record, "masked_sentences")
+        if not sentences or not all(MASK in s for s in sentences):
+            raise ReleaseError(f"{path}:{lineno}: every masked sentence must contain {MASK}")
+        relation = record.get("pred", "squad") if corpus == "conceptnet" else "squad"
+        yield _row(
+            corpus, relation, path, lineno,
+            sub_label=record.get("sub_label", record.get("sub")),
+            obj_label=_field(path, lineno, record, "obj_label"),
+            masked_sentences=list(sentences),
+            uuid=record.get("uuid", record.get("id")),
+        )
+
+
+def mark_filters(df: pd.DataFrame, common_vocab: set[str]) -> pd.DataFrame:
+    """Common-vocab and length flags, then the dedupe among facts that pass the filters."""
+    df = df.assign(
+        in_common_vocab=df["obj_label"].isin(common_vocab),
+        too_long=df["n_words"] > MAX_WORDS,
+    )
+    passes = df["in_common_vocab"] & ~df["too_long"] & ~df["judgment_rejected"]
+    dedupe = df["corpus"].isin(TEMPLATE_CORPORA) & passes
+    first = ~df[dedupe].duplicated(["corpus", "relation", "sub_label", "obj_label"], keep="first")
+    df["duplicate"] = False
+    df.loc[first.index[~first], "duplicate"] = True
+    return df
+
+
+def build_corpus(corpus: str, release: Path, relations_path: Path, common_vocab_path: Path) -> pd.DataFrame:
+    """One row per line of the corpus' release files, in release order."""
+    release = Path(release)
+    if corpus == "trex":
+        rows = trex_rows(release, load_relations(relations_path))
+    elif corpus == "google_re":
+        rows = google_re_rows(release)
+    elif corpus == "conceptnet":
+        rows = _sentence_rows("conceptnet", release / "ConceptNet" / "test.jsonl")
+    elif corpus == "squad":
+        rows = _sentence_rows("squad", release / "Squad" / "test.jsonl")
+    else:
+        raise ValueError(f"unknown LAMA corpus {corpus!r}; choose one of {CORPORA}")
+    df = pd.DataFrame.from_records(list(rows), columns=[f.name for f in SCHEMA if f.name not in ("in_common_vocab", "too_long", "duplicate")])
+    if df.empty:
+        raise ReleaseError(f"{release}: no {corpus} facts found")
+    return mark_filters(df, load_common_vocab(common_vocab_path))[SCHEMA.names]
+
+
+def filter_counts(df: pd.DataFrame) -> dict[str, int]:
+    """Facts each model-independent filter removes, attributed in the released code's order:
+    sentence length, then common vocabulary, then Google-RE judgments, then the dedupe."""
+    long = df["too_long"]
+    outside = ~long & ~df["in_common_vocab"]
+    rejected = ~long & df["in_common_vocab"] & df["judgment_rejected"]
+    return {
+        "lines": len(df),
+        "too_long": int(long.sum()),
+        "not_in_common_vocab": int(outside.sum()),
+        "judgment_rejected": int(rejected.sum()),
+        "duplicate": int(df["duplicate"].sum()),
+    }
