@@ -1,0 +1,94 @@
+"""LAMA masked scoring and metrics, checked against plain computations."""
+
+import math
+
+import pandas as pd
+import pytest
+import torch
+
+from lmprobes.suites.lama import metrics as M
+from lmprobes.suites.lama.scoring import score_facts
+
+COMMON = ["bird", "fish", "tree", "flower", "tool", "insect", "vehicle", "building", "quickly", "chess", "zebra"]
+
+
+def facts(rows):
+    base = {"corpus": "trex", "too_long": False, "in_common_vocab": True, "judgment_rejected": False, "duplicate": False}
+    return pd.DataFrame([{**base, **r} for r in rows])
+
+
+@pytest.fixture
+def sample():
+    return facts([
+        {"row_id": "a", "relation": "P31", "sub_label": "robin", "obj_label": "bird", "query": "a robin is a [MASK] ."},
+        {"row_id": "b", "relation": "P31", "sub_label": "robin", "obj_label": "fish", "query": "a robin is a [MASK] ."},
+        {"row_id": "c", "relation": "P31", "sub_label": "oak", "obj_label": "tree", "query": "an oak is a [MASK] ."},
+        {"row_id": "d", "relation": "P31", "sub_label": "cat", "obj_label": "quickly", "query": "a cat is [MASK] ."},
+        {"row_id": "e", "relation": "P31", "sub_label": "ant", "obj_label": "insect", "query": "an ant is an [MASK] .", "in_common_vocab": False},
+        {"row_id": "f", "relation": "P31", "sub_label": "oak", "obj_label": "tree", "query": "an oak is a [MASK] .", "duplicate": True},
+        {"row_id": "g", "relation": "P31", "sub_label": "car", "obj_label": "vehicle", "query": "a car is a [MASK] .", "too_long": True},
+        {"row_id": "h", "relation": "P31", "sub_label": "rose", "obj_label": "flower", "query": "a rose is a [MASK] .", "judgment_rejected": True},
+    ])
+
+
+def naive_common_logprobs(lm, text):
+    tok = lm.tokenizer
+    enc = tok(text.replace("[MASK]", tok.mask_token), return_tensors="pt")
+    with torch.no_grad():
+        logits = lm.model(**enc).logits[0]
+    position = enc["input_ids"][0].tolist().index(tok.mask_token_id)
+    full = logits[position].log_softmax(-1)
+    vocab = tok.get_vocab()
+    return {w: full[vocab[w]].item() for w in COMMON if w in vocab}
+
+
+def test_ranks_equal_a_plain_computation(tiny_bert, sample):
+    scores = score_facts(tiny_bert, sample, COMMON, progress=False).set_index("row_id")
+    assert scores.loc[list("abc"), "kept"].all()
+    for row_id, gold in (("a", "bird"), ("b", "fish"), ("c", "tree")):
+        logprobs = naive_common_logprobs(tiny_bert, sample.set_index("row_id").loc[row_id, "query"])
+        rank = 1 + sum(v > logprobs[gold] for v in logprobs.values())
+        assert scores.loc[row_id, "rank_raw"] == rank
+        assert scores.loc[row_id, "gold_logprob"] == pytest.approx(logprobs[gold], abs=1e-5)
+        ordered = sorted(logprobs, key=logprobs.get, reverse=True)
+        assert list(scores.loc[row_id, "top_tokens"]) == ordered[:10]
+    # a and b share (relation, subject): each one's filtered rank ignores the other if above it.
+    for row_id, gold, other in (("a", "bird", "fish"), ("b", "fish", "bird")):
+        logprobs = naive_common_logprobs(tiny_bert, "a robin is a [MASK] .")
+        other_above = logprobs[other] > logprobs[gold]
+        assert scores.loc[row_id, "rank_filtered"] == scores.loc[row_id, "rank_raw"] - other_above
+
+
+def test_skip_reasons_in_the_released_order(tiny_bert, sample):
+    scores = score_facts(tiny_bert, sample, COMMON, progress=False).set_index("row_id")
+    assert scores.loc["d", "skip_reason"] == "not_single_token" and scores.loc["d", "gold_pieces"] > 1
+    assert scores.loc["e", "skip_reason"] == "not_in_common_vocab"
+    assert scores.loc["f", "skip_reason"] == "duplicate"
+    assert scores.loc["g", "skip_reason"] == "too_long"
+    assert scores.loc["h", "skip_reason"] == "judgment_rejected"
+    assert scores.loc[list("defgh"), "rank_raw"].isna().all()
+    assert math.isnan(scores.loc["d", "gold_logprob"])
+
+
+def test_causal_models_are_refused(tiny_gpt2, sample):
+    with pytest.raises(ValueError, match="'tiny-gpt2' is a causal LM"):
+        score_facts(tiny_gpt2, sample, COMMON, progress=False)
+
+
+def test_metrics_equal_plain_python():
+    ranks = {("trex", "P19"): [1, 2, 11, None], ("trex", "P36"): [1, 1, 1500], ("squad", "squad"): [3]}
+    rows = []
+    for (corpus, relation), rs in ranks.items():
+        for r in rs:
+            rows.append({"corpus": corpus, "relation": relation, "kept": r is not None, "rank_raw": r})
+    df = pd.DataFrame(rows)
+    df["rank_raw"] = df["rank_raw"].astype("Int32")
+    per_relation = M.relation_scores(df).set_index("relation")
+    assert per_relation.loc["P19", "p1"] == pytest.approx(1 / 3)
+    assert per_relation.loc["P19", "p10"] == pytest.approx(2 / 3)
+    assert per_relation.loc["P19", "mrr"] == pytest.approx((1 + 1 / 2 + 1 / 11) / 3)
+    assert per_relation.loc["P36", "mrr"] == pytest.approx((1 + 1 + 0) / 3), "ranks beyond 1,000 count 0"
+    assert per_relation.loc["P19", "n_kept"] == 3 and per_relation.loc["P19", "n_facts"] == 4
+    corpus = M.corpus_scores(per_relation.reset_index()).set_index("corpus")
+    assert corpus.loc["trex", "p1"] == pytest.approx((1 / 3 + 2 / 3) / 2), "macro over relations"
+    assert corpus.loc["squad", "p10"] == 1.0
