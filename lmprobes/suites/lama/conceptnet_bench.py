@@ -77,7 +77,7 @@ def measure_stream(source: str, out: str) -> None:
     began = time.perf_counter()
     stats = stream_to_parquet(source, out)
     seconds = time.perf_counter() - began
-    peak_mb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024  # Linux reports KiB
+    peak_mb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024  # KiB on Linux -> MiB
     print(json.dumps({"seconds": seconds, "peak_mb": peak_mb, **stats}))
 
 
@@ -99,7 +99,8 @@ def main(argv: list[str] | None = None) -> None:
         result = json.loads(child.stdout.strip().splitlines()[-1])
     print(f"streamed {result['rows_read']:,} rows in {result['seconds']:.1f} s: "
           f"{result['rows_read'] / result['seconds']:,.0f} rows/s, "
-          f"{result['english_edges']:,} English edges, peak memory {result['peak_mb']:.0f} MB")
+          f"{result['english_edges']:,} English edges, "
+          f"peak memory {result['peak_mb']:.0f} MiB (ru_maxrss of the streaming process)")
 
 
 if __name__ == "__main__":
