@@ -10,6 +10,7 @@ include: "rules/common.smk"
 include: "rules/sources.smk"
 include: "rules/models.smk"
 include: "rules/ettinger.smk"
+include: "rules/lama.smk"
 
 
 localrules:
@@ -17,6 +18,7 @@ localrules:
     download_source,
     download_model,
     build_tiny_model,
+    extract_source,
 
 
 rule all:

@@ -13,7 +13,7 @@ MODELS_DIR = Path("resources/models")
 SOURCES_DIR = Path("resources/sources")
 
 # Suites the workflow knows; each has a block under suites: in config.yaml.
-SUITES = ("ettinger",)
+SUITES = ("ettinger", "lama")
 
 
 class ConfigError(ValueError):
@@ -27,9 +27,11 @@ def check_config(config: dict) -> None:
     for suite, settings in config.get("suites", {}).items():
         _check_suite_models(config, suite, settings)
         _check_suite_sources(config, suite, settings)
-    ettinger = config.get("suites", {}).get("ettinger")
-    if ettinger:
-        _check_ettinger(config, ettinger)
+    suites = config.get("suites", {})
+    if suites.get("ettinger"):
+        _check_ettinger(config, suites["ettinger"])
+    if suites.get("lama"):
+        _check_lama(config, suites["lama"])
 
 
 def _check_suite_models(config: dict, suite: str, settings: dict) -> None:
@@ -56,6 +58,14 @@ def _check_ettinger(config: dict, settings: dict) -> None:
     qualitative = settings.get("qualitative_model")
     if qualitative is not None and qualitative not in settings["models"]:
         raise ConfigError(f"suites.ettinger.qualitative_model: {qualitative!r} is not in suites.ettinger.models")
+
+
+def _check_lama(config: dict, settings: dict) -> None:
+    for i, slug in enumerate(settings.get("models", [])):
+        if config["models"][slug]["family"] == "causal":
+            raise ConfigError(
+                f"suites.lama.models[{i}]: {slug!r} is a causal model; LAMA scoring is masked-only for now"
+            )
 
 
 def model_kind(spec: dict) -> str:

@@ -13,6 +13,7 @@ from lmprobes.config import (
 )
 from lmprobes.suites.ettinger.datasets import DATASETS as ETTINGER_DATASETS
 from lmprobes.suites.ettinger.tables import QUALITATIVE, QUANTITATIVE
+from lmprobes.suites.lama.release import CORPORA as LAMA_CORPORA
 
 validate(config, "schemas/config.schema.yaml")
 check_config(config)
@@ -20,6 +21,7 @@ check_config(config)
 MODELS = config["models"]
 ETTINGER = config["suites"]["ettinger"]
 ETTINGER_TABLES = QUANTITATIVE + QUALITATIVE
+LAMA = config["suites"]["lama"]
 
 
 def alternatives(names):
@@ -34,6 +36,7 @@ wildcard_constraints:
     source=alternatives(config["sources"]),
     filename=r"[^/]+",
     dataset=alternatives(ETTINGER_DATASETS),
+    corpus=alternatives(LAMA_CORPORA),
 
 
 def get_final_outputs():
@@ -50,6 +53,15 @@ def get_final_outputs():
             ext=["csv", "md"],
         )
         targets.append("results/plots/ettinger/accuracy.png")
+    if LAMA["models"]:
+        targets += expand(
+            "results/datasets/lama/{corpus}.parquet", corpus=LAMA["corpora"]
+        )
+        targets += expand(
+            "results/scores/lama/{model}/{corpus}.parquet",
+            model=LAMA["models"],
+            corpus=LAMA["corpora"],
+        )
     return targets
 
 
@@ -84,3 +96,20 @@ def get_ettinger_scores(wildcards):
         model=ETTINGER["models"],
         dataset=ETTINGER_DATASETS,
     )
+
+
+def get_archive(wildcards):
+    return str(source_path(config, wildcards.source))
+
+
+def get_lama_source(role):
+    """An input function for one of LAMA's sources (release, relations, common_vocab)."""
+
+    def source(wildcards):
+        return str(source_path(config, LAMA["sources"][role]))
+
+    return source
+
+
+def get_lama_provenance(wildcards):
+    return {role: config["sources"][name] for role, name in LAMA["sources"].items()}

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+import json
 from collections.abc import Callable
 from pathlib import Path
 
@@ -77,3 +78,73 @@ def ettinger_tsvs() -> dict[str, Path]:
         "neg_simp": ETTINGER_RELEASE / "NEG-136/NEG-136-SIMP.tsv",
         "neg_nat": ETTINGER_RELEASE / "NEG-136/NEG-136-NAT.tsv",
     }
+
+
+# --- a LAMA release in the real format (tests/test_lama_*.py and the workflow test) ---------
+
+RELATIONS = [
+    {"relation": "P19", "template": "[X] was born in [Y] .", "label": "place of birth", "type": "N-1"},
+    {"relation": "P36", "template": "The capital of [X] is [Y] .", "label": "capital", "type": "1-1"},
+    {"relation": "P166", "template": "[X] was awarded the [Y] .", "label": "award received", "type": "N-M"},
+]
+COMMON_VOCAB = ["Paris", "London", "France", "1941", "Rome", "fly", "linebacker", "Alexandra"]
+
+
+def _jsonl(path: Path, records: list[dict]) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text("".join(json.dumps(r) + "\n" for r in records), encoding="utf-8")
+
+
+def trex(uuid, sub, obj, pid="P19"):
+    return {"uuid": uuid, "obj_uri": "Q90", "obj_label": obj, "sub_uri": "Q1", "sub_label": sub, "predicate_id": pid,
+            "evidences": [{"sub_surface": sub, "obj_surface": obj, "masked_sentence": f"{sub} was born in [MASK]."}]}
+
+
+def google(sub, obj, yes, no):
+    judgments = [{"rater": f"r{i}", "judgment": "yes"} for i in range(yes)] + [{"rater": f"s{i}", "judgment": "no"} for i in range(no)]
+    return {"pred": "/people/person/place_of_birth", "sub": "/m/0x", "obj": "/m/0y", "evidences": [], "judgments": judgments,
+            "sub_w": None, "sub_label": sub, "sub_aliases": [], "obj_w": None, "obj_label": obj, "obj_aliases": [],
+            "uuid": f"g-{sub}", "masked_sentences": [f"{sub} was born in [MASK] ."]}
+
+
+def write_lama_release(root: Path) -> Path:
+    """A LAMA release in the real format, small enough to read: every filter fires at least once."""
+    data = root / "data"
+    _jsonl(data / "relations.jsonl", RELATIONS)
+    _jsonl(data / "TREx" / "P19.jsonl", [
+        trex("t1", "Allan Peiper", "Alexandra"),
+        trex("t2", "Ann Smith", "Paris"),
+        trex("t3", "Ann Smith", "Paris"),            # duplicate (subject, object)
+        trex("t4", "Bob Jones", "Saint-Denis"),      # object outside the common vocab
+    ])
+    _jsonl(data / "TREx" / "P36.jsonl", [trex("t5", "France", "Paris", "P36")])
+    _jsonl(data / "Google_RE" / "place_of_birth_test.jsonl", [google("Peter Martin", "London", 1, 4), google("Mary Lee", "Rome", 3, 1)])
+    _jsonl(data / "Google_RE" / "date_of_birth_test.jsonl", [google("Peter Martin", "1941", 2, 0)])
+    _jsonl(data / "Google_RE" / "place_of_death_test.jsonl", [google("Mary Lee", "Paris", 2, 2)])
+    long_sentence = " ".join(["word"] * 100) + " birds can [MASK] ."
+    _jsonl(data / "ConceptNet" / "test.jsonl", [
+        {"sub": "bird", "obj": "fly", "pred": "CapableOf", "obj_label": "fly", "masked_sentences": ["A bird can [MASK] ."], "uuid": "c1"},
+        {"sub": "bird", "obj": "fly", "pred": "CapableOf", "obj_label": "fly", "masked_sentences": [long_sentence], "uuid": "c2"},
+    ])
+    _jsonl(data / "Squad" / "test.jsonl", [
+        {"masked_sentences": ["Von Miller plays in [MASK] position for the Denver Broncos."], "obj_label": "linebacker", "id": "56bf_0", "sub_label": "Squad"},
+        {"masked_sentences": ["Von Miller plays in [MASK] position for the Denver Broncos."], "obj_label": "linebacker", "id": "56bf_1", "sub_label": "Squad"},
+    ])
+    (data / "common_vocab_cased.txt").write_text("\n".join(COMMON_VOCAB) + "\n", encoding="utf-8")
+    return data
+
+
+
+
+@pytest.fixture(scope="session")
+def lama_release_writer():
+    """``writer(root)`` writes the fixture release under ``root/data`` and returns that folder."""
+    return write_lama_release
+
+
+@pytest.fixture(scope="session")
+def lama_records():
+    """The fixture's record builders, for tests that write their own release files."""
+    import types
+
+    return types.SimpleNamespace(jsonl=_jsonl, google=google, trex=trex)

@@ -33,7 +33,8 @@ def test_full_config_is_valid_and_covers_the_papers_models():
     }
     assert papers <= set(config["models"])
     assert papers <= set(config["suites"]["ettinger"]["models"])
-    assert all(s["sha256"] for s in config["sources"].values())
+    unpinned = sorted(name for name, s in config["sources"].items() if not s["sha256"])
+    assert unpinned == ["lama_release"], "only the source whose hash is unknown offline is unpinned"
 
 
 def test_defaults_are_filled_in_nested_entries():
@@ -71,6 +72,7 @@ def test_schema_errors_name_the_key(mutate, culprit):
         (lambda c: c["suites"]["ettinger"].update(method="masked"), r"suites\.ettinger\.models\[7\]: 'gpt2' is a causal model.*masked-only"),
         (lambda c: c["suites"]["ettinger"]["sources"].update(role="nowhere"), r"suites\.ettinger\.sources\.role: source 'nowhere'"),
         (lambda c: c["suites"]["ettinger"].update(qualitative_model="tiny"), r"qualitative_model: 'tiny'"),
+        (lambda c: c["suites"]["lama"]["models"].append("gpt2"), r"suites\.lama\.models\[6\]: 'gpt2' is a causal model"),
     ],
 )
 def test_cross_checks_name_the_key(mutate, message):

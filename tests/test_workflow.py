@@ -1,6 +1,7 @@
 """The workflow end to end on the demo configuration, in a temporary copy of the repository."""
 
 import shutil
+import zipfile
 import subprocess
 import sys
 from pathlib import Path
@@ -119,8 +120,9 @@ def test_full_config_plans_every_rule_for_every_model():
     run = subprocess.run([sys.executable, "-m", "snakemake", "-n", "all"], cwd=ROOT, capture_output=True, text=True)
     assert run.returncode == 0, run.stderr[-3000:]
     counts = job_counts(run.stdout)
-    assert counts == {"all": 1, "download_model": 10, "download_source": 4, "ettinger_dataset": 4,
-                      "ettinger_score": 10, "ettinger_tables": 1}
+    assert counts == {"all": 1, "download_model": 10, "download_source": 7, "ettinger_dataset": 4,
+                      "ettinger_score": 10, "ettinger_tables": 1, "extract_source": 1, "lama_dataset": 4,
+                      "lama_score": 6}
 
 
 def write_config(workdir: Path, name: str, config: dict) -> str:
@@ -202,3 +204,33 @@ def test_deleting_one_dataset_reruns_only_its_dependents(demo):
     assert run.returncode == 0
     # One scoring job per model (the model is loaded once for all four datasets).
     assert job_counts(run.stdout) == {"all": 1, "ettinger_dataset": 1, "ettinger_score": 3, "ettinger_tables": 1}
+
+
+def test_lama_release_to_scores(demo, tmp_path, lama_release_writer):
+    """data.zip (a fixture in the real format) -> extracted -> four corpora -> tiny-bert scores."""
+    data = lama_release_writer(tmp_path / "release")
+    archive = tmp_path / "data.zip"
+    with zipfile.ZipFile(archive, "w") as bundle:
+        for path in sorted(data.rglob("*")):
+            bundle.write(path, path.relative_to(data.parent).as_posix())
+    sources = {
+        "lama_release": {"url": archive.as_uri(), "sha256": None},
+        "lama_relations": {"url": (data / "relations.jsonl").as_uri(), "sha256": None},
+        "lama_common_vocab": {"url": (data / "common_vocab_cased.txt").as_uri(), "sha256": None},
+    }
+    name = write_config(demo, "lama.yaml", {"sources": sources, "suites": {"lama": {"models": ["tiny-bert"]}}})
+    run = snakemake(demo, "all", configs=(DEMO, "fast.yaml", name))
+    assert run.returncode == 0, run.stdout[-3000:] + run.stderr[-3000:]
+    trex = read_parquet(demo / "results/datasets/lama/trex.parquet")
+    assert len(trex) == 5 and trex["duplicate"].sum() == 1
+    assert read_metadata(demo / "results/datasets/lama/google_re.parquet")["filter_counts"]["judgment_rejected"] == 1
+    for corpus in ("google_re", "trex", "conceptnet", "squad"):
+        scores = read_parquet(demo / f"results/scores/lama/tiny-bert/{corpus}.parquet")
+        items = read_parquet(demo / f"results/datasets/lama/{corpus}.parquet")
+        assert list(scores["row_id"]) == list(items["row_id"])
+    conceptnet = read_parquet(demo / "results/scores/lama/tiny-bert/conceptnet.parquet")
+    assert conceptnet["skip_reason"].tolist()[1] == "too_long"
+    trex_scores = read_parquet(demo / "results/scores/lama/tiny-bert/trex.parquet")
+    # tiny-bert is uncased: a capitalised label never re-joins to itself, so LAMA skips it.
+    assert set(trex_scores["skip_reason"]) <= {"not_single_token", "not_in_common_vocab", "duplicate"}
+    assert "data.zip" in (demo / "resources/sources/sources.lock.tsv").read_text()

@@ -1,0 +1,12 @@
+from lmprobes.suites.lama.pipeline import make_dataset
+from lmprobes.workflow import logged
+
+with logged(snakemake.log):
+    make_dataset(
+        snakemake.wildcards.corpus,
+        snakemake.input.release,
+        snakemake.input.relations,
+        snakemake.input.common_vocab,
+        snakemake.output[0],
+        provenance=snakemake.params.provenance,
+    )

@@ -1,0 +1,18 @@
+import torch
+
+from lmprobes.suites.lama.pipeline import score_datasets
+from lmprobes.workflow import logged
+
+with logged(snakemake.log):
+    torch.set_num_threads(snakemake.threads)
+    score_datasets(
+        snakemake.input.datasets,
+        snakemake.input.common_vocab,
+        snakemake.input.model,
+        snakemake.output,
+        slug=snakemake.wildcards.model,
+        spec=snakemake.params.spec,
+        device=snakemake.params.device,
+        top_k=snakemake.params.top_k,
+        progress=snakemake.params.progress,
+    )
