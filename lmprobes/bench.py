@@ -53,7 +53,7 @@ class Timed:
 
     def line(self) -> str:
         return (
-            f"{self.primitive:<22} items={self.items:<6d} seconds={self.seconds:8.3f} "
+            f"{self.primitive:<26} items={self.items:<6d} seconds={self.seconds:8.3f} "
             f"items/s={self.items / self.seconds:10.1f} tokens/s={self.tokens / self.seconds:12.1f}"
         )
 
@@ -169,7 +169,12 @@ def benchmarks(lm: LM, items: list[Item]) -> list[tuple[str, Callable[[list[Item
                 "mask_predictions",
                 lambda b: mask_predictions(lm, texts(b), targets(b), progress=False),
                 lambda b: n_tokens(texts(b), special=True),
-            )
+            ),
+            (
+                "mask_predictions_full_head",
+                lambda b: mask_predictions(lm, texts(b), targets(b), progress=False, head_only=False),
+                lambda b: n_tokens(texts(b), special=True),
+            ),
         ]
     return [
         (

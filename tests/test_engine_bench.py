@@ -19,7 +19,7 @@ def test_synthetic_items_split_sentences_at_a_word() -> None:
 @pytest.mark.parametrize(
     ("arch", "primitives"),
     [
-        ("bert", ["mask_predictions"]),
+        ("bert", ["mask_predictions", "mask_predictions_full_head"]),
         ("gpt2", ["next_token_predictions", "sequence_logprobs", "continuation_logprobs"]),
     ],
 )

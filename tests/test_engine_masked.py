@@ -122,3 +122,12 @@ def test_target_lists_must_match_texts(tiny_bert) -> None:
         mask_predictions(tiny_bert, ["A [MASK]."], [[1], [2]], progress=False)
     with pytest.raises(ValueError, match="outside the vocabulary"):
         mask_predictions(tiny_bert, ["A [MASK]."], [[10**6]], progress=False)
+
+
+def test_full_forward_gives_the_same_predictions(tiny_bert) -> None:
+    texts = ["a robin is a [MASK] .", "the waitress had [MASK] the customer .", "[MASK] is a bird ."]
+    head_only = mask_predictions(tiny_bert, texts, [[5, 6]] * 3, top_k=5, progress=False)
+    everywhere = mask_predictions(tiny_bert, texts, [[5, 6]] * 3, top_k=5, progress=False, head_only=False)
+    for a, b in zip(head_only, everywhere):
+        assert a.top_ids == b.top_ids
+        assert a.target_logprobs == pytest.approx(b.target_logprobs, abs=1e-5)

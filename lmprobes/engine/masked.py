@@ -35,18 +35,21 @@ def mask_predictions(
     top_k: int = 5,
     *,
     progress: bool = True,
+    head_only: bool = True,
 ) -> list[TokenPrediction]:
     """Top-k ids and target log-probs at the single mask of each text (full-vocabulary log-softmax)."""
     _check_masked(lm)
     check_targets(targets, len(texts), vocab_size(lm))
-    return map_mask_logprobs(lm, texts, predict_items(targets, top_k), progress=progress)
+    return map_mask_logprobs(lm, texts, predict_items(targets, top_k), progress=progress, head_only=head_only)
 
 
-def map_mask_logprobs(lm: LM, texts: list[str], fn: ItemFn, *, progress: bool = True) -> list:
+def map_mask_logprobs(lm: LM, texts: list[str], fn: ItemFn, *, progress: bool = True, head_only: bool = True) -> list:
     """``fn(logprobs[n, V] float32, item_indices)`` over the mask rows of ``texts``; one result per text.
 
     Each text must contain exactly one ``tokenizer.mask_token``; the model sees the tokenizer's
-    own encoding of the text (with its special tokens).
+    own encoding of the text (with its special tokens). ``head_only=False`` projects every
+    position through the LM head (a full forward) and gathers the mask rows afterwards: the same
+    numbers, kept for measuring what applying the head at mask rows only saves.
     """
     _check_masked(lm)
     _check_one_mask_each(lm, texts)
@@ -58,7 +61,7 @@ def map_mask_logprobs(lm: LM, texts: list[str], fn: ItemFn, *, progress: bool = 
 
     results = map_row_logprobs(
         lm,
-        masked_projection(lm),
+        masked_projection(lm) if head_only else Projection(base=None, head=None),
         sequences,
         positions,
         per_rows,
