@@ -6,12 +6,13 @@ import json
 import threading
 from collections.abc import Callable
 from datetime import datetime, timezone
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 from pathlib import Path
 from urllib.parse import parse_qs
 
 import pandas as pd
 import pytest
+from loopback import send, serve_http
 import requests
 
 from lmprobes.suites.lama.wikidata import (
@@ -66,15 +67,6 @@ class FakeEndpoint:
         responder(handler)
 
 
-def send(handler: BaseHTTPRequestHandler, code: int, body: bytes, headers: dict[str, str] | None = None) -> None:
-    handler.send_response(code)
-    for key, value in (headers or {}).items():
-        handler.send_header(key, value)
-    handler.send_header("Content-Length", str(len(body)))
-    handler.end_headers()
-    handler.wfile.write(body)
-
-
 def ok(body: bytes = RESULT) -> Responder:
     return lambda handler: send(handler, 200, body, {"Content-Type": "application/sparql-results+json"})
 
@@ -95,24 +87,10 @@ def truncated(handler: BaseHTTPRequestHandler) -> None:
 @pytest.fixture
 def endpoint():
     holder: dict[str, FakeEndpoint] = {}
-
-    class Handler(BaseHTTPRequestHandler):
-        protocol_version = "HTTP/1.1"  # keep-alive, like the real endpoint
-
-        def do_POST(self) -> None:
-            holder["endpoint"].respond(self)
-
-        def log_message(self, *args) -> None:
-            pass
-
-    httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-    httpd.daemon_threads = True
-    holder["endpoint"] = FakeEndpoint(f"http://127.0.0.1:{httpd.server_address[1]}/sparql")
-    thread = threading.Thread(target=httpd.serve_forever, args=(0.05,), daemon=True)
-    thread.start()
-    yield holder["endpoint"]
-    httpd.shutdown()
-    httpd.server_close()
+    # keep-alive, like the real endpoint
+    with serve_http(lambda handler: holder["endpoint"].respond(handler), keep_alive=True) as url:
+        holder["endpoint"] = FakeEndpoint(f"{url}/sparql")
+        yield holder["endpoint"]
 
 
 class FakeTime:

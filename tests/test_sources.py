@@ -10,10 +10,11 @@ import tarfile
 import threading
 import zipfile
 from collections.abc import Callable
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 from pathlib import Path
 
 import pytest
+from loopback import send, serve_http
 
 from lmprobes import sources
 from lmprobes.sources import (
@@ -70,18 +71,18 @@ def serve(data: bytes, *, honour_range: bool = True) -> Responder:
         if honour_range and match:
             start = int(match.group(1))
             if start >= len(data):
-                _send(handler, 416, b"", {"Content-Range": f"bytes */{len(data)}"})
+                send(handler, 416, b"", {"Content-Range": f"bytes */{len(data)}"})
                 return
             content_range = f"bytes {start}-{len(data) - 1}/{len(data)}"
-            _send(handler, 206, data[start:], {"Content-Range": content_range})
+            send(handler, 206, data[start:], {"Content-Range": content_range})
         else:
-            _send(handler, 200, data)
+            send(handler, 200, data)
 
     return responder
 
 
 def status(code: int, headers: dict[str, str] | None = None) -> Responder:
-    return lambda handler: _send(handler, code, b"error\n", headers or {})
+    return lambda handler: send(handler, code, b"error\n", headers or {})
 
 
 def cut_short(data: bytes, keep: int) -> Responder:
@@ -98,34 +99,12 @@ def cut_short(data: bytes, keep: int) -> Responder:
     return responder
 
 
-def _send(handler: BaseHTTPRequestHandler, code: int, body: bytes, headers: dict[str, str] | None = None) -> None:
-    handler.send_response(code)
-    for key, value in (headers or {}).items():
-        handler.send_header(key, value)
-    handler.send_header("Content-Length", str(len(body)))
-    handler.end_headers()
-    handler.wfile.write(body)
-
-
 @pytest.fixture
 def server():
     holder: dict[str, FakeServer] = {}
-
-    class Handler(BaseHTTPRequestHandler):
-        def do_GET(self) -> None:
-            holder["server"].respond(self)
-
-        def log_message(self, *args) -> None:
-            pass
-
-    httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-    httpd.daemon_threads = True
-    holder["server"] = FakeServer(f"http://127.0.0.1:{httpd.server_address[1]}")
-    thread = threading.Thread(target=httpd.serve_forever, args=(0.05,), daemon=True)
-    thread.start()
-    yield holder["server"]
-    httpd.shutdown()
-    httpd.server_close()
+    with serve_http(lambda handler: holder["server"].respond(handler)) as url:
+        holder["server"] = FakeServer(url)
+        yield holder["server"]
 
 
 @pytest.fixture(autouse=True)
@@ -268,7 +247,7 @@ def test_resume_past_the_end_416_starts_over(server, tmp_path):
 
 def test_resume_with_a_206_from_the_wrong_offset_starts_over(server, tmp_path):
     def wrong_range(handler: BaseHTTPRequestHandler) -> None:
-        _send(handler, 206, DATA[10:], {"Content-Range": f"bytes 10-{len(DATA) - 1}/{len(DATA)}"})
+        send(handler, 206, DATA[10:], {"Content-Range": f"bytes 10-{len(DATA) - 1}/{len(DATA)}"})
 
     url = server.route("/data.bin", wrong_range, serve(DATA))
     dest = tmp_path / "data.bin"
