@@ -139,7 +139,8 @@ def _prefers(good: pd.Series, bads: list[pd.Series], threshold: float, policy: s
     return prefer, strong, scorable
 
 
-def _sensitivity_records(table, model, row, prefer, strong, scorable, labels=("Prefer good", "w/ .01 thresh")):
+def _sensitivity_records(table, model, row, prefer, strong, scorable, labels: tuple[str, str]) -> list[dict]:
+    """The plain and the with-threshold preference percentages of one comparison."""
     unscorable = int((~scorable).sum())
     return [
         _record(table, model, row, labels[0], _percent(prefer), len(prefer), unscorable=unscorable),
@@ -151,18 +152,19 @@ def cprag_sensitivity(model: str, df: pd.DataFrame, threshold: float, policy: st
     orig = df[df["condition"] == "orig"]
     probs = orig.pivot(index="item", columns="completion", values="target_prob")
     prefer, strong, scorable = _prefers(probs["expected"], [probs["within_category"], probs["between_category"]], threshold, policy)
-    return _sensitivity_records("table5", model, "", prefer, strong, scorable, _threshold_labels(threshold))
+    return _sensitivity_records("table5", model, "", prefer, strong, scorable, ("Prefer good", _threshold_label(threshold)))
 
 
 def role_sensitivity(model: str, df: pd.DataFrame, threshold: float, policy: str) -> list[dict]:
     orig = df[df["condition"] == "orig"]
     probs = orig.pivot(index="pair", columns="role", values="target_prob")
     prefer, strong, scorable = _prefers(probs["a"], [probs["b"]], threshold, policy)
-    return _sensitivity_records("table9", model, "", prefer, strong, scorable, _threshold_labels(threshold))
+    return _sensitivity_records("table9", model, "", prefer, strong, scorable, ("Prefer good", _threshold_label(threshold)))
 
 
-def _threshold_labels(threshold: float) -> tuple[str, str]:
-    return "Prefer good", f"w/ {threshold:g} thresh".replace("0.", ".")
+def _threshold_label(threshold: float) -> str:
+    """The paper's column name, e.g. ``w/ .01 thresh``."""
+    return f"w/ {threshold:g} thresh".replace("0.", ".")
 
 
 def _true_vs_false(df: pd.DataFrame, polarity: str, threshold: float, policy: str):
@@ -175,8 +177,8 @@ def neg_simp_sensitivity(model: str, df: pd.DataFrame, threshold: float, policy:
     records = []
     for polarity, label in (("aff", "Affirmative"), ("neg", "Negative")):
         prefer, strong, scorable = _true_vs_false(df, polarity, threshold, policy)
-        records.append(_record("table12", model, "", label, _percent(prefer), len(prefer), unscorable=int((~scorable).sum())))
-        records.append(_record("table12", model, "", f"{label} w/ {threshold:g} thresh".replace("0.", "."), _percent(strong), len(strong), unscorable=int((~scorable).sum())))
+        labels = (label, f"{label} {_threshold_label(threshold)}")
+        records += _sensitivity_records("table12", model, "", prefer, strong, scorable, labels)
     return records
 
 

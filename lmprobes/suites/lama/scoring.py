@@ -90,7 +90,9 @@ def score_facts(lm: LM, facts: pd.DataFrame, common_vocab: list[str], *, top_k: 
     tokenizer = lm.tokenizer
     allowed = common_vocab_ids(tokenizer, common_vocab)
     allowed_set = set(allowed)
-    gold_ids = {label: single_token_id(tokenizer, label) for label in set(facts["obj_label"])}
+    labels = set(facts["obj_label"])
+    gold_ids = {label: single_token_id(tokenizer, label) for label in labels}
+    gold_pieces = {label: word_ids(tokenizer, label).n_pieces for label in labels}
     reasons = [skip_reason(f, gold_ids[f.obj_label], allowed_set) for f in facts.itertuples(index=False)]
     valid = valid_object_ids(facts, gold_ids)
     kept = [i for i, reason in enumerate(reasons) if not reason]
@@ -106,7 +108,7 @@ def score_facts(lm: LM, facts: pd.DataFrame, common_vocab: list[str], *, top_k: 
     results = map_mask_logprobs(lm, texts, rank_gold, progress=progress)
     by_row = dict(zip(kept, results))
     return pd.DataFrame.from_records(
-        [_score_row(lm, facts.iloc[i], reasons[i], gold_ids, by_row.get(i)) for i in range(len(facts))]
+        [_score_row(lm, facts.iloc[i], reasons[i], gold_ids, gold_pieces, by_row.get(i)) for i in range(len(facts))]
     )
 
 
@@ -127,9 +129,8 @@ def _ranks(restricted: torch.Tensor, allowed: list[int], position: dict[int, int
     }
 
 
-def _score_row(lm: LM, fact, reason: str, gold_ids, result: dict | None) -> dict:
+def _score_row(lm: LM, fact, reason: str, gold_ids, gold_pieces, result: dict | None) -> dict:
     gold = gold_ids[fact.obj_label]
-    pieces = word_ids(lm.tokenizer, fact.obj_label).n_pieces
     result = result or {}
     return {
         "row_id": fact.row_id,
@@ -137,7 +138,7 @@ def _score_row(lm: LM, fact, reason: str, gold_ids, result: dict | None) -> dict
         "kept": not reason,
         "skip_reason": reason,
         "gold_id": gold if gold is not None else -1,
-        "gold_pieces": pieces,
+        "gold_pieces": gold_pieces[fact.obj_label],
         "gold_logprob": result.get("gold_logprob", math.nan),
         "rank_raw": result.get("rank_raw"),
         "rank_filtered": result.get("rank_filtered"),
