@@ -14,6 +14,7 @@ SOURCES_DIR = Path("resources/sources")
 
 # Suites the workflow knows; each has a block under suites: in config.yaml.
 SUITES = ("ettinger", "lama")
+GENERATED_CORPORA = ("trex_raw", "conceptnet_gen", "wikidata_fresh")
 
 
 class ConfigError(ValueError):
@@ -61,6 +62,12 @@ def _check_ettinger(config: dict, settings: dict) -> None:
 
 
 def _check_lama(config: dict, settings: dict) -> None:
+    generated = settings.get("generated", {})
+    for i, corpus in enumerate(settings.get("corpora", [])):
+        if corpus in GENERATED_CORPORA and corpus not in generated:
+            raise ConfigError(
+                f"suites.lama.corpora[{i}]: {corpus!r} is a generated dataset; configure it under suites.lama.generated.{corpus}"
+            )
     for i, slug in enumerate(settings.get("models", [])):
         if config["models"][slug]["family"] == "causal":
             raise ConfigError(

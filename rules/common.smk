@@ -53,6 +53,9 @@ def get_final_outputs():
             ext=["csv", "md"],
         )
         targets.append("results/plots/ettinger/accuracy.png")
+    targets += expand(
+        "results/datasets/lama/{corpus}.parquet", corpus=sorted(LAMA["generated"])
+    )
     if LAMA["models"]:
         targets += expand(
             "results/datasets/lama/{corpus}.parquet", corpus=LAMA["corpora"]

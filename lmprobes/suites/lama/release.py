@@ -10,7 +10,7 @@ Model-dependent filters (single-token object) are decided at scoring time.
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from pathlib import Path
 
 import pandas as pd
@@ -42,6 +42,11 @@ SCHEMA = pa.schema(
         pa.field("uuid", pa.string()),
         pa.field("query", pa.string()),
         pa.field("masked_sentences", pa.list_(pa.string())),
+        # Aliases and every valid object of (subject, relation), where the source has them
+        # (Google-RE aliases; Wikidata for wikidata_fresh); null otherwise.
+        pa.field("sub_aliases", pa.list_(pa.string())),
+        pa.field("obj_aliases", pa.list_(pa.string())),
+        pa.field("valid_objects", pa.list_(pa.string())),
         pa.field("n_words", pa.int32()),
         pa.field("judgments_yes", pa.int32()),
         pa.field("judgments_no", pa.int32()),
@@ -98,8 +103,9 @@ def fill_template(template: str, subject: str) -> str:
     return template.replace("[X]", subject).replace("[Y]", MASK)
 
 
-def _row(corpus, relation, path, lineno, *, sub_label, obj_label, masked_sentences, template=None,
-         relation_label=None, relation_type=None, sub_uri=None, obj_uri=None, uuid=None, judgments=None) -> dict:
+def make_row(corpus, relation, path, lineno, *, sub_label, obj_label, masked_sentences, template=None,
+         relation_label=None, relation_type=None, sub_uri=None, obj_uri=None, uuid=None, judgments=None,
+         sub_aliases=None, obj_aliases=None, valid_objects=None) -> dict:
     yes = sum(1 for j in judgments or [] if j.get("judgment") == "yes")
     no = sum(1 for j in judgments or [] if j.get("judgment") == "no")
     return {
@@ -116,6 +122,9 @@ def _row(corpus, relation, path, lineno, *, sub_label, obj_label, masked_sentenc
         "uuid": uuid,
         "query": masked_sentences[0],
         "masked_sentences": masked_sentences,
+        "sub_aliases": sub_aliases,
+        "obj_aliases": obj_aliases,
+        "valid_objects": valid_objects,
         # The released code joins all masked sentences before counting words.
         "n_words": len(" ".join(masked_sentences).split()),
         "judgments_yes": yes if judgments is not None else None,
@@ -133,7 +142,7 @@ def trex_rows(release: Path, relations: dict[str, dict]) -> Iterator[dict]:
             continue  # relations.jsonl lists 5 relations without T-REx data
         for lineno, record in read_jsonl(path):
             sub = _field(path, lineno, record, "sub_label")
-            yield _row(
+            yield make_row(
                 "trex", relation, path, lineno,
                 sub_label=sub,
                 obj_label=_field(path, lineno, record, "obj_label"),
@@ -154,7 +163,7 @@ def google_re_rows(release: Path) -> Iterator[dict]:
             raise ReleaseError(f"{path}: missing from the LAMA release")
         for lineno, record in read_jsonl(path):
             sub = _field(path, lineno, record, "sub_label")
-            yield _row(
+            yield make_row(
                 "google_re", relation, path, lineno,
                 sub_label=sub,
                 obj_label=_field(path, lineno, record, "obj_label"),
@@ -165,6 +174,8 @@ def google_re_rows(release: Path) -> Iterator[dict]:
                 obj_uri=record.get("obj"),
                 uuid=record.get("uuid"),
                 judgments=_field(path, lineno, record, "judgments"),
+                sub_aliases=list(record.get("sub_aliases") or []),
+                obj_aliases=list(record.get("obj_aliases") or []),
             )
 
 
@@ -174,7 +185,7 @@ def _sentence_rows(corpus: str, path: Path) -> Iterator[dict]:
         if not sentences or not all(MASK in s for s in sentences):
             raise ReleaseError(f"{path}:{lineno}: every masked sentence must contain {MASK}")
         relation = record.get("pred", "squad") if corpus == "conceptnet" else "squad"
-        yield _row(
+        yield make_row(
             corpus, relation, path, lineno,
             sub_label=record.get("sub_label", record.get("sub")),
             obj_label=_field(path, lineno, record, "obj_label"),
@@ -210,10 +221,20 @@ def build_corpus(corpus: str, release: Path, relations_path: Path, common_vocab_
         rows = _sentence_rows("squad", release / "Squad" / "test.jsonl")
     else:
         raise ValueError(f"unknown LAMA corpus {corpus!r}; choose one of {CORPORA}")
-    df = pd.DataFrame.from_records(list(rows), columns=[f.name for f in SCHEMA if f.name not in ("in_common_vocab", "too_long", "duplicate")])
+    return facts_frame(rows, load_common_vocab(common_vocab_path), f"{release}: no {corpus} facts found")
+
+
+FILTER_COLUMNS = ("in_common_vocab", "too_long", "duplicate")
+
+
+def facts_frame(rows: Iterable[dict], common_vocab: set[str], empty_message: str) -> pd.DataFrame:
+    """Rows built by ``make_row`` (any corpus, released or generated) -> the dataset in SCHEMA order,
+    with the model-independent filter flags."""
+    columns = [name for name in SCHEMA.names if name not in FILTER_COLUMNS]
+    df = pd.DataFrame.from_records(list(rows), columns=columns)
     if df.empty:
-        raise ReleaseError(f"{release}: no {corpus} facts found")
-    return mark_filters(df, load_common_vocab(common_vocab_path))[SCHEMA.names]
+        raise ReleaseError(empty_message)
+    return mark_filters(df, common_vocab)[SCHEMA.names]
 
 
 def filter_counts(df: pd.DataFrame) -> dict[str, int]:
