@@ -68,11 +68,13 @@ def _check_lama(config: dict, settings: dict) -> None:
             raise ConfigError(
                 f"suites.lama.corpora[{i}]: {corpus!r} is a generated dataset; configure it under suites.lama.generated.{corpus}"
             )
-    for i, slug in enumerate(settings.get("models", [])):
-        if config["models"][slug]["family"] == "causal":
-            raise ConfigError(
-                f"suites.lama.models[{i}]: {slug!r} is a causal model; LAMA scoring is masked-only for now"
-            )
+    if settings.get("method") == "masked":
+        for i, slug in enumerate(settings.get("models", [])):
+            if config["models"][slug]["family"] == "causal":
+                raise ConfigError(
+                    f"suites.lama.models[{i}]: {slug!r} is a causal model but suites.lama.method is 'masked' "
+                    "(the released LAMA protocol only)"
+                )
 
 
 def model_kind(spec: dict) -> str:

@@ -53,6 +53,8 @@ rule lama_score:
     params:
         spec=get_model_spec,
         top_k=LAMA["top_k"],
+        causal_methods=LAMA["causal_methods"],
+        policy=LAMA["candidate_policy"],
         device=config["device"],
         progress=config["progress"],
     script:

@@ -14,5 +14,7 @@ with logged(snakemake.log):
         spec=snakemake.params.spec,
         device=snakemake.params.device,
         top_k=snakemake.params.top_k,
+        causal_methods=snakemake.params.causal_methods,
+        policy=snakemake.params.policy,
         progress=snakemake.params.progress,
     )

@@ -70,9 +70,90 @@ def test_skip_reasons_in_the_released_order(tiny_bert, sample):
     assert math.isnan(scores.loc["d", "gold_logprob"])
 
 
-def test_causal_models_are_refused(tiny_gpt2, sample):
-    with pytest.raises(ValueError, match="'tiny-gpt2' is a causal LM"):
-        score_facts(tiny_gpt2, sample, COMMON, progress=False)
+def test_methods_need_the_right_family(tiny_gpt2, tiny_bert, sample):
+    with pytest.raises(ValueError, match="'tiny-gpt2' is a causal LM; LAMA's 'masked' method needs a masked LM"):
+        score_facts(tiny_gpt2, sample, COMMON, method="masked", progress=False)
+    with pytest.raises(ValueError, match="'tiny-bert' is a masked LM; LAMA's 'candidates' method needs a causal LM"):
+        score_facts(tiny_bert, sample, COMMON, method="candidates", progress=False)
+
+
+def plain_causal_logprobs(lm, ids):
+    """log p(ids[i+1] | ids[:i+1]) for every i, from one unbatched forward pass."""
+    with torch.no_grad():
+        logits = lm.model(torch.tensor([ids])).logits[0]
+    return logits.log_softmax(-1)
+
+
+def test_left_context_equals_a_plain_next_token_computation(tiny_gpt2, sample):
+    """LAMA's left-to-right connector: BOS + the stripped text left of the mask, ``Ġword`` ids."""
+    scores = score_facts(tiny_gpt2, sample, COMMON, method="left_context", progress=False).set_index("row_id")
+    tok = tiny_gpt2.tokenizer
+    common = {w: tok.convert_tokens_to_ids("Ġ" + w) for w in COMMON if "Ġ" + w in tok.get_vocab()}
+    assert scores.loc["a", "method"] == "left_context"
+    for row_id, context, gold in (("a", "a robin is a", "bird"), ("c", "an oak is a", "tree")):
+        ids = [tok.bos_token_id] + tok.encode(context)
+        row = plain_causal_logprobs(tiny_gpt2, ids)[-1]
+        values = {w: row[i].item() for w, i in common.items()}
+        assert scores.loc[row_id, "gold_id"] == common[gold]
+        assert scores.loc[row_id, "gold_logprob"] == pytest.approx(values[gold], abs=1e-5)
+        assert scores.loc[row_id, "rank_raw"] == 1 + sum(v > values[gold] for v in values.values())
+        assert list(scores.loc[row_id, "top_tokens"]) == sorted(values, key=values.get, reverse=True)[:10]
+
+
+def test_left_context_needs_words_left_of_the_mask(tiny_gpt2):
+    facts_ = facts([{"row_id": "x", "relation": "P1", "sub_label": "oak", "obj_label": "tree", "query": "[MASK] is what an oak is ."}])
+    scores = score_facts(tiny_gpt2, facts_, COMMON, method="left_context", progress=False)
+    assert scores["skip_reason"].tolist() == ["no_left_context"]
+
+
+def test_candidates_rank_whole_sentences_by_plain_log_likelihood(tiny_gpt2):
+    """Each candidate of the relation fills the query; the sentence score is the plain sum of
+    token log-probs after BOS; multi-token objects (``quickly``) take part."""
+    rows = [
+        {"row_id": "a", "relation": "P31", "sub_label": "robin", "obj_label": "bird", "query": "a robin is a [MASK] ."},
+        {"row_id": "b", "relation": "P31", "sub_label": "robin", "obj_label": "fish", "query": "a robin is a [MASK] ."},
+        {"row_id": "c", "relation": "P31", "sub_label": "cat", "obj_label": "quickly", "query": "a cat is [MASK] ."},
+        {"row_id": "d", "relation": "P31", "sub_label": "ant", "obj_label": "zebra", "query": "an ant is a [MASK] .", "in_common_vocab": False},
+        {"row_id": "e", "relation": "P2", "sub_label": "oak", "obj_label": "tree", "query": "an oak is a [MASK] ."},
+        {"row_id": "f", "relation": "P2", "sub_label": "rose", "obj_label": "flower", "query": "a rose is a [MASK] ."},
+    ]
+    scores = score_facts(tiny_gpt2, facts(rows), COMMON, method="candidates", progress=False).set_index("row_id")
+    tok = tiny_gpt2.tokenizer
+
+    def sentence_score(text):
+        ids = [tok.bos_token_id] + tok.encode(text)
+        logprobs = plain_causal_logprobs(tiny_gpt2, ids)
+        return sum(logprobs[i, ids[i + 1]].item() for i in range(len(ids) - 1))
+
+    candidates = {"P31": ["bird", "fish", "quickly"], "P2": ["flower", "tree"]}  # zebra is filtered out
+    for fact in rows:
+        if fact["row_id"] == "d":
+            continue
+        values = {c: sentence_score(fact["query"].replace("[MASK]", c)) for c in candidates[fact["relation"]]}
+        gold = values[fact["obj_label"]]
+        got = scores.loc[fact["row_id"]]
+        assert got["n_candidates"] == len(values)
+        assert got["gold_logprob"] == pytest.approx(gold, abs=1e-4)
+        assert got["rank_raw"] == 1 + sum(v > gold for v in values.values())
+        assert list(got["top_tokens"]) == sorted(values, key=values.get, reverse=True)
+    assert scores.loc["d", "skip_reason"] == "not_in_common_vocab"
+    # robin has two valid objects: each one's filtered rank ignores the other.
+    for row_id, other in (("a", "fish"), ("b", "bird")):
+        own = scores.loc[row_id, "gold_logprob"]
+        other_score = scores.loc["b" if row_id == "a" else "a", "gold_logprob"]
+        assert scores.loc[row_id, "rank_filtered"] == scores.loc[row_id, "rank_raw"] - (other_score > own)
+
+
+def test_valid_objects_column_counts_for_the_filtered_rank(tiny_bert):
+    """Objects listed by the source (Wikidata) but absent from the dataset still filter."""
+    query = "a robin is a [MASK] ."
+    plain = naive_common_logprobs(tiny_bert, query)
+    gold = min(plain, key=plain.get)  # the lowest-scoring common word, so every other one is above
+    fact = {"row_id": "a", "relation": "P31", "sub_label": "robin", "obj_label": gold, "query": query,
+            "valid_objects": sorted(set(plain) - {gold})[:3]}
+    scores = score_facts(tiny_bert, facts([fact]), COMMON, progress=False)
+    assert scores["rank_raw"].item() == len(plain)
+    assert scores["rank_filtered"].item() == len(plain) - 3
 
 
 def test_metrics_equal_plain_python():

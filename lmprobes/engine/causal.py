@@ -26,6 +26,7 @@ __all__ = [
     "TokenPrediction",
     "causal_projection",
     "continuation_logprobs",
+    "map_next_token_logprobs",
     "next_token_predictions",
     "sequence_logprobs",
 ]
@@ -81,12 +82,24 @@ def next_token_predictions(
     """The distribution of the token after each context (top-k ids and target log-probs)."""
     _check_causal(lm)
     check_targets(targets, len(contexts), vocab_size(lm))
+    predict = predict_items(targets, top_k)
+    return map_next_token_logprobs(lm, contexts, predict, bos=bos, strip_context=strip_context, progress=progress)
+
+
+def map_next_token_logprobs(
+    lm: LM, contexts: list[str], fn, *, bos: bool = True, strip_context: bool = True, progress: bool = True
+) -> list:
+    """``fn(logprobs[n, V] float32, item_indices)`` over the next-token rows of ``contexts``.
+
+    The causal counterpart of ``map_mask_logprobs``: one result per context, the LM head applied
+    only at each context's last position.
+    """
+    _check_causal(lm)
     sequences = _encode_contexts(lm, contexts, bos=bos, strip_context=strip_context)
     positions = [[len(ids) - 1] for ids in sequences]
-    predict = predict_items(targets, top_k)
 
     def per_rows(logprobs: torch.Tensor, rows: list[Row]) -> list:
-        return predict(logprobs, [row.item for row in rows])
+        return fn(logprobs, [row.item for row in rows])
 
     results = _run(lm, sequences, positions, per_rows, progress, "next token")
     return [item_results[0] for item_results in results]

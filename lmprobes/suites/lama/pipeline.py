@@ -5,11 +5,13 @@ from __future__ import annotations
 import logging
 from pathlib import Path
 
+import pandas as pd
+
 from lmprobes import __version__
 from lmprobes.io import read_metadata, read_parquet, write_parquet
 from lmprobes.models import load_lm
 from lmprobes.suites.lama.release import SCHEMA, build_corpus, filter_counts, load_common_vocab
-from lmprobes.suites.lama.scoring import SCORE_SCHEMA, score_facts
+from lmprobes.suites.lama.scoring import SCORE_SCHEMA, methods_for, score_facts
 
 log = logging.getLogger("lmprobes.lama")
 
@@ -40,21 +42,34 @@ def make_dataset(corpus: str, extracted: Path, relations: Path, common_vocab: Pa
 
 
 def score_datasets(datasets: list[Path], common_vocab: Path, model_dir: Path, outs: list[Path], *, slug: str,
-                   spec: dict, device: str, top_k: int, progress: bool = True) -> None:
-    """Load the model once and score every corpus with it."""
+                   spec: dict, device: str, top_k: int, causal_methods: list[str], policy: str = "bos",
+                   progress: bool = True) -> None:
+    """Load the model once and score every corpus with each of the model's methods."""
     lm = load_lm(slug, spec, model_dir, device)
     vocab = sorted(load_common_vocab(common_vocab))
+    methods = methods_for(lm.family, causal_methods)
     for dataset, out in zip(datasets, outs, strict=True):
-        scores = score_facts(lm, read_parquet(dataset), vocab, top_k=top_k, progress=progress)
-        skipped = scores.loc[~scores["kept"], "skip_reason"].value_counts().sort_index().to_dict()
-        log.info("%s on %s: %d kept, skipped %s", slug, Path(dataset).stem, int(scores["kept"].sum()), skipped)
+        facts = read_parquet(dataset)
+        scores = pd.concat(
+            [score_facts(lm, facts, vocab, method=m, top_k=top_k, policy=policy, progress=progress) for m in methods],
+            ignore_index=True,
+        )
+        summary = {m: skip_summary(scores[scores["method"] == m]) for m in methods}
+        log.info("%s on %s: %s", slug, Path(dataset).stem, summary)
         metadata = {
             **lm.describe(),
             "suite": "lama",
             "dataset": read_metadata(dataset).get("dataset"),
+            "methods": list(methods),
+            "causal_policy": policy if "candidates" in methods else None,
             "top_k": top_k,
-            "kept": int(scores["kept"].sum()),
-            "skipped": skipped,
+            "kept": {m: summary[m]["kept"] for m in methods},
+            "skipped": {m: summary[m]["skipped"] for m in methods},
             "generator": f"lmprobes {__version__}",
         }
         write_parquet(scores, out, SCORE_SCHEMA, metadata)
+
+
+def skip_summary(scores: pd.DataFrame) -> dict:
+    skipped = scores.loc[~scores["kept"], "skip_reason"].value_counts().sort_index()
+    return {"kept": int(scores["kept"].sum()), "skipped": {k: int(v) for k, v in skipped.items()}}

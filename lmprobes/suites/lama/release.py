@@ -47,6 +47,8 @@ SCHEMA = pa.schema(
         pa.field("sub_aliases", pa.list_(pa.string())),
         pa.field("obj_aliases", pa.list_(pa.string())),
         pa.field("valid_objects", pa.list_(pa.string())),
+        # Source sentences that state the fact, object masked (trex_raw, conceptnet_gen); null otherwise.
+        pa.field("evidences", pa.list_(pa.string())),
         pa.field("n_words", pa.int32()),
         pa.field("judgments_yes", pa.int32()),
         pa.field("judgments_no", pa.int32()),
@@ -105,7 +107,7 @@ def fill_template(template: str, subject: str) -> str:
 
 def make_row(corpus, relation, path, lineno, *, sub_label, obj_label, masked_sentences, template=None,
          relation_label=None, relation_type=None, sub_uri=None, obj_uri=None, uuid=None, judgments=None,
-         sub_aliases=None, obj_aliases=None, valid_objects=None) -> dict:
+         sub_aliases=None, obj_aliases=None, valid_objects=None, evidences=None) -> dict:
     yes = sum(1 for j in judgments or [] if j.get("judgment") == "yes")
     no = sum(1 for j in judgments or [] if j.get("judgment") == "no")
     return {
@@ -125,6 +127,7 @@ def make_row(corpus, relation, path, lineno, *, sub_label, obj_label, masked_sen
         "sub_aliases": sub_aliases,
         "obj_aliases": obj_aliases,
         "valid_objects": valid_objects,
+        "evidences": evidences,
         # The released code joins all masked sentences before counting words.
         "n_words": len(" ".join(masked_sentences).split()),
         "judgments_yes": yes if judgments is not None else None,

@@ -1,9 +1,18 @@
-"""LAMA scoring of masked LMs, as the released code does it, plus a labelled ``filtered`` rank.
+"""LAMA scoring: masked LMs as the released code does it, causal LMs two ways.
 
-At the mask: log-softmax over the full vocabulary, then keep only the common-vocabulary ids
-(no renormalisation). The gold's ``rank_raw`` is its 1-based position among them; ``rank_filtered``
-also removes the other valid objects of the same (subject, relation) that rank above it (the
-paper's filter, never in the released code). Each fact's skip reason, in the released order:
+Methods (one row per fact and method, ``method`` column):
+- ``masked``: log-softmax at the mask over the full vocabulary, then keep only the common-vocabulary
+  ids (no renormalisation), as the released code does.
+- ``left_context``: LAMA's own connector for left-to-right LMs: the model reads BOS plus the text
+  left of the mask (stripped) and predicts the next token; ranked among the same common-vocabulary
+  ids (``Ġword`` ids for byte-level BPE). Words right of the mask are unseen by construction.
+- ``candidates``: every object of the relation (the distinct objects of its facts that pass the
+  model-independent filters) is filled into the query and the filled sentence is scored by its
+  causal log-likelihood (BEAR / lm-pub-quiz style); multi-token objects take part.
+
+``rank_raw`` is the gold's 1-based rank (1 + the number of entries scoring strictly higher);
+``rank_filtered`` also removes the other valid objects of the same (subject, relation) that rank
+above it (the paper's filter, never in the released code). Skip reasons, in the released order:
 too long, object not one token (its single piece must spell the label exactly), outside the
 common vocabulary, Google-RE judgments, duplicate.
 """
@@ -11,21 +20,28 @@ common vocabulary, Google-RE judgments, duplicate.
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 
+import numpy as np
 import pandas as pd
 import pyarrow as pa
 import torch
 
-from lmprobes.engine import map_mask_logprobs, word_ids
+from lmprobes.engine import map_mask_logprobs, sequence_logprobs, word_ids
+from lmprobes.engine.causal import map_next_token_logprobs
 from lmprobes.engine.lm import LM
 from lmprobes.suites.lama.release import MASK
 
 TOP_K = 10
+MASKED_METHODS = ("masked",)
+CAUSAL_METHODS = ("left_context", "candidates")
+METHODS = MASKED_METHODS + CAUSAL_METHODS
 
 SCORE_SCHEMA = pa.schema(
     [
         pa.field("row_id", pa.string()),
         pa.field("model", pa.string()),
+        pa.field("method", pa.string()),
         pa.field("kept", pa.bool_()),
         pa.field("skip_reason", pa.string()),
         pa.field("gold_id", pa.int64()),
@@ -33,10 +49,16 @@ SCORE_SCHEMA = pa.schema(
         pa.field("gold_logprob", pa.float64()),
         pa.field("rank_raw", pa.int32()),
         pa.field("rank_filtered", pa.int32()),
+        pa.field("n_candidates", pa.int32()),
         pa.field("top_tokens", pa.list_(pa.string())),
         pa.field("top_logprobs", pa.list_(pa.float64())),
     ]
 )
+
+
+def methods_for(family: str, causal_methods: Sequence[str] = CAUSAL_METHODS) -> tuple[str, ...]:
+    """The methods a model of ``family`` is scored with."""
+    return MASKED_METHODS if family == "masked" else tuple(causal_methods)
 
 
 def piece_text(tokenizer, token_id: int) -> str:
@@ -58,12 +80,10 @@ def common_vocab_ids(tokenizer, common_vocab: list[str]) -> list[int]:
     return sorted(i for i in ids if i is not None)
 
 
-def skip_reason(fact, gold_id: int | None, allowed: set[int]) -> str:
+def model_independent_reason(fact) -> str:
     if fact.too_long:
         return "too_long"
-    if gold_id is None:
-        return "not_single_token"
-    if not fact.in_common_vocab or gold_id not in allowed:
+    if not fact.in_common_vocab:
         return "not_in_common_vocab"
     if fact.judgment_rejected:
         return "judgment_rejected"
@@ -72,76 +92,195 @@ def skip_reason(fact, gold_id: int | None, allowed: set[int]) -> str:
     return ""
 
 
-def valid_object_ids(facts: pd.DataFrame, gold_ids: dict[str, int | None]) -> dict[tuple[str, str], set[int]]:
-    """All single-token objects of each (relation, subject) in the dataset."""
-    valid: dict[tuple[str, str], set[int]] = {}
-    for fact in facts.itertuples(index=False):
-        gold = gold_ids[fact.obj_label]
-        if gold is not None:
-            valid.setdefault((fact.relation, fact.sub_label), set()).add(gold)
+def token_skip_reason(fact, gold_id: int | None, allowed: set[int]) -> str:
+    """The released code's order: length, single token, common vocabulary, judgments, dedupe."""
+    if fact.too_long:
+        return "too_long"
+    if gold_id is None:
+        return "not_single_token"
+    if gold_id not in allowed:
+        return "not_in_common_vocab"
+    return model_independent_reason(fact)
+
+
+def valid_objects(facts: pd.DataFrame) -> dict[tuple[str, str], set[str]]:
+    """Every valid object label of each (relation, subject): the dataset's own facts plus the
+    source's ``valid_objects`` list where the dataset has one (Wikidata, raw T-REx)."""
+    valid: dict[tuple[str, str], set[str]] = {}
+    listed = facts["valid_objects"] if "valid_objects" in facts else [None] * len(facts)
+    for relation, subject, obj, more in zip(facts["relation"], facts["sub_label"], facts["obj_label"], listed):
+        labels = valid.setdefault((relation, subject), set())
+        labels.add(obj)
+        if more is not None:
+            labels.update(more)
     return valid
 
 
-def score_facts(lm: LM, facts: pd.DataFrame, common_vocab: list[str], *, top_k: int = TOP_K,
-                progress: bool = True) -> pd.DataFrame:
-    """One row per fact; only kept facts run through the model."""
-    if lm.family != "masked":
-        raise ValueError(f"model {lm.name!r} is a {lm.family} LM; LAMA's masked protocol needs a masked LM")
+def score_facts(lm: LM, facts: pd.DataFrame, common_vocab: list[str], *, method: str | None = None,
+                top_k: int = TOP_K, policy: str = "bos", progress: bool = True) -> pd.DataFrame:
+    """One SCORE_SCHEMA row per fact; only kept facts run through the model."""
+    method = method or methods_for(lm.family)[0]
+    _check_method(lm, method)
+    if method == "candidates":
+        return _score_candidates(lm, facts, top_k=top_k, policy=policy, progress=progress)
+    return _score_tokens(lm, facts, common_vocab, method=method, top_k=top_k, progress=progress)
+
+
+def _check_method(lm: LM, method: str) -> None:
+    if method not in METHODS:
+        raise ValueError(f"unknown LAMA method {method!r}; choose one of {METHODS}")
+    if method not in methods_for(lm.family, CAUSAL_METHODS):
+        raise ValueError(f"model {lm.name!r} is a {lm.family} LM; LAMA's {method!r} method needs a "
+                         f"{'masked' if method == 'masked' else 'causal'} LM")
+
+
+# --- one token at the mask (masked, left_context) ---------------------------------------------
+
+
+def _score_tokens(lm: LM, facts: pd.DataFrame, common_vocab: list[str], *, method: str, top_k: int,
+                  progress: bool) -> pd.DataFrame:
     tokenizer = lm.tokenizer
     allowed = common_vocab_ids(tokenizer, common_vocab)
-    allowed_set = set(allowed)
-    labels = set(facts["obj_label"])
+    labels = sorted(set(facts["obj_label"]) | {o for objs in valid_objects(facts).values() for o in objs})
     gold_ids = {label: single_token_id(tokenizer, label) for label in labels}
-    gold_pieces = {label: word_ids(tokenizer, label).n_pieces for label in labels}
-    reasons = [skip_reason(f, gold_ids[f.obj_label], allowed_set) for f in facts.itertuples(index=False)]
-    valid = valid_object_ids(facts, gold_ids)
+    pieces = {label: word_ids(tokenizer, label).n_pieces for label in set(facts["obj_label"])}
+    reasons = [token_skip_reason(f, gold_ids[f.obj_label], set(allowed)) for f in facts.itertuples(index=False)]
+    if method == "left_context":
+        reasons = [reason or _left_context_reason(query) for reason, query in zip(reasons, facts["query"])]
     kept = [i for i, reason in enumerate(reasons) if not reason]
-    texts = [facts["query"].iat[i].replace(MASK, tokenizer.mask_token) for i in kept]
-    index = torch.tensor(allowed)
-    position = {token: j for j, token in enumerate(allowed)}
+    ranker = TokenRanker(allowed, valid_objects(facts), gold_ids, tokenizer, top_k)
+    records = list(facts.itertuples(index=False))
+    items = [records[i] for i in kept]
 
-    def rank_gold(logprobs: torch.Tensor, items: list[int]) -> list[dict]:
-        restricted = logprobs[:, index.to(logprobs.device)]
-        return [_ranks(restricted[row], allowed, position, facts.iloc[kept[item]], gold_ids, valid, top_k, tokenizer)
-                for row, item in enumerate(items)]
+    def rank(logprobs: torch.Tensor, indices: list[int]) -> list[dict]:
+        return ranker.rank(logprobs, [items[i] for i in indices])
 
-    results = map_mask_logprobs(lm, texts, rank_gold, progress=progress)
+    if method == "masked":
+        texts = [fact.query.replace(MASK, tokenizer.mask_token) for fact in items]
+        results = map_mask_logprobs(lm, texts, rank, progress=progress)
+    else:
+        contexts = [fact.query.split(MASK, 1)[0] for fact in items]
+        results = map_next_token_logprobs(lm, contexts, rank, bos=True, strip_context=True, progress=progress)
     by_row = dict(zip(kept, results))
-    return pd.DataFrame.from_records(
-        [_score_row(lm, facts.iloc[i], reasons[i], gold_ids, gold_pieces, by_row.get(i)) for i in range(len(facts))]
-    )
+    return _frame([
+        _score_row(lm, method, fact, reason, gold_ids[fact.obj_label], pieces[fact.obj_label], by_row.get(i))
+        for i, (fact, reason) in enumerate(zip(records, reasons))
+    ])
 
 
-def _ranks(restricted: torch.Tensor, allowed: list[int], position: dict[int, int], fact, gold_ids, valid, top_k,
-           tokenizer) -> dict:
-    gold = gold_ids[fact.obj_label]
-    gold_logprob = restricted[position[gold]]
-    above = restricted > gold_logprob
-    others = [position[v] for v in valid[(fact.relation, fact.sub_label)] if v != gold and v in position]
-    other_above = int(above[others].sum()) if others else 0
-    values, order = restricted.topk(min(top_k, len(allowed)))
+def _left_context_reason(query: str) -> str:
+    """LAMA's connector conditions on the words left of the mask; with none there is nothing to read
+    but BOS, and the gold would be a sentence-initial form outside the restricted vocabulary."""
+    return "" if query.split(MASK, 1)[0].strip() else "no_left_context"
+
+
+class TokenRanker:
+    """Ranks each gold id among the allowed (common-vocabulary) ids of a log-prob row."""
+
+    def __init__(self, allowed: list[int], valid: dict, gold_ids: dict, tokenizer, top_k: int) -> None:
+        self.allowed = allowed
+        self.index = torch.tensor(allowed, dtype=torch.long)
+        self.position = {token: j for j, token in enumerate(allowed)}
+        self.valid = valid
+        self.gold_ids = gold_ids
+        self.tokenizer = tokenizer
+        self.top_k = top_k
+
+    def rank(self, logprobs: torch.Tensor, facts: list) -> list[dict]:
+        restricted = logprobs[:, self.index.to(logprobs.device)].cpu()
+        return [self._rank_one(row, fact) for row, fact in zip(restricted, facts)]
+
+    def _rank_one(self, restricted: torch.Tensor, fact) -> dict:
+        gold = self.position[self.gold_ids[fact.obj_label]]
+        others = [self.position[t] for t in self._other_valid_ids(fact) if t in self.position]
+        scores = restricted.numpy()
+        top = np.argsort(-scores, kind="stable")[: self.top_k]
+        return {
+            **rank_among(scores, gold, others),
+            "top_tokens": [piece_text(self.tokenizer, self.allowed[j]) for j in top],
+            "top_logprobs": scores[top].astype(float).tolist(),
+        }
+
+    def _other_valid_ids(self, fact) -> set[int]:
+        labels = self.valid.get((fact.relation, fact.sub_label), set()) - {fact.obj_label}
+        return {self.gold_ids[label] for label in labels if self.gold_ids.get(label) is not None}
+
+
+def rank_among(scores: np.ndarray, gold: int, others: Sequence[int]) -> dict:
+    """The gold's raw rank among ``scores`` and its rank once the ``others`` are removed."""
+    above = scores > scores[gold]
+    other_above = int(above[list(others)].sum()) if len(others) else 0
+    raw = int(above.sum()) + 1
+    return {"gold_logprob": float(scores[gold]), "rank_raw": raw, "rank_filtered": raw - other_above}
+
+
+# --- whole-sentence candidate ranking (causal) --------------------------------------------------
+
+
+def relation_candidates(facts: pd.DataFrame) -> dict[str, list[str]]:
+    """The answer space of each relation: the distinct objects of its facts that pass the
+    model-independent filters, sorted."""
+    passing = facts[facts["in_common_vocab"] & ~facts["too_long"] & ~facts["judgment_rejected"]]
+    return {relation: sorted(set(group)) for relation, group in passing.groupby("relation")["obj_label"]}
+
+
+def _score_candidates(lm: LM, facts: pd.DataFrame, *, top_k: int, policy: str, progress: bool) -> pd.DataFrame:
+    candidates = relation_candidates(facts)
+    records = list(facts.itertuples(index=False))
+    reasons = [model_independent_reason(fact) for fact in records]
+    kept = [fact for fact, reason in zip(records, reasons) if not reason]
+    sentences = sorted({_fill(fact.query, c) for fact in kept for c in candidates[fact.relation]})
+    scored = sequence_logprobs(lm, sentences, policy=policy, progress=progress)
+    loglik = dict(zip(sentences, (s.total for s in scored)))
+    valid = valid_objects(facts)
+    pieces = {label: word_ids(lm.tokenizer, label).n_pieces for label in set(facts["obj_label"])}
+    rows = []
+    for fact, reason in zip(records, reasons):
+        result = None if reason else _rank_candidates(fact, candidates[fact.relation], loglik, valid, top_k)
+        row = _score_row(lm, "candidates", fact, reason, None, pieces[fact.obj_label], result)
+        row["n_candidates"] = None if reason else len(candidates[fact.relation])
+        rows.append(row)
+    return _frame(rows)
+
+
+def _fill(query: str, candidate: str) -> str:
+    return query.replace(MASK, candidate, 1)
+
+
+def _rank_candidates(fact, candidates: list[str], loglik: dict[str, float], valid, top_k: int) -> dict:
+    scores = np.array([loglik[_fill(fact.query, c)] for c in candidates])
+    position = {c: j for j, c in enumerate(candidates)}
+    others = [position[o] for o in valid[(fact.relation, fact.sub_label)] - {fact.obj_label} if o in position]
+    top = np.argsort(-scores, kind="stable")[:top_k]
     return {
-        "gold_logprob": float(gold_logprob),
-        "rank_raw": int(above.sum()) + 1,
-        "rank_filtered": int(above.sum()) + 1 - other_above,
-        "top_tokens": [piece_text(tokenizer, allowed[j]) for j in order.tolist()],
-        "top_logprobs": values.tolist(),
+        **rank_among(scores, position[fact.obj_label], others),
+        "top_tokens": [candidates[j] for j in top],
+        "top_logprobs": scores[top].astype(float).tolist(),
     }
 
 
-def _score_row(lm: LM, fact, reason: str, gold_ids, gold_pieces, result: dict | None) -> dict:
-    gold = gold_ids[fact.obj_label]
+# --- rows ------------------------------------------------------------------------------------
+
+
+def _score_row(lm: LM, method: str, fact, reason: str, gold: int | None, pieces: int, result: dict | None) -> dict:
     result = result or {}
     return {
         "row_id": fact.row_id,
         "model": lm.name,
+        "method": method,
         "kept": not reason,
         "skip_reason": reason,
         "gold_id": gold if gold is not None else -1,
-        "gold_pieces": gold_pieces[fact.obj_label],
+        "gold_pieces": pieces,
         "gold_logprob": result.get("gold_logprob", math.nan),
         "rank_raw": result.get("rank_raw"),
         "rank_filtered": result.get("rank_filtered"),
+        "n_candidates": None,
         "top_tokens": result.get("top_tokens", []),
         "top_logprobs": result.get("top_logprobs", []),
     }
+
+
+def _frame(rows: list[dict]) -> pd.DataFrame:
+    return pd.DataFrame.from_records(rows, columns=SCORE_SCHEMA.names)
+
