@@ -68,6 +68,9 @@ def _check_lama(config: dict, settings: dict) -> None:
             raise ConfigError(
                 f"suites.lama.corpora[{i}]: {corpus!r} is a generated dataset; configure it under suites.lama.generated.{corpus}"
             )
+    qualitative = settings.get("qualitative_model")
+    if qualitative is not None and qualitative not in settings.get("models", []):
+        raise ConfigError(f"suites.lama.qualitative_model: {qualitative!r} is not in suites.lama.models")
     if settings.get("method") == "masked":
         for i, slug in enumerate(settings.get("models", [])):
             if config["models"][slug]["family"] == "causal":

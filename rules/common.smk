@@ -13,6 +13,7 @@ from lmprobes.config import (
 )
 from lmprobes.suites.ettinger.datasets import DATASETS as ETTINGER_DATASETS
 from lmprobes.suites.ettinger.tables import QUALITATIVE, QUANTITATIVE
+from lmprobes.suites.lama.pipeline import TABLES as LAMA_TABLES
 from lmprobes.suites.lama.release import CORPORA as LAMA_CORPORA
 
 validate(config, "schemas/config.schema.yaml")
@@ -60,11 +61,11 @@ def get_final_outputs():
         targets += expand(
             "results/datasets/lama/{corpus}.parquet", corpus=LAMA["corpora"]
         )
+        targets += get_lama_scores(None)
         targets += expand(
-            "results/scores/lama/{model}/{corpus}.parquet",
-            model=LAMA["models"],
-            corpus=LAMA["corpora"],
+            "results/tables/lama/{table}.{ext}", table=LAMA_TABLES, ext=["csv", "md"]
         )
+        targets.append("results/plots/lama/precision_at_k.png")
     return targets
 
 
@@ -116,3 +117,11 @@ def get_lama_source(role):
 
 def get_lama_provenance(wildcards):
     return {role: config["sources"][name] for role, name in LAMA["sources"].items()}
+
+
+def get_lama_scores(wildcards):
+    return expand(
+        "results/scores/lama/{model}/{corpus}.parquet",
+        model=LAMA["models"],
+        corpus=LAMA["corpora"],
+    )

@@ -59,3 +59,25 @@ rule lama_score:
         progress=config["progress"],
     script:
         "../scripts/lama_score.py"
+
+
+rule lama_tables:
+    input:
+        datasets=expand(
+            "results/datasets/lama/{corpus}.parquet", corpus=LAMA["corpora"]
+        ),
+        scores=get_lama_scores,
+        published="resources/lama/published.csv",
+        paper_examples="resources/lama/table3_paper.tsv",
+    output:
+        expand("results/tables/lama/{table}.{ext}", table=LAMA_TABLES, ext=["csv", "md"]),
+        plot="results/plots/lama/precision_at_k.png",
+    log:
+        "logs/tables/lama.log",
+    conda:
+        "../envs/lmprobes.yaml"
+    params:
+        qualitative_model=LAMA["qualitative_model"],
+        seed=config["seed"],
+    script:
+        "../scripts/lama_tables.py"

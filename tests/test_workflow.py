@@ -14,7 +14,7 @@ from lmprobes.io import read_metadata, read_parquet
 
 ROOT = Path(__file__).resolve().parents[1]
 WORKFLOW_FILES = ["Snakefile", "config.yaml", "rules", "scripts", "envs", "profiles", "resources/tiny",
-                  "resources/demo", "resources/ettinger"]
+                  "resources/demo", "resources/ettinger", "resources/lama"]
 DEMO = "resources/demo/config.yaml"
 FAST = {"suites": {"ettinger": {"shuffles": 3}}}
 ROLE_TSV = "raw.githubusercontent.com/aetting/lm-diagnostics/080de8d8b29a3d6f5fe133af73d7e9170f4d4c0c/datasets/ROLE-88/ROLE-88.tsv"
@@ -122,7 +122,7 @@ def test_full_config_plans_every_rule_for_every_model():
     counts = job_counts(run.stdout)
     assert counts == {"all": 1, "download_model": 10, "download_source": 7, "ettinger_dataset": 4,
                       "ettinger_score": 10, "ettinger_tables": 1, "extract_source": 1, "lama_dataset": 4,
-                      "lama_score": 6}
+                      "lama_score": 9, "lama_tables": 1}
 
 
 def write_config(workdir: Path, name: str, config: dict) -> str:
@@ -207,7 +207,8 @@ def test_deleting_one_dataset_reruns_only_its_dependents(demo):
 
 
 def test_lama_release_to_scores(demo, tmp_path, lama_release_writer):
-    """data.zip (a fixture in the real format) -> extracted -> four corpora -> tiny-bert scores."""
+    """data.zip (a fixture in the real format) -> extracted -> four corpora -> scores of a masked
+    and a causal model -> tables, with every filter firing and counted."""
     data = lama_release_writer(tmp_path / "release")
     archive = tmp_path / "data.zip"
     with zipfile.ZipFile(archive, "w") as bundle:
@@ -218,19 +219,31 @@ def test_lama_release_to_scores(demo, tmp_path, lama_release_writer):
         "lama_relations": {"url": (data / "relations.jsonl").as_uri(), "sha256": None},
         "lama_common_vocab": {"url": (data / "common_vocab_cased.txt").as_uri(), "sha256": None},
     }
-    name = write_config(demo, "lama.yaml", {"sources": sources, "suites": {"lama": {"models": ["tiny-bert"]}}})
+    lama = {"models": ["tiny-bert", "tiny-gpt2"]}
+    name = write_config(demo, "lama.yaml", {"sources": sources, "suites": {"lama": lama}})
     run = snakemake(demo, "all", configs=(DEMO, "fast.yaml", name))
     assert run.returncode == 0, run.stdout[-3000:] + run.stderr[-3000:]
     trex = read_parquet(demo / "results/datasets/lama/trex.parquet")
     assert len(trex) == 5 and trex["duplicate"].sum() == 1
     assert read_metadata(demo / "results/datasets/lama/google_re.parquet")["filter_counts"]["judgment_rejected"] == 1
     for corpus in ("google_re", "trex", "conceptnet", "squad"):
-        scores = read_parquet(demo / f"results/scores/lama/tiny-bert/{corpus}.parquet")
         items = read_parquet(demo / f"results/datasets/lama/{corpus}.parquet")
-        assert list(scores["row_id"]) == list(items["row_id"])
+        assert list(read_parquet(demo / f"results/scores/lama/tiny-bert/{corpus}.parquet")["row_id"]) == list(items["row_id"])
+        causal = read_parquet(demo / f"results/scores/lama/tiny-gpt2/{corpus}.parquet")
+        assert causal.groupby("method")["row_id"].apply(list).to_dict() == {
+            "candidates": list(items["row_id"]), "left_context": list(items["row_id"])}
     conceptnet = read_parquet(demo / "results/scores/lama/tiny-bert/conceptnet.parquet")
     assert conceptnet["skip_reason"].tolist()[1] == "too_long"
     trex_scores = read_parquet(demo / "results/scores/lama/tiny-bert/trex.parquet")
     # tiny-bert is uncased: a capitalised label never re-joins to itself, so LAMA skips it.
     assert set(trex_scores["skip_reason"]) <= {"not_single_token", "not_in_common_vocab", "duplicate"}
+    filters = pd.read_csv(demo / "results/tables/lama/filters.csv")
+    fired = filters[filters["model"] == "dataset"].groupby("filter")["facts"].sum()
+    for name in ("too_long", "not_in_common_vocab", "judgment_rejected", "duplicate"):
+        assert fired[name] >= 1, name
+    assert filters.query("model == 'tiny-bert' and filter == 'not_single_token'")["facts"].sum() >= 1
+    table2 = pd.read_csv(demo / "results/tables/lama/table2.csv")
+    assert {"Freq", "tiny-bert", "tiny-gpt2 (left_context)", "tiny-gpt2 (candidates)", "Bb (paper)"} <= set(table2["model"])
+    assert "| google_re | birth-place |" in (demo / "results/tables/lama/table2.md").read_text()
+    assert (demo / "results/plots/lama/precision_at_k.png").stat().st_size > 0
     assert "data.zip" in (demo / "resources/sources/sources.lock.tsv").read_text()

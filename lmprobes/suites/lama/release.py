@@ -25,7 +25,7 @@ GOOGLE_RE_TEMPLATES = {
     "date_of_birth": "[X] (born [Y]).",
     "place_of_death": "[X] died in [Y] .",
 }
-TEMPLATE_CORPORA = ("google_re", "trex")
+TEMPLATE_CORPORA = ("google_re", "trex", "trex_raw", "wikidata_fresh")
 
 SCHEMA = pa.schema(
     [

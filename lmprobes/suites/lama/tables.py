@@ -1,0 +1,199 @@
+"""LAMA's tables as pure aggregations over per-fact scores, with the paper's numbers beside them.
+
+Systems are a model and a method: a masked model's own name (the released protocol), a causal
+model's ``name (left_context)`` and ``name (candidates)``, and the ``Freq`` baseline, which ranks
+the objects of each relation by how often they are the object of its facts (in the facts that
+pass the model-independent filters; ties broken alphabetically, so P@1 is never shared).
+Relation scores are means over kept facts; corpus and relation-type scores are unweighted means
+over relations (macro), as in the paper's Table 2.
+"""
+
+from __future__ import annotations
+
+import random
+
+import numpy as np
+import pandas as pd
+
+from lmprobes.suites.lama.metrics import precision_at, reciprocal_rank
+
+FREQ = "Freq"
+GOOGLE_RE_ROWS = {"place_of_birth": "birth-place", "date_of_birth": "birth-date", "place_of_death": "death-place"}
+TYPED_CORPORA = ("trex", "trex_raw", "wikidata_fresh")
+RELATION_TYPES = ("1-1", "N-1", "N-M")
+TABLE2_COLUMNS = ["source", "corpus", "row", "model", "p1", "n_facts", "n_kept", "n_relations"]
+PAPER_SYSTEMS = {"Freq": "Freq (paper)", "Txl": "Txl (paper)", "bert-base-cased": "Bb (paper)",
+                 "bert-large-cased": "Bl (paper)"}
+FACT_COLUMNS = ["row_id", "corpus", "relation", "relation_label", "relation_type", "sub_label", "obj_label", "query"]
+PASSES = "passes_filters"
+
+
+def system_name(model: str, method: str) -> str:
+    return model if method == "masked" else f"{model} ({method})"
+
+
+def scored_facts(dataset: pd.DataFrame, scores: pd.DataFrame) -> pd.DataFrame:
+    """Scores joined with the facts they score, one row per (fact, method), ``system`` added."""
+    facts = dataset[FACT_COLUMNS]
+    merged = scores.merge(facts, on="row_id", how="left", validate="many_to_one")
+    if merged["corpus"].isna().any():
+        missing = merged.loc[merged["corpus"].isna(), "row_id"].iloc[0]
+        raise ValueError(f"score row {missing!r} has no fact in the dataset")
+    return merged.assign(system=[system_name(m, k) for m, k in zip(merged["model"], merged["method"])])
+
+
+def passes_filters(dataset: pd.DataFrame) -> pd.Series:
+    return dataset["in_common_vocab"] & ~dataset["too_long"] & ~dataset["judgment_rejected"] & ~dataset["duplicate"]
+
+
+def freq_baseline(dataset: pd.DataFrame) -> pd.DataFrame:
+    """The Freq system's rows: each fact's object ranked by its frequency in the relation."""
+    facts = dataset[passes_filters(dataset)]
+    ranks = []
+    for _, group in facts.groupby("relation", sort=False):
+        counts = group["obj_label"].value_counts()
+        order = sorted(counts.index, key=lambda label: (-counts[label], label))
+        position = {label: i + 1 for i, label in enumerate(order)}
+        ranks.append(group["obj_label"].map(position).rename("rank_raw"))
+    rank = pd.concat(ranks) if ranks else pd.Series(dtype="int64", name="rank_raw")
+    out = dataset[FACT_COLUMNS].assign(model=FREQ, method="freq", system=FREQ, kept=False, rank_raw=pd.NA)
+    out.loc[rank.index, "kept"] = True
+    out.loc[rank.index, "rank_raw"] = rank
+    return out.assign(rank_raw=out["rank_raw"].astype("Int64"), rank_filtered=out["rank_raw"].astype("Int64"))
+
+
+def per_relation(facts: pd.DataFrame) -> pd.DataFrame:
+    """P@1, P@10, MRR (raw) and P@1 (filtered) per system and relation, with fact counts."""
+    kept = facts[facts["kept"]]
+    per_fact = kept.assign(
+        p1=precision_at(kept["rank_raw"], 1),
+        p10=precision_at(kept["rank_raw"], 10),
+        mrr=reciprocal_rank(kept["rank_raw"]),
+        p1_filtered=precision_at(kept["rank_filtered"], 1),
+    )
+    keys = ["system", "corpus", "relation"]
+    means = per_fact.groupby(keys, sort=True)[["p1", "p10", "mrr", "p1_filtered"]].mean() * 100.0
+    n_kept = per_fact.groupby(keys, sort=True).size().rename("n_kept")
+    lines = facts.groupby(keys, sort=True).agg(
+        relation_label=("relation_label", "first"), relation_type=("relation_type", "first"),
+        n_facts=("row_id", "size"),
+    )
+    table = lines.join(n_kept).join(means).reset_index()
+    return table.fillna({"n_kept": 0}).astype({"n_kept": "int64"})
+
+
+def table2(relations: pd.DataFrame, metric: str = "p1") -> pd.DataFrame:
+    """Mean P@1 (%) per corpus, Google-RE per relation, typed corpora per relation type, Total."""
+    records = []
+    for (system, corpus), group in relations.groupby(["system", "corpus"], sort=False):
+        scored = group[group["n_kept"] > 0]
+        for row, subset in _table2_rows(corpus, scored):
+            records.append({
+                "source": "reproduction", "corpus": corpus, "row": row, "model": system,
+                "p1": float(subset[metric].mean()) if len(subset) else np.nan,
+                "n_facts": int(subset["n_facts"].sum()), "n_kept": int(subset["n_kept"].sum()),
+                "n_relations": len(subset),
+            })
+    return pd.DataFrame.from_records(records, columns=TABLE2_COLUMNS)
+
+
+def _table2_rows(corpus: str, scored: pd.DataFrame):
+    if corpus == "google_re":
+        for relation, label in GOOGLE_RE_ROWS.items():
+            yield label, scored[scored["relation"] == relation]
+    elif corpus in TYPED_CORPORA:
+        for kind in RELATION_TYPES:
+            yield kind, scored[scored["relation_type"] == kind]
+    yield "Total", scored
+
+
+def with_published(ours: pd.DataFrame, published: pd.DataFrame) -> pd.DataFrame:
+    paper = published[published["model"].isin(PAPER_SYSTEMS)]
+    paper = paper.assign(source="paper", model=paper["model"].map(PAPER_SYSTEMS), p1=paper["value"],
+                         n_kept=np.nan)
+    return pd.concat([ours, paper[TABLE2_COLUMNS]], ignore_index=True)
+
+
+def table2_wide(tidy: pd.DataFrame, corpora: list[str]) -> pd.DataFrame:
+    """The paper's layout: one line per (corpus, row), one column per system, paper columns last."""
+    tidy = tidy[tidy["corpus"].isin(corpora)]
+    ours = tidy[tidy["source"] == "reproduction"]
+    systems = [FREQ] * (FREQ in set(ours["model"])) + sorted(set(ours["model"]) - {FREQ})
+    systems += [s for s in PAPER_SYSTEMS.values() if s in set(tidy["model"])]
+    freq = ours[ours["model"] == FREQ].set_index(["corpus", "row"])
+    wide = tidy.pivot(index=["corpus", "row"], columns="model", values="p1")
+    order = [(c, r) for c in corpora for r in _row_order(c) if (c, r) in wide.index]
+    wide = wide.reindex(index=order, columns=[s for s in systems if s in wide.columns])
+    # Lines read, and facts left by the model-independent filters (the paper's #Facts).
+    wide.insert(0, "facts", freq["n_kept"].reindex(wide.index).astype("Int64"))
+    wide.insert(0, "lines", freq["n_facts"].reindex(wide.index).astype("Int64"))
+    wide.columns.name = None
+    return wide.reset_index()
+
+
+def _row_order(corpus: str) -> list[str]:
+    if corpus == "google_re":
+        return [*GOOGLE_RE_ROWS.values(), "Total"]
+    if corpus in TYPED_CORPORA:
+        return [*RELATION_TYPES, "Total"]
+    return ["Total"]
+
+
+def precision_curve(facts: pd.DataFrame, corpus: str = "trex", ks=range(1, 101)) -> pd.DataFrame:
+    """Figure 2: mean P@k (%) over the corpus' relations for each system and k (macro)."""
+    kept = facts[(facts["corpus"] == corpus) & facts["kept"]]
+    records = []
+    for system, group in kept.groupby("system", sort=True):
+        ranks = group["rank_raw"].astype(float).to_numpy()
+        relations = group["relation"].to_numpy()
+        for k in ks:
+            per_relation = pd.Series(ranks <= k).groupby(relations).mean()
+            records.append({"model": system, "k": k, "p_at_k": 100.0 * float(per_relation.mean())})
+    return pd.DataFrame.from_records(records, columns=["model", "k", "p_at_k"])
+
+
+def filter_counts_table(dataset_counts: dict[str, dict], facts: pd.DataFrame) -> pd.DataFrame:
+    """Facts each filter removes: the model-independent ones per corpus (``dataset``), then what each
+    system skips on top of them and keeps."""
+    records = [
+        {"corpus": corpus, "model": "dataset", "filter": name, "facts": int(value)}
+        for corpus, counts in dataset_counts.items() for name, value in counts.items()
+    ]
+    for (corpus, system), group in facts[facts["system"] != FREQ].groupby(["corpus", "system"], sort=True):
+        reasons = group.loc[~group["kept"], "skip_reason"].value_counts().sort_index()
+        records += [{"corpus": corpus, "model": system, "filter": r, "facts": int(n)} for r, n in reasons.items()]
+        records.append({"corpus": corpus, "model": system, "filter": "kept", "facts": int(group["kept"].sum())})
+    return pd.DataFrame.from_records(records, columns=["corpus", "model", "filter", "facts"])
+
+
+def filter_counts_wide(tidy: pd.DataFrame) -> pd.DataFrame:
+    wide = tidy.pivot_table(index=["corpus", "model"], columns="filter", values="facts", aggfunc="first", sort=False)
+    first = ["lines", "too_long", "not_single_token", "not_in_common_vocab", "judgment_rejected", "duplicate"]
+    columns = [c for c in first if c in wide.columns] + sorted(set(wide.columns) - set(first) - {"kept"})
+    columns += ["kept"] if "kept" in wide.columns else []
+    wide = wide.reindex(columns=columns).astype("Int64")
+    wide.columns.name = None
+    return wide.reset_index()
+
+
+def example_system(facts: pd.DataFrame, model: str | None) -> str:
+    """The system whose generations fill Table 3: ``model``'s first method (the first scored
+    model when ``model`` is None)."""
+    scored = facts[facts["system"] != FREQ]
+    candidates = scored if model is None else scored[scored["model"] == model]
+    if candidates.empty:
+        raise ValueError(f"no scores of model {model!r} for Table 3")
+    return candidates["system"].iloc[0]
+
+
+def example_generations(facts: pd.DataFrame, system: str, corpora: list[str], seed: int, n_top: int = 5) -> pd.DataFrame:
+    """Table 3: one seeded random kept fact per relation, with the system's top tokens and log-probs."""
+    kept = facts[(facts["system"] == system) & facts["kept"] & facts["corpus"].isin(corpora)]
+    records = []
+    for (corpus, relation), group in kept.groupby(["corpus", "relation"], sort=True):
+        rows = group.sort_values("row_id")
+        fact = rows.iloc[random.Random(f"{seed}:{corpus}:{relation}").randrange(len(rows))]
+        generation = ", ".join(f"{t} [{v:.1f}]" for t, v in zip(fact["top_tokens"][:n_top], fact["top_logprobs"][:n_top]))
+        records.append({"corpus": corpus, "relation": relation, "query": fact["query"], "answer": fact["obj_label"],
+                        "rank": int(fact["rank_raw"]), "generation": generation, "model": system})
+    return pd.DataFrame.from_records(records, columns=["corpus", "relation", "query", "answer", "rank", "generation", "model"])

@@ -1,0 +1,16 @@
+from pathlib import Path
+
+from lmprobes.suites.lama.pipeline import make_tables
+from lmprobes.workflow import logged
+
+with logged(snakemake.log):
+    make_tables(
+        snakemake.input.datasets,
+        snakemake.input.scores,
+        snakemake.input.published,
+        snakemake.input.paper_examples,
+        Path(snakemake.output[0]).parent,
+        snakemake.output.plot,
+        qualitative_model=snakemake.params.qualitative_model,
+        seed=snakemake.params.seed,
+    )
