@@ -7,7 +7,8 @@ Each answer is cached under ``cache_dir`` by the sha256 of the endpoint and the 
 query, so a rerun of the workflow sends no request it has sent before.
 
 The query builders return SPARQL for the T-REx relations of LAMA (truthy ``wdt:P<id>``
-statements between items with English labels) and for English aliases of items;
+statements between items with English labels: all of them, those of given subjects, or a bounded
+random sample) and for English aliases of items;
 ``facts_frame`` and ``valid_objects`` turn the answers into tables.
 """
 
@@ -293,13 +294,49 @@ def relation_facts_query(relation: str, *, limit: int | None = None, subjects: l
         + "SELECT ?subject ?subjectLabel ?object ?objectLabel WHERE {\n"
         + values
         + f"  ?subject wdt:{relation} ?object .\n"
-        # Items only: some properties also link lexemes, properties or literals.
-        + f'  FILTER(STRSTARTS(STR(?subject), "{ENTITY_PREFIX}Q") && STRSTARTS(STR(?object), "{ENTITY_PREFIX}Q"))\n'
-        + '  ?subject rdfs:label ?subjectLabel . FILTER(LANG(?subjectLabel) = "en")\n'
-        + '  ?object rdfs:label ?objectLabel . FILTER(LANG(?objectLabel) = "en")\n'
+        + _items_with_english_labels()
         + "}\n"
         + "ORDER BY ?subject ?object\n"
         + _limit_clause(limit)
+    )
+
+
+def sampled_relation_facts_query(relation: str, *, limit: int, sample_seed: int = 0) -> str:
+    """The rows of ``relation_facts_query`` for a random sample of at most ``limit`` truthy
+    ``wdt:<relation>`` statements, drawn by the Blazegraph sampling service (``bd:sample``).
+
+    For relations with millions of statements (P31, P17) a full scan with ORDER BY runs past the
+    query service's 60 s limit, and a LIMIT without ORDER BY returns index order (statements
+    grouped by object: a handful of objects). The sample service picks random positions in the
+    statement index, so the query stays bounded and its rows spread over the whole relation.
+    The answer is unordered: sort it locally (``facts_frame``). Statements whose subject or
+    object is not an item or has no English label are dropped after sampling, so fewer than
+    ``limit`` rows may come back."""
+    _check_relation(relation)
+    _limit_clause(limit)
+    if isinstance(sample_seed, bool) or not isinstance(sample_seed, int):
+        raise ValueError(f"sample_seed must be an integer, got {sample_seed!r}")
+    return (
+        PREFIXES
+        + "PREFIX bd: <http://www.bigdata.com/rdf#>\n"
+        + "SELECT ?subject ?subjectLabel ?object ?objectLabel WHERE {\n"
+        + "  SERVICE bd:sample {\n"
+        + f"    ?subject wdt:{relation} ?object .\n"
+        + f"    bd:serviceParam bd:sample.limit {limit} .\n"
+        + f"    bd:serviceParam bd:sample.seed {sample_seed} .\n"
+        + '    bd:serviceParam bd:sample.sampleType "RANDOM" .\n'
+        + "  }\n"
+        + _items_with_english_labels()
+        + "}\n"
+    )
+
+
+def _items_with_english_labels() -> str:
+    return (
+        # Items only: some properties also link lexemes, properties or literals.
+        f'  FILTER(STRSTARTS(STR(?subject), "{ENTITY_PREFIX}Q") && STRSTARTS(STR(?object), "{ENTITY_PREFIX}Q"))\n'
+        + '  ?subject rdfs:label ?subjectLabel . FILTER(LANG(?subjectLabel) = "en")\n'
+        + '  ?object rdfs:label ?objectLabel . FILTER(LANG(?objectLabel) = "en")\n'
     )
 
 
