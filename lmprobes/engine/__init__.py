@@ -10,6 +10,7 @@ from lmprobes.engine.causal import (
 )
 from lmprobes.engine.lm import LM
 from lmprobes.engine.masked import map_mask_logprobs, mask_predictions
+from lmprobes.engine.pll import pseudo_log_likelihoods
 from lmprobes.engine.runner import TokenPrediction
 from lmprobes.engine.tokens import WordIds, tokenizer_kind, word_ids
 
@@ -23,6 +24,7 @@ __all__ = [
     "map_mask_logprobs",
     "mask_predictions",
     "next_token_predictions",
+    "pseudo_log_likelihoods",
     "sequence_logprobs",
     "token_budget_batches",
     "tokenizer_kind",

@@ -1,0 +1,1 @@
+"""BLiMP (Warstadt et al. 2020): minimal-pair dataset, pair scoring and accuracies."""

@@ -1,0 +1,227 @@
+"""BLiMP pair scoring against plain, unbatched computations written out here."""
+
+from __future__ import annotations
+
+import math
+from pathlib import Path
+
+import pandas as pd
+import pytest
+import torch
+
+from lmprobes.io import read_parquet, write_parquet
+from lmprobes.suites.blimp.dataset import build_blimp
+from lmprobes.suites.blimp.paradigms import CATEGORIES
+from lmprobes.suites.blimp.scoring import (
+    SCORE_SCHEMA,
+    ScoringError,
+    category_accuracy,
+    decide,
+    method_for,
+    overall,
+    paradigm_accuracy,
+    score_pairs,
+)
+
+FIXTURES = Path(__file__).parent / "data" / "blimp"
+IDENTICAL = ["passive_1:324", "passive_1:810", "principle_A_case_2:105", "principle_A_case_2:287"]
+# What each causal preset scores, as spec/BLIMP.md states it: (text prefix, final EOS scored).
+PRESETS = {"blimp_paper": ("", True), "lmeval04": (" ", False), "salazar": ("", False)}
+
+
+@pytest.fixture(scope="module")
+def pairs() -> pd.DataFrame:
+    return build_blimp(sorted(FIXTURES.glob("*.jsonl")))
+
+
+def encode(lm, text: str) -> list[int]:
+    return lm.tokenizer(text, add_special_tokens=False)["input_ids"]
+
+
+def plain_terms(lm, ids: list[int], first_scored: int) -> list[float]:
+    """``log p(ids[i] | ids[:i])`` for i >= first_scored, from one unbatched forward pass."""
+    with torch.no_grad():
+        logprobs = torch.log_softmax(lm.model(torch.tensor([ids])).logits[0].float(), dim=-1)
+    return [logprobs[i - 1, ids[i]].item() for i in range(first_scored, len(ids))]
+
+
+def plain_sentence(lm, sentence: str, preset: str) -> tuple[list[int], float]:
+    space, eos = PRESETS[preset]
+    ids = [lm.tokenizer.bos_token_id] + encode(lm, space + sentence) + ([lm.tokenizer.eos_token_id] if eos else [])
+    return ids[1:], math.fsum(plain_terms(lm, ids, 1))
+
+
+def plain_continuation(lm, prefix: str, word: str) -> tuple[list[int], float]:
+    context = [lm.tokenizer.bos_token_id] + encode(lm, prefix)
+    word_ids = encode(lm, " " + word)
+    return word_ids, math.fsum(plain_terms(lm, context + word_ids, len(context)))
+
+
+def plain_pll(lm, sentence: str, variant: str) -> float:
+    enc = lm.tokenizer(sentence)
+    ids, words = enc["input_ids"], enc.word_ids()
+    total = []
+    for i, word in enumerate(words):
+        if word is None:
+            continue
+        masked = [j for j in range(len(ids)) if j == i or (variant == "within_word_l2r" and j > i and words[j] == word)]
+        copy = [lm.tokenizer.mask_token_id if j in masked else t for j, t in enumerate(ids)]
+        with torch.no_grad():
+            logits = lm.model(torch.tensor([copy])).logits[0, i]
+        total.append(torch.log_softmax(logits.float(), dim=-1)[ids[i]].item())
+    return math.fsum(total)
+
+
+@pytest.mark.parametrize("preset", list(PRESETS))
+def test_causal_presets_equal_a_plain_sum_of_token_logprobs(tiny_gpt2, pairs, preset) -> None:
+    scores = score_pairs(tiny_gpt2, pairs, preset, progress=False)
+    assert scores["row_id"].tolist() == pairs["row_id"].tolist()
+    assert scores["kept"].all() and (scores["method"] == preset).all()
+    for pair, row in zip(pairs.itertuples(), scores.itertuples(), strict=True):
+        for side, sentence in (("good", pair.sentence_good), ("bad", pair.sentence_bad)):
+            ids, total = plain_sentence(tiny_gpt2, sentence, preset)
+            assert getattr(row, f"token_ids_{side}") == ids
+            assert getattr(row, f"score_{side}") == pytest.approx(total, abs=1e-4)
+            assert getattr(row, f"score_{side}") == pytest.approx(math.fsum(getattr(row, f"token_logprobs_{side}")))
+
+
+def test_presets_differ_by_leading_space_and_final_eos(tiny_gpt2, pairs) -> None:
+    paper, lmeval, salazar = (score_pairs(tiny_gpt2, pairs, p, progress=False) for p in ("blimp_paper", "lmeval04", "salazar"))
+    eos = tiny_gpt2.tokenizer.eos_token_id
+    rows = zip(paper.itertuples(), lmeval.itertuples(), salazar.itertuples(), pairs["sentence_good"], strict=True)
+    for p, lm_eval, s, sentence in rows:
+        # blimp_paper = salazar + the EOS term
+        assert p.token_ids_good == s.token_ids_good + [eos]
+        assert p.token_logprobs_good[:-1] == pytest.approx(s.token_logprobs_good, abs=1e-5)
+        assert p.score_good - s.score_good == pytest.approx(p.token_logprobs_good[-1], abs=1e-4)
+        # lmeval04 scores " sentence": its first token is the Ġ-spelt word
+        assert lm_eval.token_ids_good == encode(tiny_gpt2, " " + sentence) != s.token_ids_good
+        assert tiny_gpt2.tokenizer.convert_ids_to_tokens(lm_eval.token_ids_good[0]).startswith("Ġ")
+        assert not tiny_gpt2.tokenizer.convert_ids_to_tokens(s.token_ids_good[0]).startswith("Ġ")
+        assert lm_eval.score_good != pytest.approx(s.score_good, abs=1e-4)
+
+
+@pytest.mark.parametrize("method", ["one_prefix", "two_prefix"])
+def test_prefix_methods_equal_a_plain_continuation_sum(tiny_gpt2, pairs, method) -> None:
+    scores = score_pairs(tiny_gpt2, pairs, method, progress=False)
+    applies = pairs[f"{method}_method"]
+    assert applies.any() and not applies.all()
+    skipped = scores[~applies.to_numpy()]
+    assert not skipped["kept"].any() and (skipped["skip_reason"] == f"no_{method}").all()
+    assert skipped["score_good"].isna().all() and skipped["correct"].isna().all()
+    for pair, row in zip(pairs[applies].itertuples(), scores[applies.to_numpy()].itertuples(), strict=True):
+        if method == "one_prefix":
+            good = plain_continuation(tiny_gpt2, pair.one_prefix_prefix, pair.one_prefix_word_good)
+            bad = plain_continuation(tiny_gpt2, pair.one_prefix_prefix, pair.one_prefix_word_bad)
+        else:
+            good = plain_continuation(tiny_gpt2, pair.two_prefix_prefix_good, pair.two_prefix_word)
+            bad = plain_continuation(tiny_gpt2, pair.two_prefix_prefix_bad, pair.two_prefix_word)
+        assert (row.token_ids_good, row.token_ids_bad) == (good[0], bad[0])
+        assert row.score_good == pytest.approx(good[1], abs=1e-4)
+        assert row.score_bad == pytest.approx(bad[1], abs=1e-4)
+        assert row.correct == (row.score_good > row.score_bad)
+
+
+@pytest.mark.parametrize(("model", "method"), [
+    ("tiny_bert", "pll_original"), ("tiny_bert", "pll_within_word_l2r"), ("tiny_roberta", "pll_within_word_l2r"),
+])
+def test_pll_methods_equal_a_plain_loop(model, method, request, pairs) -> None:
+    lm = request.getfixturevalue(model)
+    subset = pairs[pairs["paradigm"].isin(["anaphor_gender_agreement", "animate_subject_trans"])]
+    scores = score_pairs(lm, subset, method, progress=False)
+    variant = method.removeprefix("pll_")
+    for pair, row in zip(subset.itertuples(), scores.itertuples(), strict=True):
+        assert row.score_good == pytest.approx(plain_pll(lm, pair.sentence_good, variant), abs=1e-4)
+        assert row.score_bad == pytest.approx(plain_pll(lm, pair.sentence_bad, variant), abs=1e-4)
+
+
+@pytest.mark.parametrize(("method", "tie_counts_as"), [
+    ("blimp_paper", False), ("lmeval04", True), ("salazar", False), ("one_prefix", False),
+])
+def test_identical_pairs_follow_each_methods_tie_rule(tiny_gpt2, pairs, method, tie_counts_as) -> None:
+    scores = score_pairs(tiny_gpt2, pairs, method, progress=False).set_index("row_id")
+    ties = scores.loc[IDENTICAL]
+    if method == "one_prefix":  # identical passive_1 pairs have no one-prefix fields
+        ties = ties[ties["kept"]]
+    assert len(ties) >= 2
+    assert (ties["score_good"] == ties["score_bad"]).all() and ties["tie"].all()
+    assert (ties["correct"] == tie_counts_as).all()
+    others = scores.drop(index=IDENTICAL)
+    others = others[others["kept"]]
+    assert not others["tie"].any()
+    assert (others["correct"] == (others["score_good"] > others["score_bad"])).all()
+
+
+def test_tie_rule_can_be_overridden(tiny_gpt2, tiny_bert, pairs) -> None:
+    subset = pairs[pairs["row_id"].isin(IDENTICAL)]
+    assert score_pairs(tiny_gpt2, subset, "blimp_paper", tie="right", progress=False)["correct"].all()
+    assert not score_pairs(tiny_bert, subset, "pll_original", progress=False)["correct"].any()
+    with pytest.raises(ScoringError, match="unknown tie rule 'coin'"):
+        score_pairs(tiny_gpt2, subset, "salazar", tie="coin", progress=False)
+
+
+def test_decide() -> None:
+    assert decide(-1.0, -2.0, "wrong") and decide(-1.0, -2.0, "right")
+    assert not decide(-2.0, -1.0, "wrong") and not decide(-2.0, -1.0, "right")
+    assert not decide(-1.5, -1.5, "wrong") and decide(-1.5, -1.5, "right")
+
+
+def test_methods_must_fit_the_model_family(tiny_gpt2, tiny_bert, pairs) -> None:
+    assert method_for(tiny_gpt2) == method_for(tiny_gpt2, "blimp_paper")
+    assert method_for(tiny_bert) == method_for(tiny_bert, "pll_original")
+    with pytest.raises(ScoringError, match="'blimp_paper' needs a causal LM, but 'tiny-bert' is masked"):
+        score_pairs(tiny_bert, pairs, "blimp_paper", progress=False)
+    with pytest.raises(ScoringError, match="needs a masked LM"):
+        score_pairs(tiny_gpt2, pairs, "pll_original", progress=False)
+    with pytest.raises(ScoringError, match="unknown BLiMP method 'full'"):
+        score_pairs(tiny_gpt2, pairs, "full", progress=False)
+
+
+def test_scores_write_with_the_schema(tiny_gpt2, pairs, tmp_path) -> None:
+    scores = score_pairs(tiny_gpt2, pairs, "one_prefix", progress=False)
+    assert list(scores.columns) == SCORE_SCHEMA.names
+    write_parquet(scores, tmp_path / "s.parquet", SCORE_SCHEMA, {})
+    back = read_parquet(tmp_path / "s.parquet")
+    assert back["correct"].isna().sum() == (~scores["kept"]).sum()
+    assert back["token_ids_good"].map(list).tolist() == scores["token_ids_good"].tolist()
+
+
+def synthetic_scores() -> pd.DataFrame:
+    """Three paradigms of unequal size in two categories, one skipped row, two models."""
+    rows = []
+    for model, flip in (("m1", False), ("m2", True)):
+        for paradigm, category, outcomes in (
+            ("p_a", "binding", [True, True, True, False]),          # 0.75
+            ("p_b", "binding", [True, False]),                      # 0.5
+            ("p_c", "anaphor_agreement", [False, False, True, True, True, True, True, True]),  # 0.75
+        ):
+            for correct in outcomes:
+                rows.append({"model": model, "method": "x", "paradigm": paradigm, "category": category,
+                             "kept": True, "correct": correct != (flip and paradigm == "p_b")})
+        rows.append({"model": model, "method": "x", "paradigm": "p_a", "category": "binding", "kept": False, "correct": None})
+    return pd.DataFrame(rows)
+
+
+def test_overall_is_the_mean_of_paradigm_accuracies() -> None:
+    scores = synthetic_scores()
+    paradigms = paradigm_accuracy(scores)
+    expected = {}
+    for (model, paradigm), group in scores[scores["kept"]].groupby(["model", "paradigm"]):
+        expected[(model, paradigm)] = sum(bool(c) for c in group["correct"]) / len(group)
+    got = {(r.model, r.paradigm): r.accuracy for r in paradigms.itertuples()}
+    assert got == pytest.approx(expected)
+    assert paradigms.set_index(["model", "paradigm"]).loc[("m1", "p_a"), "n_pairs"] == 4
+    totals = overall(paradigms).set_index("model")["accuracy"]
+    for model in ("m1", "m2"):
+        mine = [v for (m, _), v in expected.items() if m == model]
+        assert totals[model] == pytest.approx(sum(mine) / len(mine))
+    micro = scores[scores["kept"] & (scores["model"] == "m1")]["correct"].astype(bool).mean()
+    assert totals["m1"] == pytest.approx(2 / 3) and micro == pytest.approx(10 / 14)
+
+
+def test_category_accuracy_is_the_mean_of_its_paradigms_in_paper_order() -> None:
+    categories = category_accuracy(paradigm_accuracy(synthetic_scores()))
+    m1 = categories[categories["model"] == "m1"]
+    assert m1["category"].tolist() == [c for c in CATEGORIES if c in ("binding", "anaphor_agreement")]
+    assert m1.set_index("category")["accuracy"].to_dict() == pytest.approx({"anaphor_agreement": 0.75, "binding": 0.625})
+    assert m1.set_index("category")["n_paradigms"].to_dict() == {"anaphor_agreement": 1, "binding": 2}

@@ -1,0 +1,105 @@
+"""Pseudo-log-likelihood against a plain loop: one full forward per masked copy."""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+import torch
+
+from lmprobes.engine import pseudo_log_likelihoods
+
+SENTENCES = [
+    "Katherine can't help herself.",
+    "The cat sat on the mat.",
+    "Some dog stunned these committee.",
+    "He was reading a long book about the history of science in the old library, while the children played.",
+    "Dogs run.",
+    "A zebra ☃ is a bird.",
+]
+
+
+def plain_pll(lm, text: str, variant: str) -> tuple[list[int], list[float]]:
+    """Mask each ordinary token (and, for l2r, the rest of its word) and run one forward per copy."""
+    enc = lm.tokenizer(text)
+    ids, words = enc["input_ids"], enc.word_ids()
+    token_ids, values = [], []
+    for i, word in enumerate(words):
+        if word is None:
+            continue
+        copy = list(ids)
+        copy[i] = lm.tokenizer.mask_token_id
+        if variant == "within_word_l2r":
+            for j in range(i + 1, len(ids)):
+                if words[j] == word:
+                    copy[j] = lm.tokenizer.mask_token_id
+        with torch.no_grad():
+            logits = lm.model(torch.tensor([copy])).logits[0, i]
+        token_ids.append(ids[i])
+        values.append(torch.log_softmax(logits.float(), dim=-1)[ids[i]].item())
+    return token_ids, values
+
+
+def last_piece_of_word(lm, text: str) -> list[bool]:
+    """Per ordinary token: is it the last piece of its word?"""
+    words = lm.tokenizer(text).word_ids()
+    return [w is not None and (i + 1 == len(words) or words[i + 1] != w) for i, w in enumerate(words) if w is not None]
+
+
+@pytest.mark.parametrize("model", ["tiny_bert", "tiny_roberta"])
+@pytest.mark.parametrize("variant", ["original", "within_word_l2r"])
+def test_equals_a_plain_loop_over_masked_copies(model, variant, request) -> None:
+    lm = request.getfixturevalue(model)
+    scores = pseudo_log_likelihoods(lm, SENTENCES, variant=variant, progress=False)
+    for text, score in zip(SENTENCES, scores, strict=True):
+        token_ids, values = plain_pll(lm, text, variant)
+        assert score.token_ids == token_ids
+        assert score.token_logprobs == pytest.approx(values, abs=1e-5)
+        assert score.total == pytest.approx(math.fsum(values), abs=1e-4)
+
+
+@pytest.mark.parametrize("model", ["tiny_bert", "tiny_roberta"])
+def test_l2r_differs_only_on_non_final_pieces_of_multi_piece_words(model, request, with_budget) -> None:
+    # One copy per forward pass: a copy that is the same under both variants gives the same bits.
+    lm = with_budget(request.getfixturevalue(model), 1)
+    original = pseudo_log_likelihoods(lm, SENTENCES, variant="original", progress=False)
+    l2r = pseudo_log_likelihoods(lm, SENTENCES, variant="within_word_l2r", progress=False)
+    n_multi = 0
+    for text, a, b in zip(SENTENCES, original, l2r, strict=True):
+        assert a.token_ids == b.token_ids
+        for last, x, y in zip(last_piece_of_word(lm, text), a.token_logprobs, b.token_logprobs, strict=True):
+            assert (x == y) == last
+            n_multi += not last
+    assert n_multi > 3  # the fixture sentences really contain multi-piece words
+
+
+@pytest.mark.parametrize("model", ["tiny_bert", "tiny_roberta"])
+def test_single_piece_words_give_identical_scores(model, request) -> None:
+    lm = request.getfixturevalue(model)
+    text = "The house is in the water and the water is playing."
+    assert all(last_piece_of_word(lm, text)), lm.tokenizer.tokenize(text)
+    original, l2r = (pseudo_log_likelihoods(lm, [text], variant=v, progress=False)[0] for v in ("original", "within_word_l2r"))
+    assert l2r.token_ids == original.token_ids
+    assert l2r.token_logprobs == original.token_logprobs
+
+
+@pytest.mark.parametrize("variant", ["original", "within_word_l2r"])
+def test_batch_budget_does_not_change_scores(tiny_roberta, with_budget, variant) -> None:
+    one_by_one = pseudo_log_likelihoods(with_budget(tiny_roberta, 1), SENTENCES, variant=variant, progress=False)
+    large = pseudo_log_likelihoods(with_budget(tiny_roberta, 100_000), SENTENCES, variant=variant, progress=False)
+    for a, b in zip(one_by_one, large, strict=True):
+        assert a.token_ids == b.token_ids
+        assert a.token_logprobs == pytest.approx(b.token_logprobs, abs=1e-5)
+
+
+def test_empty_text_and_no_texts(tiny_bert) -> None:
+    assert pseudo_log_likelihoods(tiny_bert, [], progress=False) == []
+    (empty,) = pseudo_log_likelihoods(tiny_bert, [""], progress=False)
+    assert empty.token_ids == [] and empty.total == 0.0
+
+
+def test_rejects_causal_models_and_unknown_variants(tiny_gpt2, tiny_bert) -> None:
+    with pytest.raises(ValueError, match="masked-only"):
+        pseudo_log_likelihoods(tiny_gpt2, ["A cat."], progress=False)
+    with pytest.raises(ValueError, match="unknown PLL variant 'whole_word'"):
+        pseudo_log_likelihoods(tiny_bert, ["A cat."], variant="whole_word", progress=False)
