@@ -19,6 +19,7 @@ localrules:
     download_model,
     build_tiny_model,
     extract_source,
+    lama_wikidata_fresh,
 
 
 rule all:

@@ -63,10 +63,13 @@ def _check_ettinger(config: dict, settings: dict) -> None:
 
 def _check_lama(config: dict, settings: dict) -> None:
     generated = settings.get("generated", {})
-    for i, corpus in enumerate(settings.get("corpora", [])):
-        if corpus in GENERATED_CORPORA and corpus not in generated:
+    wanted = set(settings.get("generate", [])) | (set(settings.get("corpora", [])) & set(GENERATED_CORPORA))
+    for corpus in sorted(wanted):
+        entry = generated.get(corpus, {})
+        needs_source = corpus == "trex_raw" or (corpus == "conceptnet_gen" and not entry.get("conceptnet_lite_db"))
+        if needs_source and entry.get("source") not in config.get("sources", {}):
             raise ConfigError(
-                f"suites.lama.corpora[{i}]: {corpus!r} is a generated dataset; configure it under suites.lama.generated.{corpus}"
+                f"suites.lama.generated.{corpus}.source: source {entry.get('source')!r} is not defined under sources"
             )
     qualitative = settings.get("qualitative_model")
     if qualitative is not None and qualitative not in settings.get("models", []):

@@ -23,6 +23,7 @@ MODELS = config["models"]
 ETTINGER = config["suites"]["ettinger"]
 ETTINGER_TABLES = QUANTITATIVE + QUALITATIVE
 LAMA = config["suites"]["lama"]
+CONCEPTNET_LITE_DB = LAMA["generated"]["conceptnet_gen"]["conceptnet_lite_db"]
 
 
 def alternatives(names):
@@ -55,7 +56,7 @@ def get_final_outputs():
         )
         targets.append("results/plots/ettinger/accuracy.png")
     targets += expand(
-        "results/datasets/lama/{corpus}.parquet", corpus=sorted(LAMA["generated"])
+        "results/datasets/lama/{corpus}.parquet", corpus=LAMA["generate"]
     )
     if LAMA["models"]:
         targets += expand(
@@ -125,3 +126,40 @@ def get_lama_scores(wildcards):
         model=LAMA["models"],
         corpus=LAMA["corpora"],
     )
+
+
+def get_lama_generated_settings(corpus):
+    return LAMA["generated"][corpus]
+
+
+def get_lama_generated_source(corpus):
+    """An input function for the source a generated LAMA corpus is built from."""
+
+    def source(wildcards):
+        return str(source_path(config, LAMA["generated"][corpus]["source"]))
+
+    return source
+
+
+def get_lama_generated_provenance(corpus):
+    """The sources a generated LAMA corpus is built from (URL and sha256 as configured)."""
+    provenance = {role: config["sources"][name] for role, name in LAMA["sources"].items() if role != "release"}
+    name = LAMA["generated"][corpus].get("source")
+    if name in config["sources"]:
+        provenance[corpus] = config["sources"][name]
+    if corpus == "conceptnet_gen" and CONCEPTNET_LITE_DB:
+        provenance[corpus] = {"conceptnet_lite_db": CONCEPTNET_LITE_DB}
+    return provenance
+
+
+def get_conceptnet_input(wildcards):
+    """The conceptnet-lite database when one is configured, else the assertions CSV."""
+    if CONCEPTNET_LITE_DB:
+        return CONCEPTNET_LITE_DB
+    return str(source_path(config, LAMA["generated"]["conceptnet_gen"]["source"]))
+
+
+def get_conceptnet_provenance(wildcards):
+    if CONCEPTNET_LITE_DB:
+        return {"conceptnet_lite_db": CONCEPTNET_LITE_DB}
+    return config["sources"][LAMA["generated"]["conceptnet_gen"]["source"]]

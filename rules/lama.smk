@@ -11,6 +11,85 @@ rule extract_source:
         "../scripts/extract_archive.py"
 
 
+rule conceptnet_edges:
+    input:
+        get_conceptnet_input,
+    output:
+        "results/sources/conceptnet/english_edges.parquet",
+    log:
+        "logs/sources/conceptnet_edges.log",
+    benchmark:
+        "benchmarks/sources/conceptnet_edges.tsv"
+    conda:
+        "../envs/lmprobes.yaml"
+    resources:
+        mem_mb=2000,
+    params:
+        from_conceptnet_lite=bool(CONCEPTNET_LITE_DB),
+        provenance=get_conceptnet_provenance,
+    script:
+        "../scripts/conceptnet_edges.py"
+
+
+rule lama_trex_raw:
+    input:
+        trex=get_lama_generated_source("trex_raw"),
+        relations=get_lama_source("relations"),
+        common_vocab=get_lama_source("common_vocab"),
+    output:
+        "results/datasets/lama/trex_raw.parquet",
+    log:
+        "logs/datasets/lama/trex_raw.log",
+    benchmark:
+        "benchmarks/datasets/lama/trex_raw.tsv"
+    conda:
+        "../envs/lmprobes.yaml"
+    params:
+        settings=get_lama_generated_settings("trex_raw"),
+        seed=config["seed"],
+        provenance=get_lama_generated_provenance("trex_raw"),
+    script:
+        "../scripts/lama_trex_raw.py"
+
+
+rule lama_conceptnet_gen:
+    input:
+        edges="results/sources/conceptnet/english_edges.parquet",
+        common_vocab=get_lama_source("common_vocab"),
+    output:
+        "results/datasets/lama/conceptnet_gen.parquet",
+    log:
+        "logs/datasets/lama/conceptnet_gen.log",
+    conda:
+        "../envs/lmprobes.yaml"
+    params:
+        settings=get_lama_generated_settings("conceptnet_gen"),
+        seed=config["seed"],
+        provenance=get_lama_generated_provenance("conceptnet_gen"),
+    script:
+        "../scripts/lama_conceptnet_gen.py"
+
+
+# Sends SPARQL queries, so it runs where the network is (a localrule); answers are cached.
+rule lama_wikidata_fresh:
+    input:
+        relations=get_lama_source("relations"),
+        common_vocab=get_lama_source("common_vocab"),
+    output:
+        "results/datasets/lama/wikidata_fresh.parquet",
+    log:
+        "logs/datasets/lama/wikidata_fresh.log",
+    conda:
+        "../envs/lmprobes.yaml"
+    params:
+        settings=get_lama_generated_settings("wikidata_fresh"),
+        seed=config["seed"],
+        download=config["download"],
+        provenance=get_lama_generated_provenance("wikidata_fresh"),
+    script:
+        "../scripts/lama_wikidata_fresh.py"
+
+
 rule lama_dataset:
     input:
         release=f"resources/extracted/{LAMA['sources']['release']}",

@@ -83,10 +83,10 @@ def expected_row(relation: str, sub: str, obj: str, sub_uri: str, obj_uri: str, 
 
 EXPECTED = [
     expected_row("AtLocation", "paper", "desk", "/c/en/paper", "/c/en/desk",
-                 ["*Something you find on a [MASK] is paper"], ["desk"]),
+                 ["*Something you find on a [MASK] is paper ."], ["desk"]),
     expected_row("CapableOf", "dog", "bark", "/c/en/dog", "/c/en/bark",
-                 ["A dog can [MASK]", "a dog can [MASK]"], ["bark", "swim"]),
-    expected_row("Desires", "Dogs", "run", "/c/en/dog", "/c/en/run", ["Dogs want to [MASK]"], ["run"]),
+                 ["A dog can [MASK] .", "a dog can [MASK] ."], ["bark", "swim"]),
+    expected_row("Desires", "Dogs", "run", "/c/en/dog", "/c/en/run", ["Dogs want to [MASK] ."], ["run"]),
 ]
 
 
@@ -212,3 +212,14 @@ def test_no_usable_fact_names_the_file(tmp_path: Path, vocab: Path) -> None:
 def test_cap_must_be_positive(tmp_path: Path, vocab: Path) -> None:
     with pytest.raises(ValueError, match="max_per_relation"):
         build_conceptnet_gen(write_edges(tmp_path / "edges.parquet", EDGES), vocab, seed=0, max_per_relation=0)
+
+
+def test_sentence_end_closes_unpunctuated_surface_texts(tmp_path: Path, vocab: Path) -> None:
+    edges = write_edges(tmp_path / "edges.parquet", [
+        edge(1, "CapableOf", "dog", "bark", "[[a dog]] can [[bark]]"),
+        edge(2, "CapableOf", "dog", "run", "[[a dog]] can [[run]]."),  # already punctuated: left alone
+    ])
+    default = build_conceptnet_gen(edges, vocab, seed=0)
+    assert sorted(default["query"]) == ["a dog can [MASK] .", "a dog can [MASK]."]
+    verbatim = build_conceptnet_gen(edges, vocab, seed=0, sentence_end="")
+    assert sorted(verbatim["query"]) == ["a dog can [MASK]", "a dog can [MASK]."]

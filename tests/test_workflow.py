@@ -1,14 +1,18 @@
 """The workflow end to end on the demo configuration, in a temporary copy of the repository."""
 
+import json
 import shutil
-import zipfile
 import subprocess
 import sys
+import zipfile
 from pathlib import Path
 
 import pandas as pd
 import pytest
 import yaml
+
+from fake_wdqs import empty_answer, recorded_service
+from loopback import serve_http
 
 from lmprobes.io import read_metadata, read_parquet
 
@@ -18,6 +22,9 @@ WORKFLOW_FILES = ["Snakefile", "config.yaml", "rules", "scripts", "envs", "profi
 DEMO = "resources/demo/config.yaml"
 FAST = {"suites": {"ettinger": {"shuffles": 3}}}
 ROLE_TSV = "raw.githubusercontent.com/aetting/lm-diagnostics/080de8d8b29a3d6f5fe133af73d7e9170f4d4c0c/datasets/ROLE-88/ROLE-88.tsv"
+
+TREX_RAW = ROOT / "tests/data/trex_raw"
+WIKIDATA = ROOT / "tests/data/wikidata_fresh"
 
 pytestmark = pytest.mark.workflow
 
@@ -120,8 +127,10 @@ def test_full_config_plans_every_rule_for_every_model():
     run = subprocess.run([sys.executable, "-m", "snakemake", "-n", "all"], cwd=ROOT, capture_output=True, text=True)
     assert run.returncode == 0, run.stderr[-3000:]
     counts = job_counts(run.stdout)
-    assert counts == {"all": 1, "download_model": 10, "download_source": 7, "ettinger_dataset": 4,
+    assert counts == {"all": 1, "download_model": 10, "ettinger_dataset": 4,
                       "ettinger_score": 10, "ettinger_tables": 1, "extract_source": 1, "lama_dataset": 4,
+                      "download_source": 9, "conceptnet_edges": 1, "lama_trex_raw": 1, "lama_conceptnet_gen": 1,
+                      "lama_wikidata_fresh": 1,
                       "lama_score": 9, "lama_tables": 1}
 
 
@@ -247,3 +256,81 @@ def test_lama_release_to_scores(demo, tmp_path, lama_release_writer):
     assert "| google_re | birth-place |" in (demo / "results/tables/lama/table2.md").read_text()
     assert (demo / "results/plots/lama/precision_at_k.png").stat().st_size > 0
     assert "data.zip" in (demo / "resources/sources/sources.lock.tsv").read_text()
+
+
+ASSERTIONS = [
+    ("/r/CapableOf", "/c/en/bird", "/c/en/fly", "[[A bird]] can [[fly]]"),
+    ("/r/CapableOf", "/c/en/fish", "/c/en/swim", "[[a fish]] can [[swim]]"),
+    ("/r/AtLocation", "/c/en/book", "/c/en/library", "You are likely to find [[a book]] in [[a library]]"),
+    ("/r/IsA", "/c/en/dog", "/c/en/animal", "[[a dog]] is [[an animal]]"),
+    ("/r/IsA", "/c/fr/chien", "/c/fr/animal", None),  # not English: never an edge
+]
+
+
+def assertions_csv(path: Path) -> Path:
+    """A ConceptNet 5.7 assertions file in the real format (edge URI, relation, start, end, JSON)."""
+    lines = []
+    for relation, start, end, surface in ASSERTIONS:
+        info = {"dataset": "/d/conceptnet/4/en", "license": "cc:by/4.0", "sources": [], "weight": 1.0}
+        if surface:
+            info["surfaceText"] = surface
+        lines.append("\t".join([f"/a/[{relation}/,{start}/,{end}/]", relation, start, end, json.dumps(info)]))
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    return path
+
+
+def test_lama_generated_corpora_build_and_score_offline(demo, tmp_path):
+    """trex_raw (a TREx.zip fixture), conceptnet_gen (an assertions CSV) and wikidata_fresh (a fake
+    query service on loopback) built by the workflow, scored by tiny-bert, and tabulated."""
+    trex_zip = tmp_path / "TREx.zip"
+    with zipfile.ZipFile(trex_zip, "w") as bundle:
+        for member in sorted(TREX_RAW.glob("re-nlg_*.json")):
+            bundle.write(member, member.name)
+    relations = {}
+    for path in (TREX_RAW / "relations.jsonl", WIKIDATA / "relations.jsonl"):
+        for line in path.read_text(encoding="utf-8").splitlines():
+            relations.setdefault(json.loads(line)["relation"], line)
+    (tmp_path / "relations.jsonl").write_text("\n".join(relations.values()) + "\n", encoding="utf-8")
+    words = set((TREX_RAW / "common_vocab_cased.txt").read_text().split())
+    words |= set((WIKIDATA / "common_vocab.txt").read_text().split()) | {"fly", "swim", "library", "animal"}
+    (tmp_path / "vocab.txt").write_text("\n".join(sorted(words)) + "\n", encoding="utf-8")
+    sources = {
+        "lama_relations": {"url": (tmp_path / "relations.jsonl").as_uri(), "sha256": None},
+        "lama_common_vocab": {"url": (tmp_path / "vocab.txt").as_uri(), "sha256": None},
+        "lama_trex_raw": {"url": trex_zip.as_uri(), "sha256": None},
+        "conceptnet_assertions": {"url": assertions_csv(tmp_path / "assertions.csv").as_uri(), "sha256": None},
+    }
+    service = recorded_service()
+    service.unknown_relation = empty_answer()
+    with serve_http(service.respond, keep_alive=True) as url:
+        generated = {"trex_raw": {}, "conceptnet_gen": {},
+                     "wikidata_fresh": {"endpoint": f"{url}/sparql", "min_interval": 0.0}}
+        corpora = ["trex_raw", "conceptnet_gen", "wikidata_fresh"]
+        lama = {"models": ["tiny-bert"], "corpora": corpora, "generate": corpora, "generated": generated}
+        name = write_config(demo, "generated.yaml", {"sources": sources, "suites": {"lama": lama}})
+        run = snakemake(demo, "all", configs=(DEMO, "fast.yaml", name))
+    assert run.returncode == 0, run.stdout[-3000:] + run.stderr[-3000:]
+    datasets = demo / "results/datasets/lama"
+    trex_raw = read_parquet(datasets / "trex_raw.parquet")
+    assert set(trex_raw["relation"]) <= set(relations) and trex_raw["evidences"].map(len).min() >= 1
+    assert read_metadata(datasets / "trex_raw.parquet")["seed"] == 1234
+    conceptnet = read_parquet(datasets / "conceptnet_gen.parquet")
+    assert sorted(conceptnet["query"]) == ["A bird can [MASK] .", "You are likely to find a book in a [MASK] .",
+                                          "a dog is an [MASK] .", "a fish can [MASK] ."]
+    assert list(conceptnet["obj_label"]) == ["library", "fly", "swim", "animal"]
+    edges = read_parquet(demo / "results/sources/conceptnet/english_edges.parquet")
+    assert len(edges) == 4, "the French edge is not English"
+    fresh = read_parquet(datasets / "wikidata_fresh.parquet")
+    assert set(fresh["relation"]) == {"P19", "P47"} and fresh["valid_objects"].map(len).max() >= 2
+    assert any(request["kind"] == "aliases" for request in service.requests)
+    for corpus in ("trex_raw", "conceptnet_gen", "wikidata_fresh"):
+        items = read_parquet(datasets / f"{corpus}.parquet")
+        assert list(read_parquet(demo / f"results/scores/lama/tiny-bert/{corpus}.parquet")["row_id"]) == list(items["row_id"])
+    filters = pd.read_csv(demo / "results/tables/lama/filters.csv")
+    assert {"trex_raw", "conceptnet_gen", "wikidata_fresh"} <= set(filters["corpus"])
+    # Rebuilt with the query service gone: every answer comes from the cache, byte for byte.
+    before = (datasets / "wikidata_fresh.parquet").read_bytes()
+    (datasets / "wikidata_fresh.parquet").unlink()
+    rerun = snakemake(demo, "results/datasets/lama/wikidata_fresh.parquet", configs=(DEMO, "fast.yaml", name))
+    assert rerun.returncode == 0, rerun.stderr[-3000:]
+    assert (datasets / "wikidata_fresh.parquet").read_bytes() == before

@@ -217,9 +217,16 @@ def fact_uuid(relation: str, subject: str, obj: str) -> str:
     return str(uuid.uuid5(UUID_NAMESPACE, f"{CORPUS}/{relation}/{subject}/{obj}"))
 
 
-def fact_row(path: Path, lineno: int, key: FactKey, fact: Fact, objects: list[str]) -> dict:
+def end_sentence(text: str, ending: str) -> str:
+    """``ending`` after a sentence that has no final punctuation (surface texts have none; LAMA's
+    ConceptNet queries read ``Ravens can [MASK] .``)."""
+    text = text.rstrip()
+    return text if not ending or text.endswith((".", "!", "?")) else text + ending
+
+
+def fact_row(path: Path, lineno: int, key: FactKey, fact: Fact, objects: list[str], sentence_end: str) -> dict:
     relation, subject, obj = key
-    evidences = sorted(fact.sentences)
+    evidences = sorted({end_sentence(sentence, sentence_end) for sentence in fact.sentences})
     return make_row(
         CORPUS, relation, path, lineno,
         sub_label=subject, obj_label=obj, masked_sentences=[evidences[0]],
@@ -235,10 +242,12 @@ def build_conceptnet_gen(
     seed: int,
     max_per_relation: int = 1000,
     relations: Sequence[str] = LAMA_CONCEPTNET_RELATIONS,
+    sentence_end: str = " .",
     stats: dict | None = None,
 ) -> pd.DataFrame:
     """The ``conceptnet_gen`` dataset (release SCHEMA), relations in sorted order, facts sorted
-    within a relation; ``stats`` (see ``new_stats``) is filled in place with the counts."""
+    within a relation; ``stats`` (see ``new_stats``) is filled in place with the counts.
+    ``sentence_end`` closes sentences without final punctuation (``""`` keeps them as they are)."""
     if max_per_relation < 1:
         raise ValueError(f"max_per_relation must be positive, not {max_per_relation}")
     edges = Path(edges)
@@ -258,6 +267,6 @@ def build_conceptnet_gen(
         sample = sample_relation(by_relation[relation], relation, seed, max_per_relation)
         stats["candidates"][relation] = len(by_relation[relation])
         stats["sampled"][relation] = len(sample)
-        rows += [fact_row(edges, lineno, key, facts[key], objects[key[:2]])
+        rows += [fact_row(edges, lineno, key, facts[key], objects[key[:2]], sentence_end)
                  for lineno, key in enumerate(sample, start=1)]
     return facts_frame(rows, common_vocab, f"{edges}: no {CORPUS} facts (of {sorted(set(relations))}) found")

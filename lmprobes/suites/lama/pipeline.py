@@ -12,7 +12,13 @@ from lmprobes.io import read_metadata, read_parquet, write_parquet, write_table
 from lmprobes.suites.lama import tables as T
 from lmprobes.suites.lama.plots import precision_curve_figure
 from lmprobes.models import load_lm
+from lmprobes.suites.lama.conceptnet import stream_to_parquet
+from lmprobes.suites.lama.conceptnet_gen import build_conceptnet_gen
+from lmprobes.suites.lama.conceptnet_lite import edges_from_conceptnet_lite
 from lmprobes.suites.lama.release import SCHEMA, build_corpus, filter_counts, load_common_vocab
+from lmprobes.suites.lama.trex_raw import build_trex_raw
+from lmprobes.suites.lama.wikidata import SparqlClient
+from lmprobes.suites.lama.wikidata_fresh import wikidata_fresh_with_stats
 from lmprobes.suites.lama.scoring import SCORE_SCHEMA, methods_for, score_facts
 
 log = logging.getLogger("lmprobes.lama")
@@ -30,6 +36,11 @@ def release_root(extracted: Path) -> Path:
 def make_dataset(corpus: str, extracted: Path, relations: Path, common_vocab: Path, out: Path, *,
                  provenance: dict) -> dict:
     df = build_corpus(corpus, release_root(extracted), relations, common_vocab)
+    return write_dataset(df, corpus, out, provenance=provenance)
+
+
+def write_dataset(df: pd.DataFrame, corpus: str, out: Path, *, provenance: dict, **extra) -> dict:
+    """A LAMA dataset with its filter counts (and, for generated ones, seed and build counts)."""
     counts = filter_counts(df)
     log.info("%s: %s", corpus, counts)
     metadata = {
@@ -38,9 +49,56 @@ def make_dataset(corpus: str, extracted: Path, relations: Path, common_vocab: Pa
         "sources": provenance,
         "generator": f"lmprobes {__version__}",
         "filter_counts": counts,
+        **extra,
     }
     write_parquet(df, out, SCHEMA, metadata)
     return counts
+
+
+def make_trex_raw(trex: Path, relations: Path, common_vocab: Path, out: Path, *, seed: int, settings: dict,
+                  provenance: dict) -> dict:
+    stats: dict = {}
+    df = build_trex_raw(trex, relations, common_vocab, seed=seed, max_per_relation=settings["max_per_relation"],
+                        max_evidences=settings["max_evidences"], stats=stats)
+    log.info("trex_raw: %s", stats)
+    return write_dataset(df, "trex_raw", out, provenance=provenance, seed=seed, settings=settings, build=stats)
+
+
+def make_conceptnet_edges(source: Path, out: Path, *, from_conceptnet_lite: bool, provenance: dict) -> dict:
+    """English ConceptNet edges, streamed from the assertions CSV or read from a conceptnet-lite database."""
+    metadata = {"source": provenance, "generator": f"lmprobes {__version__}"}
+    if from_conceptnet_lite:
+        stats = edges_from_conceptnet_lite(source, out, metadata=metadata)
+    else:
+        stats = stream_to_parquet(source, out, metadata=metadata)
+    log.info("conceptnet edges from %s: %s", source, stats)
+    return stats
+
+
+def make_conceptnet_gen(edges: Path, common_vocab: Path, out: Path, *, seed: int, settings: dict,
+                        provenance: dict) -> dict:
+    stats: dict = {}
+    df = build_conceptnet_gen(edges, common_vocab, seed=seed, max_per_relation=settings["max_per_relation"],
+                              sentence_end=settings["sentence_end"], stats=stats)
+    log.info("conceptnet_gen: %s", stats)
+    return write_dataset(df, "conceptnet_gen", out, provenance=provenance, seed=seed, settings=settings, build=stats)
+
+
+def make_wikidata_fresh(relations: Path, common_vocab: Path, out: Path, *, seed: int, settings: dict,
+                        download: dict, provenance: dict) -> dict:
+    """Facts from the Wikidata Query Service; every answer is cached under ``settings['cache']``,
+    so a rerun sends no query it has sent before."""
+    client = SparqlClient(settings["endpoint"], cache_dir=Path(settings["cache"]), user_agent=settings["user_agent"],
+                          timeout=download["timeout"], retries=download["retries"], backoff=download["backoff"],
+                          min_interval=settings["min_interval"])
+    with client:
+        df, stats = wikidata_fresh_with_stats(client, relations, common_vocab, seed=seed,
+                                              max_per_relation=settings["max_per_relation"],
+                                              candidates_per_relation=settings["candidates_per_relation"])
+    provenance = {**provenance, "endpoint": settings["endpoint"]}
+    # Requests sent vs answered from the cache are logged, not stored: the file must not depend on them.
+    build = {relation: {k: v for k, v in counts.items() if k not in ("sent", "cached")} for relation, counts in stats.items()}
+    return write_dataset(df, "wikidata_fresh", out, provenance=provenance, seed=seed, settings=settings, build=build)
 
 
 def score_datasets(datasets: list[Path], common_vocab: Path, model_dir: Path, outs: list[Path], *, slug: str,

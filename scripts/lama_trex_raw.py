@@ -1,0 +1,13 @@
+from lmprobes.suites.lama.pipeline import make_trex_raw
+from lmprobes.workflow import logged
+
+with logged(snakemake.log):
+    make_trex_raw(
+        snakemake.input.trex,
+        snakemake.input.relations,
+        snakemake.input.common_vocab,
+        snakemake.output[0],
+        seed=snakemake.params.seed,
+        settings=snakemake.params.settings,
+        provenance=snakemake.params.provenance,
+    )

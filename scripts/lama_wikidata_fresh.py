@@ -1,0 +1,13 @@
+from lmprobes.suites.lama.pipeline import make_wikidata_fresh
+from lmprobes.workflow import logged
+
+with logged(snakemake.log):
+    make_wikidata_fresh(
+        snakemake.input.relations,
+        snakemake.input.common_vocab,
+        snakemake.output[0],
+        seed=snakemake.params.seed,
+        settings=snakemake.params.settings,
+        download=snakemake.params.download,
+        provenance=snakemake.params.provenance,
+    )
