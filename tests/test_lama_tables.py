@@ -1,0 +1,91 @@
+"""LAMA's tables as plain aggregations: Freq baseline, macro averages per type and corpus, P@k."""
+
+import pandas as pd
+import pytest
+
+from lmprobes.suites.lama import tables as T
+
+
+def dataset(rows):
+    base = {"corpus": "trex", "relation_label": "", "relation_type": "N-1", "sub_label": "s", "query": "q [MASK] .",
+            "in_common_vocab": True, "too_long": False, "judgment_rejected": False, "duplicate": False}
+    return pd.DataFrame([{**base, "row_id": f"r{i}", **row} for i, row in enumerate(rows)])
+
+
+def scores(model, method, ranks):
+    return pd.DataFrame({"row_id": list(ranks), "model": model, "method": method,
+                         "kept": [r is not None for r in ranks.values()],
+                         "skip_reason": ["" if r is not None else "not_single_token" for r in ranks.values()],
+                         "rank_raw": pd.array(list(ranks.values()), dtype="Int32"),
+                         "rank_filtered": pd.array(list(ranks.values()), dtype="Int32")})
+
+
+def test_freq_ranks_objects_by_their_frequency_in_the_relation():
+    data = dataset([
+        {"relation": "P1", "obj_label": "b"}, {"relation": "P1", "obj_label": "a"}, {"relation": "P1", "obj_label": "a"},
+        {"relation": "P1", "obj_label": "c"}, {"relation": "P1", "obj_label": "c", "duplicate": True},
+        {"relation": "P2", "obj_label": "z", "in_common_vocab": False}, {"relation": "P2", "obj_label": "y"},
+    ])
+    freq = T.freq_baseline(data).set_index("row_id")
+    # P1 counts (duplicate excluded): a 2, b 1, c 1; b and c tie and are ordered alphabetically.
+    assert freq.loc[["r0", "r1", "r2", "r3"], "rank_raw"].tolist() == [2, 1, 1, 3]
+    assert not freq.loc["r4", "kept"] and not freq.loc["r5", "kept"]
+    assert freq.loc["r6", "rank_raw"] == 1
+
+
+def test_table2_is_a_macro_average_over_relations_per_type_and_corpus():
+    data = dataset([
+        {"relation": "P1", "relation_type": "1-1", "obj_label": "x"},
+        {"relation": "P2", "relation_type": "N-1", "obj_label": "x"}, {"relation": "P2", "relation_type": "N-1", "obj_label": "y"},
+        {"relation": "P2", "relation_type": "N-1", "obj_label": "z"}, {"relation": "P2", "relation_type": "N-1", "obj_label": "w"},
+        {"relation": "P3", "relation_type": "N-1", "obj_label": "x"},
+    ])
+    ranks = {"r0": 1, "r1": 1, "r2": 5, "r3": 20, "r4": None, "r5": 2}
+    facts = T.scored_facts(data, scores("m", "masked", ranks))
+    table = T.table2(T.per_relation(facts)).set_index(["row"])
+    p1 = {"P1": 1.0, "P2": 1 / 3, "P3": 0.0}  # P2: one hit among three kept facts
+    assert table.loc["1-1", "p1"] == pytest.approx(100 * p1["P1"])
+    assert table.loc["N-1", "p1"] == pytest.approx(100 * (p1["P2"] + p1["P3"]) / 2)
+    assert table.loc["Total", "p1"] == pytest.approx(100 * sum(p1.values()) / 3), "macro, not 2/5 micro"
+    assert table.loc["Total", "n_facts"] == 6 and table.loc["Total", "n_kept"] == 5
+    assert pd.isna(table.loc["N-M", "p1"]) and table.loc["N-M", "n_relations"] == 0
+
+
+def test_causal_methods_are_separate_systems_and_the_paper_sits_beside():
+    data = dataset([{"relation": "P1", "obj_label": "x"}])
+    facts = pd.concat([T.scored_facts(data, scores("gpt2", m, {"r0": r})) for m, r in (("left_context", 1), ("candidates", 2))])
+    tidy = T.with_published(T.table2(T.per_relation(facts)),
+                            pd.DataFrame([{"corpus": "trex", "row": "Total", "model": "bert-base-cased", "value": 31.1,
+                                           "n_facts": 34039, "n_relations": 41}]))
+    wide = T.table2_wide(tidy, ["trex"]).set_index("row")
+    assert wide.loc["Total", "gpt2 (left_context)"] == 100.0 and wide.loc["Total", "gpt2 (candidates)"] == 0.0
+    assert wide.loc["Total", "Bb (paper)"] == 31.1
+
+
+def test_precision_curve_equals_a_plain_macro_p_at_k():
+    data = dataset([{"relation": "P1", "obj_label": "x"}, {"relation": "P1", "obj_label": "y"},
+                    {"relation": "P2", "obj_label": "x"}])
+    facts = T.scored_facts(data, scores("m", "masked", {"r0": 1, "r1": 7, "r2": 50}))
+    curve = T.precision_curve(facts, ks=[1, 5, 10, 100]).set_index("k")["p_at_k"]
+    assert curve.to_dict() == pytest.approx({1: 100 * (0.5 + 0) / 2, 5: 25.0, 10: 100 * (1 + 0) / 2, 100: 100.0})
+
+
+def test_filter_counts_per_dataset_and_system():
+    data = dataset([{"relation": "P1", "obj_label": "x"}, {"relation": "P1", "obj_label": "y"}])
+    facts = T.scored_facts(data, scores("m", "masked", {"r0": 1, "r1": None}))
+    table = T.filter_counts_table({"trex": {"lines": 2, "duplicate": 0}}, facts)
+    got = {(r.model, r.filter): r.facts for r in table.itertuples()}
+    assert got == {("dataset", "lines"): 2, ("dataset", "duplicate"): 0, ("m", "not_single_token"): 1, ("m", "kept"): 1}
+
+
+def test_example_generations_pick_one_seeded_fact_per_relation():
+    data = dataset([{"relation": "P1", "obj_label": o} for o in "abcd"])
+    ranked = scores("m", "masked", {f"r{i}": i + 1 for i in range(4)})
+    ranked["top_tokens"] = [["a", "b"]] * 4
+    ranked["top_logprobs"] = [[-0.5, -1.25]] * 4
+    facts = T.scored_facts(data, ranked)
+    first = T.example_generations(facts, "m", ["trex"], seed=3)
+    assert len(first) == 1 and first["generation"].item() == "a [-0.5], b [-1.2]"
+    assert first.equals(T.example_generations(facts, "m", ["trex"], seed=3))
+    picked = {T.example_generations(facts, "m", ["trex"], seed=s)["answer"].item() for s in range(20)}
+    assert len(picked) > 1, "the seed chooses the fact"
