@@ -55,9 +55,7 @@ def get_final_outputs():
             ext=["csv", "md"],
         )
         targets.append("results/plots/ettinger/accuracy.png")
-    targets += expand(
-        "results/datasets/lama/{corpus}.parquet", corpus=LAMA["generate"]
-    )
+    targets += expand("results/datasets/lama/{corpus}.parquet", corpus=LAMA["generate"])
     if LAMA["models"]:
         targets += expand(
             "results/datasets/lama/{corpus}.parquet", corpus=LAMA["corpora"]
@@ -143,7 +141,11 @@ def get_lama_generated_source(corpus):
 
 def get_lama_generated_provenance(corpus):
     """The sources a generated LAMA corpus is built from (URL and sha256 as configured)."""
-    provenance = {role: config["sources"][name] for role, name in LAMA["sources"].items() if role != "release"}
+    provenance = {
+        role: config["sources"][name]
+        for role, name in LAMA["sources"].items()
+        if role != "release"
+    }
     name = LAMA["generated"][corpus].get("source")
     if name in config["sources"]:
         provenance[corpus] = config["sources"][name]

@@ -149,7 +149,9 @@ rule lama_tables:
         published="resources/lama/published.csv",
         paper_examples="resources/lama/table3_paper.tsv",
     output:
-        expand("results/tables/lama/{table}.{ext}", table=LAMA_TABLES, ext=["csv", "md"]),
+        expand(
+            "results/tables/lama/{table}.{ext}", table=LAMA_TABLES, ext=["csv", "md"]
+        ),
         plot="results/plots/lama/precision_at_k.png",
     log:
         "logs/tables/lama.log",

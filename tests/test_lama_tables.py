@@ -1,5 +1,7 @@
 """LAMA's tables as plain aggregations: Freq baseline, macro averages per type and corpus, P@k."""
 
+from pathlib import Path
+
 import pandas as pd
 import pytest
 
@@ -89,3 +91,13 @@ def test_example_generations_pick_one_seeded_fact_per_relation():
     assert first.equals(T.example_generations(facts, "m", ["trex"], seed=3))
     picked = {T.example_generations(facts, "m", ["trex"], seed=s)["answer"].item() for s in range(20)}
     assert len(picked) > 1, "the seed chooses the fact"
+
+
+def test_bench_command_runs_on_a_tiny_model(capsys):
+    from lmprobes.suites.lama.bench import main
+
+    data = Path(__file__).parent / "data"
+    main(["--relations", str(data / "trex_raw/relations.jsonl"), "--common-vocab", str(data / "trex_raw/common_vocab_cased.txt"),
+          "--vocab", str(data / "bert-base-cased/vocab.txt"), "--facts", "40", "--compare-head", "20", "--tiny"])
+    out = capsys.readouterr().out
+    assert "score_facts  facts=40 kept=40" in out and "speed-up" in out
