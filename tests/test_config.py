@@ -1,6 +1,5 @@
 """config.yaml: schema (keys, types, defaults) and cross-checks, before any job runs."""
 
-import copy
 from pathlib import Path
 
 import pytest

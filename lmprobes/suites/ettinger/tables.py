@@ -9,8 +9,6 @@ than the threshold. Shuffled conditions report mean and population sd over runs.
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import numpy as np
 import pandas as pd
 
