@@ -1,0 +1,309 @@
+"""BLiMP's figures: the data behind each is a pure function of score frames, the drawing is separate.
+
+A system is a reproduced (model, method), labelled ``model (method)``, or a published one,
+labelled ``LSTM (paper)``; accuracies are in percent throughout.
+
+- Figure 1: Pearson correlations between systems of their 67 paradigm accuracies.
+- Figure 2: accuracy against four properties of a pair: the length of the acceptable sentence
+  in words (one bin per length), its per-token perplexity ``exp(-log P(good) / tokens)`` (which
+  does not grow with length), ``log P(good)`` (which does), and the confidence
+  ``|log P(good) - log P(bad)|``. The last three are cut into equal-count bins (deciles) per
+  system, because their scales differ between models; a bin is drawn at its median value.
+  Full-sentence methods only: a prefix method's score is not a sentence probability.
+- Figure 3: determiner-noun agreement without vs with an adjective between determiner and
+  noun (the four paradigms each); subject-verb agreement without an attractor (the four plural
+  agreement paradigms) vs with a relational-noun or a relative-clause attractor.
+- Figure 4: regular vs irregular nouns in determiner-noun agreement (four paradigms each) and
+  subject-verb agreement (two each).
+- Figure 6: full-sentence vs one-prefix vs two-prefix accuracy per causal model: three phenomena
+  that have paradigms of both prefix methods (upper panels; each method over the paradigms it
+  can score), and the mean and population sd over all phenomena a method covers (lower panel).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+
+import matplotlib
+
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt  # noqa: E402
+import numpy as np  # noqa: E402
+import pandas as pd  # noqa: E402
+from matplotlib.ticker import NullFormatter  # noqa: E402
+
+from lmprobes.io import atomic_path  # noqa: E402
+from lmprobes.suites.blimp.paradigms import CATEGORY_LABELS  # noqa: E402
+from lmprobes.suites.blimp.scoring import METHODS, category_accuracy, paradigm_accuracy  # noqa: E402
+from lmprobes.suites.blimp.tables import system_label  # noqa: E402
+
+PARADIGM_SYSTEM_COLUMNS = ["system", "source", "model", "method", "paradigm", "category", "accuracy"]
+# Figure 1's order of the published systems.
+PAPER_ORDER = ("human", "gpt2-large", "TXL", "LSTM", "5-gram")
+
+FIGURE2_VARIABLES = {
+    "length": "length of the acceptable sentence (words)",
+    "perplexity": "perplexity of the acceptable sentence (per token)",
+    "logp_good": "log P(acceptable sentence)",
+    "confidence": "confidence |log P(good) - log P(bad)|",
+}
+FIGURE2_COLUMNS = ["system", "variable", "bin", "x", "accuracy", "n"]
+
+DET_NOUN_PLAIN = (
+    "determiner_noun_agreement_1",
+    "determiner_noun_agreement_2",
+    "determiner_noun_agreement_irregular_1",
+    "determiner_noun_agreement_irregular_2",
+)
+DET_NOUN_ADJECTIVE = (
+    "determiner_noun_agreement_with_adjective_1",
+    "determiner_noun_agreement_with_adj_2",
+    "determiner_noun_agreement_with_adj_irregular_1",
+    "determiner_noun_agreement_with_adj_irregular_2",
+)
+SV_REGULAR = ("regular_plural_subject_verb_agreement_1", "regular_plural_subject_verb_agreement_2")
+SV_IRREGULAR = ("irregular_plural_subject_verb_agreement_1", "irregular_plural_subject_verb_agreement_2")
+
+PanelGroups = Mapping[str, Mapping[str, Sequence[str]]]  # panel -> condition -> paradigms
+
+FIGURE3_PANELS: PanelGroups = {
+    "determiner-noun agreement": {"no adjective": DET_NOUN_PLAIN, "adjective": DET_NOUN_ADJECTIVE},
+    "subject-verb agreement": {
+        "no attractor": SV_REGULAR + SV_IRREGULAR,
+        "relational noun": ("distractor_agreement_relational_noun",),
+        "relative clause": ("distractor_agreement_relative_clause",),
+    },
+}
+FIGURE4_PANELS: PanelGroups = {
+    "determiner-noun agreement": {
+        "regular": (DET_NOUN_PLAIN[0], DET_NOUN_PLAIN[1], DET_NOUN_ADJECTIVE[0], DET_NOUN_ADJECTIVE[1]),
+        "irregular": (DET_NOUN_PLAIN[2], DET_NOUN_PLAIN[3], DET_NOUN_ADJECTIVE[2], DET_NOUN_ADJECTIVE[3]),
+    },
+    "subject-verb agreement": {"regular": SV_REGULAR, "irregular": SV_IRREGULAR},
+}
+GROUP_COLUMNS = ["panel", "condition", "system", "accuracy", "n_paradigms"]
+
+FIGURE6_PHENOMENA = ("binding", "determiner_noun_agreement", "subject_verb_agreement")
+ALL_PHENOMENA = "all phenomena"
+FIGURE6_COLUMNS = ["panel", "model", "method", "accuracy", "sd", "n"]
+
+
+# --- data ----------------------------------------------------------------------------------
+
+
+def paradigm_systems(scores: pd.DataFrame, published_paradigms: pd.DataFrame | None = None) -> pd.DataFrame:
+    """Accuracy (%) per system and paradigm: reproduced systems, then the published ones."""
+    ours = paradigm_accuracy(scores).assign(source="reproduction")
+    ours["accuracy"] = 100.0 * ours["accuracy"]
+    parts = [ours]
+    if published_paradigms is not None:
+        paper = published_paradigms.assign(source="paper", accuracy=100.0 * published_paradigms["accuracy"])
+        parts.append(paper)
+    out = pd.concat(parts, ignore_index=True)
+    out["system"] = [system_label(m, k, s) for m, k, s in zip(out["model"], out["method"], out["source"])]
+    return out[PARADIGM_SYSTEM_COLUMNS]
+
+
+def system_order(paradigms: pd.DataFrame) -> list[str]:
+    """Reproduced systems as they come, then the published ones in Figure 1's order."""
+    ours = paradigms.loc[paradigms["source"] == "reproduction", "system"]
+    paper = paradigms[paradigms["source"] == "paper"].drop_duplicates("system")
+    rank = {model: i for i, model in enumerate(PAPER_ORDER)}
+    paper = paper.assign(_rank=paper["model"].map(lambda m: rank.get(m, len(rank)))).sort_values("_rank", kind="stable")
+    return list(dict.fromkeys(ours)) + paper["system"].tolist()
+
+
+def correlation_matrix(paradigms: pd.DataFrame) -> pd.DataFrame:
+    """Figure 1: Pearson r between systems over the paradigms both have (systems x systems)."""
+    wide = paradigms.pivot_table(index="paradigm", columns="system", values="accuracy", aggfunc="first")
+    order = system_order(paradigms)
+    matrix = wide.reindex(columns=order).corr(method="pearson")
+    matrix.index.name = matrix.columns.name = None
+    return matrix
+
+
+def pair_properties(scores: pd.DataFrame, pairs: pd.DataFrame) -> pd.DataFrame:
+    """Kept full-sentence score rows with the four Figure 2 properties of each pair."""
+    sentence_methods = [name for name, m in METHODS.items() if m.kind in ("sentence", "pll")]
+    kept = scores[scores["kept"].astype(bool) & scores["method"].isin(sentence_methods)]
+    words = pairs.set_index("row_id")["n_words_good"]
+    missing = ~kept["row_id"].isin(words.index)
+    if missing.any():
+        raise ValueError(f"score row {kept.loc[missing, 'row_id'].iloc[0]!r} has no pair in the dataset")
+    n_tokens = kept["token_logprobs_good"].map(len).astype(float)
+    return pd.DataFrame({
+        "system": [system_label(m, k) for m, k in zip(kept["model"], kept["method"])],
+        "correct": kept["correct"].astype(bool).to_numpy(),
+        "length": kept["row_id"].map(words).astype(float).to_numpy(),
+        "perplexity": np.exp(-kept["score_good"].to_numpy() / n_tokens.to_numpy()),
+        "logp_good": kept["score_good"].to_numpy(),
+        "confidence": (kept["score_good"] - kept["score_bad"]).abs().to_numpy(),
+    })
+
+
+def equal_count_bins(values: pd.Series, bins: int) -> np.ndarray:
+    """Bin index 0..bins-1 by rank (ties in row order), as equal in size as ``len`` allows."""
+    n = len(values)
+    bins = max(1, min(bins, n))
+    rank = values.rank(method="first").to_numpy() - 1
+    return (rank * bins // n).astype(int)
+
+
+def binned_accuracy(properties: pd.DataFrame, variable: str, bins: int = 10) -> pd.DataFrame:
+    """Accuracy (%) per system and bin of ``variable``; ``x`` is the bin's median value."""
+    records = []
+    for system, group in properties.groupby("system", sort=False):
+        values = group[variable]
+        index = values.to_numpy() if variable == "length" else equal_count_bins(values, bins)
+        for b, members in group.groupby(index, sort=True):
+            records.append({
+                "system": system, "variable": variable, "bin": int(b), "x": float(members[variable].median()),
+                "accuracy": 100.0 * members["correct"].mean(), "n": len(members),
+            })
+    return pd.DataFrame.from_records(records, columns=FIGURE2_COLUMNS)
+
+
+def figure2_data(scores: pd.DataFrame, pairs: pd.DataFrame, bins: int = 10) -> pd.DataFrame:
+    """Figure 2's four panels, one block of rows per variable."""
+    properties = pair_properties(scores, pairs)
+    frames = [binned_accuracy(properties, variable, bins) for variable in FIGURE2_VARIABLES]
+    return pd.concat(frames, ignore_index=True)
+
+
+def group_means(paradigms: pd.DataFrame, panels: PanelGroups) -> pd.DataFrame:
+    """Mean paradigm accuracy (%) per panel, condition and system over the paradigms it has."""
+    records = []
+    for system in system_order(paradigms):
+        mine = paradigms[paradigms["system"] == system].set_index("paradigm")["accuracy"]
+        for panel, conditions in panels.items():
+            for condition, members in conditions.items():
+                present = [p for p in members if p in mine.index]
+                if present:
+                    records.append({"panel": panel, "condition": condition, "system": system,
+                                    "accuracy": float(mine[present].mean()), "n_paradigms": len(present)})
+    return pd.DataFrame.from_records(records, columns=GROUP_COLUMNS)
+
+
+def figure3_data(paradigms: pd.DataFrame) -> pd.DataFrame:
+    return group_means(paradigms, FIGURE3_PANELS)
+
+
+def figure4_data(paradigms: pd.DataFrame) -> pd.DataFrame:
+    return group_means(paradigms, FIGURE4_PANELS)
+
+
+def figure6_data(scores: pd.DataFrame) -> pd.DataFrame:
+    """Per causal model and method: the accuracy (%) of each Figure 6 phenomenon, and the mean
+    and population sd over every phenomenon the method scores (``n`` phenomena)."""
+    causal = [name for name, m in METHODS.items() if m.family == "causal"]
+    categories = category_accuracy(paradigm_accuracy(scores[scores["method"].isin(causal)]))
+    categories = categories.assign(accuracy=100.0 * categories["accuracy"])
+    records = []
+    for (model, method), group in categories.groupby(["model", "method"], sort=True):
+        by_category = group.set_index("category")["accuracy"]
+        for phenomenon in FIGURE6_PHENOMENA:
+            if phenomenon in by_category.index:
+                records.append({"panel": phenomenon, "model": model, "method": method,
+                                "accuracy": float(by_category[phenomenon]), "sd": np.nan, "n": 1})
+        records.append({"panel": ALL_PHENOMENA, "model": model, "method": method,
+                        "accuracy": float(by_category.mean()), "sd": float(by_category.std(ddof=0)),
+                        "n": len(by_category)})
+    return pd.DataFrame.from_records(records, columns=FIGURE6_COLUMNS)
+
+
+# --- drawing -------------------------------------------------------------------------------
+
+
+def _save(fig, out: Path) -> None:
+    with atomic_path(out) as tmp:
+        fig.savefig(tmp, format="png", dpi=120, metadata={"Software": None})
+    plt.close(fig)
+
+
+def figure1(paradigms: pd.DataFrame, out: Path) -> None:
+    """Heatmap of ``correlation_matrix(paradigms)``, annotated with r to two decimals."""
+    matrix = correlation_matrix(paradigms)
+    size = 1.0 + 0.8 * len(matrix)
+    fig, ax = plt.subplots(figsize=(size + 1.5, size), constrained_layout=True)
+    image = ax.imshow(matrix.to_numpy(dtype=float), cmap="RdBu_r", vmin=-1, vmax=1)
+    ax.set_xticks(range(len(matrix)), matrix.columns, rotation=45, ha="right", fontsize="small")
+    ax.set_yticks(range(len(matrix)), matrix.index, fontsize="small")
+    for (i, j), r in np.ndenumerate(matrix.to_numpy(dtype=float)):
+        if not np.isnan(r):
+            ax.text(j, i, f"{r:.2f}", ha="center", va="center", fontsize="small", color="white" if abs(r) > 0.6 else "black")
+    fig.colorbar(image, ax=ax, label="Pearson r over paradigm accuracies")
+    ax.set_title("Correlation of paradigm accuracies")
+    _save(fig, out)
+
+
+def figure2(data: pd.DataFrame, out: Path) -> None:
+    """Four panels of ``figure2_data``: accuracy against each property, one line per system."""
+    fig, axes = plt.subplots(2, 2, figsize=(10, 7), constrained_layout=True)
+    for ax, (variable, label) in zip(axes.flat, FIGURE2_VARIABLES.items()):
+        sub = data[data["variable"] == variable]
+        for system, group in sub.groupby("system", sort=False):
+            ax.plot(group["x"], group["accuracy"], marker="o", markersize=3, label=system)
+        if variable == "perplexity" and (sub["x"] > 0).all() and not sub.empty:
+            ax.set_xscale("log")
+            ax.xaxis.set_minor_formatter(NullFormatter())
+        ax.axhline(50, color="grey", linewidth=0.8, linestyle=":")
+        ax.set_ylim(0, 100)
+        ax.set_xlabel(label)
+        ax.set_ylabel("accuracy (%)")
+    _legend_below(fig, axes.flat[0])
+    _save(fig, out)
+
+
+def grouped_bars(data: pd.DataFrame, out: Path, title: str) -> None:
+    """One panel per ``panel`` of a ``group_means`` frame: bars per system, one per condition."""
+    panels = list(dict.fromkeys(data["panel"]))
+    fig, axes = plt.subplots(len(panels), 1, figsize=(9, 3.2 * max(len(panels), 1)), constrained_layout=True, squeeze=False)
+    for ax, panel in zip(axes[:, 0], panels):
+        sub = data[data["panel"] == panel]
+        _bars(ax, sub, group="system", bar="condition", value="accuracy")
+        ax.set_title(panel)
+        ax.legend(fontsize="small", loc="center left", bbox_to_anchor=(1.0, 0.5))
+    fig.suptitle(title)
+    _save(fig, out)
+
+
+def figure3(paradigms: pd.DataFrame, out: Path) -> None:
+    grouped_bars(figure3_data(paradigms), out, "Agreement with an intervening adjective or attractor")
+
+
+def figure4(paradigms: pd.DataFrame, out: Path) -> None:
+    grouped_bars(figure4_data(paradigms), out, "Regular vs irregular agreement")
+
+
+def figure6(data: pd.DataFrame, out: Path) -> None:
+    """``figure6_data``: upper panels the three phenomena, lower panel mean ± sd over all."""
+    upper = [p for p in FIGURE6_PHENOMENA if (data["panel"] == p).any()] or list(FIGURE6_PHENOMENA[:1])
+    fig, axes = plt.subplot_mosaic([upper, [ALL_PHENOMENA] * len(upper)], figsize=(4 * len(upper), 7), constrained_layout=True)
+    for panel in [*upper, ALL_PHENOMENA]:
+        sub = data[data["panel"] == panel]
+        _bars(axes[panel], sub, group="model", bar="method", value="accuracy", error="sd" if panel == ALL_PHENOMENA else None)
+        axes[panel].set_title(CATEGORY_LABELS.get(panel, panel))
+    _legend_below(fig, axes[ALL_PHENOMENA])
+    _save(fig, out)
+
+
+def _bars(ax, sub: pd.DataFrame, group: str, bar: str, value: str, error: str | None = None) -> None:
+    groups = list(dict.fromkeys(sub[group]))
+    kinds = list(dict.fromkeys(sub[bar]))
+    width = 0.8 / max(len(kinds), 1)
+    x = np.arange(len(groups))
+    for i, kind in enumerate(kinds):
+        rows = sub[sub[bar] == kind].set_index(group).reindex(groups)
+        yerr = rows[error].fillna(0).to_numpy() if error else None
+        ax.bar(x + i * width, rows[value].to_numpy(), width, yerr=yerr, label=kind, capsize=2)
+    ax.set_xticks(x + width * (len(kinds) - 1) / 2, groups, rotation=30, ha="right", fontsize="small")
+    ax.axhline(50, color="grey", linewidth=0.8, linestyle=":")
+    ax.set_ylim(0, 100)
+    ax.set_ylabel("accuracy (%)")
+
+
+def _legend_below(fig, ax) -> None:
+    handles, labels = ax.get_legend_handles_labels()
+    if labels:
+        fig.legend(handles, labels, loc="outside lower center", ncols=min(len(labels), 4), fontsize="small")

@@ -1,0 +1,120 @@
+"""The BLiMP throughput command: issue 8's sample rule on a synthetic release, and a run with tiny
+models on the release-format fixtures."""
+
+from __future__ import annotations
+
+import json
+import math
+import random
+from pathlib import Path
+
+import pytest
+
+from lmprobes.io import read_metadata, read_parquet
+from lmprobes.suites.blimp import bench
+from lmprobes.suites.blimp.dataset import BlimpDataError
+from lmprobes.suites.blimp.paradigms import PARADIGM_CATEGORY
+
+FIXTURES = Path(__file__).parent / "data" / "blimp"
+
+
+def record(uid: str, pair_id: int) -> dict:
+    return {
+        "sentence_good": f"Good sentence {pair_id}.", "sentence_bad": f"Bad sentence {pair_id}.", "field": "syntax",
+        "linguistics_term": PARADIGM_CATEGORY[uid], "UID": uid, "simple_LM_method": True, "one_prefix_method": False,
+        "two_prefix_method": False, "lexically_identical": False, "pairID": str(pair_id),
+    }
+
+
+@pytest.fixture(scope="module")
+def synthetic_release(tmp_path_factory) -> tuple[Path, dict[str, list[str]]]:
+    """All 67 paradigm files, 31 pairs each with pair ids in shuffled file order (one blank line)."""
+    folder = tmp_path_factory.mktemp("blimp")
+    rng = random.Random(4)
+    order = {}
+    for uid in reversed(list(PARADIGM_CATEGORY)):  # creation order must not matter
+        ids = list(range(1000))
+        rng.shuffle(ids)
+        order[uid] = [str(i) for i in ids[:31]]
+        lines = [json.dumps(record(uid, int(i))) for i in order[uid]]
+        lines.insert(5, "")
+        (folder / f"{uid}.jsonl").write_text("\n".join(lines) + "\n", encoding="utf-8")
+    return folder, order
+
+
+def plain_sample(order: dict[str, list[str]], n: int) -> list[tuple[str, str]]:
+    by_file_name = sorted(order, key=lambda uid: f"{uid}.jsonl")
+    return [(uid, pid) for uid in by_file_name for pid in order[uid][:30]][:n]
+
+
+def test_sample_is_the_first_30_of_each_file_by_name_cut_at_2000(synthetic_release) -> None:
+    folder, order = synthetic_release
+    sample = bench.bench_sample(folder)
+    keys = list(zip(sample["paradigm"], sample["pairID"]))
+    assert keys == plain_sample(order, 2000) and len(keys) == 2000
+    counts = sample.groupby("paradigm", sort=False).size()
+    assert counts.iloc[-1] == 20 and (counts.iloc[:-1] == 30).all() and len(counts) == 67
+    assert counts.index[-1] == "wh_vs_that_with_gap_long_distance"
+    small = bench.bench_sample(folder, 45)
+    assert list(zip(small["paradigm"], small["pairID"])) == plain_sample(order, 45)
+    assert small["paradigm"].nunique() == 2
+
+
+def test_sample_errors_name_the_file_and_line(tmp_path) -> None:
+    with pytest.raises(BlimpDataError, match="no BLiMP paradigm files"):
+        bench.bench_sample(tmp_path)
+    (tmp_path / "passive_1.jsonl").write_text(json.dumps(record("passive_1", 1)) + "\n{oops\n", encoding="utf-8")
+    with pytest.raises(BlimpDataError, match=r"passive_1.jsonl:2: invalid JSON"):
+        bench.bench_sample(tmp_path)
+
+
+def test_command_writes_scores_keyed_by_uid_and_pair(tiny_dir, tmp_path, capsys) -> None:
+    out = tmp_path / "scores.parquet"
+    modes = ["causal-float32", "causal-bf16", "pll-float32"]
+    argv = ["--blimp", str(FIXTURES), "--gpt2-tokenizer", str(tiny_dir("gpt2")), "--bert-tokenizer", str(tiny_dir("bert")),
+            "--tiny", "--pairs", "17", "--modes", *modes, "--out", str(out)]
+    assert bench.main(argv) == 0
+    printed = capsys.readouterr().out.splitlines()
+    assert printed[0].startswith("# BLiMP bench: 17 pairs") and "float32 matmul" in printed[0]
+    for mode, line in zip(modes, printed[1:], strict=True):
+        assert line.startswith(mode) and all(f" {key}=" in line for key in ("pairs/s", "tokens/s", "GFLOP/s", "of_peak"))
+    scores = read_parquet(out)
+    assert list(scores.columns) == ["UID", "pairID", "mode", "ll_good", "ll_bad"]
+    sample = bench.bench_sample(FIXTURES, 17)
+    expected = list(zip(sample["paradigm"], sample["pairID"]))
+    for mode in modes:
+        mine = scores[scores["mode"] == mode]
+        assert list(zip(mine["UID"], mine["pairID"])) == expected
+        assert all(math.isfinite(v) and v < 0 for v in [*mine["ll_good"], *mine["ll_bad"]])
+    identical = sample["identical"].to_numpy()
+    assert identical.any()
+    for mode in modes:
+        mine = scores[scores["mode"] == mode]
+        assert (mine["ll_good"].to_numpy()[identical] == mine["ll_bad"].to_numpy()[identical]).all()
+    assert read_metadata(out)["modes"] == modes
+    float32 = scores[scores["mode"] == "causal-float32"]["ll_good"].to_numpy()
+    bf16 = scores[scores["mode"] == "causal-bf16"]["ll_good"].to_numpy()
+    assert float32 == pytest.approx(bf16, rel=0.05) and (float32 != bf16).any()
+
+
+def test_tokens_fed_counts_each_distinct_text(tiny_dir) -> None:
+    from lmprobes.engine.lm import LM
+
+    tokenizer = bench.load_bert_tokenizer(tiny_dir("bert"))
+    pairs = bench.bench_sample(FIXTURES, 21)
+    lm = LM(name="t", model=None, tokenizer=tokenizer, family="masked")
+    texts = set(pairs["sentence_good"]) | set(pairs["sentence_bad"])
+    plain = 0
+    for text in texts:
+        ids = tokenizer(text)["input_ids"]
+        plain += len(ids) * (len(ids) - 2)  # one copy per token between [CLS] and [SEP]
+    assert bench.tokens_fed(lm, pairs, bench.MODES["pll-float32"]) == plain
+    gpt2 = bench.load_gpt2_tokenizer(tiny_dir("gpt2"))
+    lm = LM(name="g", model=None, tokenizer=gpt2, family="causal")
+    plain = sum(len(gpt2(" " + t, add_special_tokens=False)["input_ids"]) + 1 for t in texts)
+    assert bench.tokens_fed(lm, pairs, bench.MODES["causal-float32"]) == plain
+
+
+def test_modes_need_their_tokenizer(tmp_path) -> None:
+    with pytest.raises(SystemExit):
+        bench.parse_args(["--blimp", str(tmp_path), "--modes", "pll-float32", "--gpt2-tokenizer", str(tmp_path)])

@@ -1,0 +1,189 @@
+"""BLiMP figures: the data behind each checked against plain computations; each PNG is written
+non-empty and byte-identical on a second run."""
+
+from __future__ import annotations
+
+import math
+import random
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from lmprobes.suites.blimp import plots as P
+from lmprobes.suites.blimp.paradigms import PARADIGM_CATEGORY, PARADIGMS
+from lmprobes.suites.blimp.tables import read_published_paradigms
+
+RESOURCES = Path(__file__).resolve().parents[1] / "resources" / "blimp"
+PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
+PREFIX_PARADIGMS = {  # a few real prefix-method paradigms per Figure 6 phenomenon (release flags)
+    "one_prefix": ["principle_A_c_command", "principle_A_case_1", "determiner_noun_agreement_1",
+                   "regular_plural_subject_verb_agreement_1", "anaphor_gender_agreement"],
+    "two_prefix": ["principle_A_domain_3", "determiner_noun_agreement_2", "regular_plural_subject_verb_agreement_2",
+                   "only_npi_scope"],
+}
+
+
+@pytest.fixture(scope="module")
+def published_paradigms() -> pd.DataFrame:
+    return read_published_paradigms(RESOURCES / "published_paradigms.csv")
+
+
+def fake_scores(seed: int = 0, pairs_per_paradigm: int = 6) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """(scores, pairs): random sentence scores for a causal model under three methods and a
+    masked model, every paradigm for full-sentence methods, the listed ones for prefix methods."""
+    rng = random.Random(seed)
+    pairs = [{"row_id": f"{p}:{i}", "paradigm": p, "n_words_good": rng.randint(3, 9)}
+             for p in PARADIGMS for i in range(pairs_per_paradigm)]
+    rows = []
+    for model, method in (("gpt", "blimp_paper"), ("gpt", "one_prefix"), ("gpt", "two_prefix"), ("bert", "pll_original")):
+        paradigms = set(PREFIX_PARADIGMS.get(method, PARADIGMS))
+        for pair in pairs:
+            kept = pair["paradigm"] in paradigms
+            logprobs = [-rng.uniform(0.5, 9.0) for _ in range(pair["n_words_good"] + 1)] if kept else []
+            good = math.fsum(logprobs) if kept else math.nan
+            bad = good + rng.gauss(-1.0, 4.0) if kept else math.nan
+            rows.append({
+                "row_id": pair["row_id"], "paradigm": pair["paradigm"], "category": PARADIGM_CATEGORY[pair["paradigm"]],
+                "model": model, "method": method, "kept": kept, "skip_reason": "" if kept else f"no_{method}",
+                "score_good": good, "score_bad": bad, "token_logprobs_good": logprobs,
+                "tie": (good == bad) if kept else None, "correct": (good > bad) if kept else None,
+            })
+    scores = pd.DataFrame(rows)
+    scores["correct"] = scores["correct"].astype("boolean")
+    return scores, pd.DataFrame(pairs)
+
+
+# --- data ----------------------------------------------------------------------------------
+
+
+def test_paradigm_systems_label_and_scale_both_sources(published_paradigms) -> None:
+    scores, _ = fake_scores()
+    systems = P.paradigm_systems(scores, published_paradigms)
+    ours = systems[systems["source"] == "reproduction"]
+    assert set(ours["system"]) == {"gpt (blimp_paper)", "gpt (one_prefix)", "gpt (two_prefix)", "bert (pll_original)"}
+    kept = scores[scores["kept"] & (scores["method"] == "blimp_paper") & (scores["paradigm"] == "passive_1")]
+    row = ours[(ours["system"] == "gpt (blimp_paper)") & (ours["paradigm"] == "passive_1")]
+    assert row["accuracy"].item() == pytest.approx(100 * kept["correct"].astype(bool).mean())
+    lstm = systems[(systems["system"] == "LSTM (paper)") & (systems["paradigm"] == "passive_1")]
+    assert lstm["accuracy"].item() == pytest.approx(71.9)
+    order = P.system_order(systems)
+    assert order[-5:] == ["human (paper)", "gpt2-large (blimp_paper, paper)", "TXL (paper)", "LSTM (paper)", "5-gram (paper)"]
+
+
+def test_correlations_are_pearson_and_reproduce_figure1(published_paradigms) -> None:
+    scores, _ = fake_scores()
+    systems = P.paradigm_systems(scores, published_paradigms)
+    matrix = P.correlation_matrix(systems)
+    assert list(matrix.index) == list(matrix.columns) == P.system_order(systems)
+    # plain Pearson over the paradigms two systems share
+    a = systems[systems["system"] == "gpt (one_prefix)"].set_index("paradigm")["accuracy"]
+    b = systems[systems["system"] == "human (paper)"].set_index("paradigm")["accuracy"]
+    shared = sorted(set(a.index) & set(b.index))
+    assert len(shared) == len(PREFIX_PARADIGMS["one_prefix"])
+    r = np.corrcoef(a[shared].to_numpy(), b[shared].to_numpy())[0, 1]
+    assert matrix.loc["gpt (one_prefix)", "human (paper)"] == pytest.approx(r)
+    # Figure 1 as printed (entries without GPT-2, whose numbers the 2021 correction changed)
+    printed = {("human", "TXL"): 0.48, ("human", "LSTM"): 0.49, ("human", "5-gram"): 0.34,
+               ("TXL", "LSTM"): 0.90, ("TXL", "5-gram"): 0.58, ("LSTM", "5-gram"): 0.59}
+    for (x, y), value in printed.items():
+        assert round(matrix.loc[f"{x} (paper)", f"{y} (paper)"], 2) == value
+
+
+def test_equal_count_bins() -> None:
+    values = pd.Series([5.0, 1.0, 3.0, 3.0, 9.0, 7.0, 2.0])
+    bins = P.equal_count_bins(values, 3)
+    assert bins.tolist() == [1, 0, 0, 1, 2, 2, 0]  # ranks 4,0,2,3,6,5,1 -> rank*3//7
+    assert P.equal_count_bins(values, 10).tolist() == [4, 0, 2, 3, 6, 5, 1]  # fewer rows than bins
+
+
+def test_figure2_data_bins_each_property_plainly() -> None:
+    scores, pairs = fake_scores()
+    data = P.figure2_data(scores, pairs, bins=10)
+    assert set(data["system"]) == {"gpt (blimp_paper)", "bert (pll_original)"}  # prefix scores are not sentences
+    kept = scores[(scores["model"] == "gpt") & (scores["method"] == "blimp_paper")]
+    words = dict(zip(pairs["row_id"], pairs["n_words_good"]))
+    mine = data[data["system"] == "gpt (blimp_paper)"]
+    # length: one bin per word count
+    length = mine[mine["variable"] == "length"]
+    for row in length.itertuples():
+        members = [bool(c) for rid, c in zip(kept["row_id"], kept["correct"]) if words[rid] == row.x]
+        assert row.n == len(members) and row.accuracy == pytest.approx(100 * sum(members) / len(members))
+    # confidence: deciles of |good - bad| by rank
+    confidence = sorted(zip((kept["score_good"] - kept["score_bad"]).abs(), kept["correct"].astype(bool)), key=lambda t: t[0])
+    size = len(confidence)
+    rows = mine[mine["variable"] == "confidence"].sort_values("bin")
+    assert rows["n"].sum() == size and rows["bin"].tolist() == list(range(10))
+    for row in rows.itertuples():
+        members = [confidence[i] for i in range(size) if i * 10 // size == row.bin]
+        assert row.n == len(members)
+        assert row.accuracy == pytest.approx(100 * sum(c for _, c in members) / len(members))
+        assert row.x == pytest.approx(float(np.median([v for v, _ in members])))
+    # perplexity: exp(-log P / tokens), per pair
+    perplexities = sorted(math.exp(-g / len(t)) for g, t in zip(kept["score_good"], kept["token_logprobs_good"]))
+    first = mine[(mine["variable"] == "perplexity") & (mine["bin"] == 0)].iloc[0]
+    assert first.x == pytest.approx(float(np.median(perplexities[: first.n])))
+    logp = mine[mine["variable"] == "logp_good"]
+    assert logp["x"].is_monotonic_increasing
+
+
+def test_group_means_of_figures_3_and_4(published_paradigms) -> None:
+    systems = P.paradigm_systems(fake_scores()[0], published_paradigms)
+    fig3 = P.figure3_data(systems).set_index(["panel", "condition", "system"])
+    gpt2 = "gpt2-large (blimp_paper, paper)"
+    # GPT-2's per-paradigm results (%), typed from the corrected 2021 results
+    det, sv = "determiner-noun agreement", "subject-verb agreement"
+    assert fig3.loc[(det, "adjective", gpt2), "accuracy"] == pytest.approx((97.5 + 94.9 + 92.7 + 94.0) / 4)
+    assert fig3.loc[(det, "no adjective", gpt2), "accuracy"] == pytest.approx((98.8 + 97.7 + 95.7 + 95.3) / 4)
+    assert fig3.loc[(sv, "no attractor", gpt2), "accuracy"] == pytest.approx((96.7 + 91.0 + 92.8 + 92.4) / 4)
+    assert fig3.loc[(sv, "relative clause", gpt2), "n_paradigms"] == 1
+    fig4 = P.figure4_data(systems).set_index(["panel", "condition", "system"])
+    assert fig4.loc[("subject-verb agreement", "irregular", gpt2), "accuracy"] == pytest.approx((92.8 + 92.4) / 2)
+    assert fig4.loc[("determiner-noun agreement", "regular", gpt2), "accuracy"] == pytest.approx((98.8 + 97.7 + 97.5 + 94.9) / 4)
+    # a reproduced system with only some of a group's paradigms averages the ones it has
+    one = fig4.loc[("determiner-noun agreement", "regular", "gpt (one_prefix)")]
+    accuracy = systems[systems["system"] == "gpt (one_prefix)"].set_index("paradigm")["accuracy"]
+    assert one["n_paradigms"] == 1 and one["accuracy"] == pytest.approx(accuracy["determiner_noun_agreement_1"])
+    assert ("determiner-noun agreement", "irregular", "gpt (one_prefix)") not in fig4.index
+
+
+def test_figure6_data_per_phenomenon_and_mean_sd_over_phenomena() -> None:
+    scores, _ = fake_scores()
+    data = P.figure6_data(scores)
+    assert set(data["model"]) == {"gpt"}  # masked methods have no prefix counterpart
+    kept = scores[scores["kept"] & (scores["model"] == "gpt")]
+    for method, group in kept.groupby("method"):
+        per_paradigm = group.groupby("paradigm")["correct"].apply(lambda c: 100 * c.astype(bool).mean())
+        per_category = per_paradigm.groupby(per_paradigm.index.map(PARADIGM_CATEGORY)).mean()
+        mine = data[data["method"] == method].set_index("panel")
+        for phenomenon in P.FIGURE6_PHENOMENA:
+            assert mine.loc[phenomenon, "accuracy"] == pytest.approx(per_category[phenomenon])
+        overall = mine.loc[P.ALL_PHENOMENA]
+        assert overall["n"] == len(per_category)
+        assert overall["accuracy"] == pytest.approx(float(np.mean(per_category.to_numpy())))
+        assert overall["sd"] == pytest.approx(float(np.std(per_category.to_numpy())))
+    assert data[(data["method"] == "one_prefix") & (data["panel"] == P.ALL_PHENOMENA)]["n"].item() == 4
+
+
+# --- PNGs ----------------------------------------------------------------------------------
+
+
+def test_every_figure_writes_the_same_png_twice(tmp_path, published_paradigms) -> None:
+    scores, pairs = fake_scores(pairs_per_paradigm=3)
+    systems = P.paradigm_systems(scores, published_paradigms)
+    draws = {
+        "figure1": lambda out: P.figure1(systems, out),
+        "figure2": lambda out: P.figure2(P.figure2_data(scores, pairs), out),
+        "figure3": lambda out: P.figure3(systems, out),
+        "figure4": lambda out: P.figure4(systems, out),
+        "figure6": lambda out: P.figure6(P.figure6_data(scores), out),
+    }
+    for name, draw in draws.items():
+        first, second = tmp_path / f"{name}.png", tmp_path / "again" / f"{name}.png"
+        draw(first)
+        draw(second)
+        data = first.read_bytes()
+        assert data.startswith(PNG_SIGNATURE) and len(data) > 5000, name
+        assert data == second.read_bytes(), name
+    assert sorted(p.name for p in tmp_path.iterdir() if p.is_file()) == sorted(f"{n}.png" for n in draws)

@@ -1,0 +1,227 @@
+"""BLiMP Tables 3 and 4: the published numbers as the paper prints them, and the aggregation
+checked against plain loops over hand-made score frames."""
+
+from __future__ import annotations
+
+import random
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+from lmprobes.suites.blimp import tables as T
+from lmprobes.suites.blimp.paradigms import CATEGORIES, CATEGORY_LABELS, PARADIGM_CATEGORY, PARADIGMS
+
+RESOURCES = Path(__file__).resolve().parents[1] / "resources" / "blimp"
+# Table 3 of the corrected 2021 paper, typed from the paper: overall, then the 12 phenomena.
+PAPER_TABLE3 = {
+    "5-gram": [61.2, 47.9, 71.9, 64.4, 68.5, 70.0, 36.9, 60.2, 79.5, 57.2, 45.5, 53.5, 60.3],
+    "LSTM": [69.8, 91.7, 73.2, 73.5, 67.0, 85.4, 67.6, 73.9, 89.1, 46.6, 51.7, 64.5, 80.1],
+    "TXL": [69.6, 94.1, 72.2, 74.7, 71.5, 83.0, 77.2, 66.6, 78.2, 48.4, 55.2, 69.3, 76.0],
+    "gpt2-large": [83.0, 99.3, 81.8, 80.9, 81.9, 95.8, 89.3, 81.3, 91.9, 72.7, 76.8, 79.0, 86.4],
+    "human": [88.6, 97.5, 90.0, 87.3, 83.9, 92.2, 85.0, 86.9, 97.0, 84.9, 88.1, 86.6, 90.9],
+}
+# Table 4 cells whose printed percent is not the rounded per-paradigm result (resources/blimp/README.md).
+TABLE4_MISPRINTS = {
+    ("transitive", "gpt2-large"), ("principle_A_domain_1", "gpt2-large"),
+    *((p, m) for p in ("determiner_noun_agreement_irregular_1", "determiner_noun_agreement_irregular_2")
+      for m in ("5-gram", "LSTM", "TXL", "gpt2-large")),
+    ("irregular_plural_subject_verb_agreement_1", "human"), ("irregular_plural_subject_verb_agreement_2", "human"),
+}
+
+
+@pytest.fixture(scope="module")
+def published() -> pd.DataFrame:
+    return T.read_published(RESOURCES / "published.csv")
+
+
+@pytest.fixture(scope="module")
+def published_paradigms() -> pd.DataFrame:
+    return T.read_published_paradigms(RESOURCES / "published_paradigms.csv")
+
+
+# --- published numbers ---------------------------------------------------------------------
+
+
+def test_published_table3_is_the_papers(published) -> None:
+    paper = published[published["reference"] == "warstadt2020"]
+    for model, values in PAPER_TABLE3.items():
+        rows = paper[paper["model"] == model]
+        assert rows["column"].tolist() == ["overall", *CATEGORIES]
+        assert rows["value"].tolist() == values
+    assert set(paper["model"]) == {*PAPER_TABLE3, "human_aggregate"}
+    assert paper.loc[paper["model"] == "human_aggregate", "value"].tolist() == [96.4]
+    assert paper.loc[paper["model"] == "gpt2-large", "method"].unique().tolist() == ["blimp_paper"]
+    others = published[published["reference"] != "warstadt2020"]
+    assert set(others["column"]) == {"overall"} and set(others["reference"]) == {"salazar2020", "kauf2023"}
+
+
+def test_published_paradigms_cover_the_release_and_reproduce_table3(published_paradigms) -> None:
+    pp = published_paradigms
+    for model in PAPER_TABLE3:
+        mine = pp[pp["model"] == model]
+        assert sorted(mine["paradigm"]) == sorted(PARADIGMS)
+        assert all(PARADIGM_CATEGORY[p] == c for p, c in zip(mine["paradigm"], mine["category"]))
+        accuracies = dict(zip(mine["paradigm"], mine["accuracy"]))
+        overall = 100 * sum(accuracies.values()) / len(accuracies)
+        assert overall == pytest.approx(PAPER_TABLE3[model][0], abs=0.05)
+        for category, printed in zip(CATEGORIES, PAPER_TABLE3[model][1:]):
+            members = [a for p, a in accuracies.items() if PARADIGM_CATEGORY[p] == category]
+            assert 100 * sum(members) / len(members) == pytest.approx(printed, abs=0.1)
+
+
+def test_printed_table4_differs_from_the_results_only_in_known_misprints(published_paradigms) -> None:
+    rows = published_paradigms.itertuples()
+    differing = {(r.paradigm, r.model) for r in rows if int(r.printed) != int(100 * r.accuracy + 0.5 + 1e-9)}
+    assert differing == TABLE4_MISPRINTS
+
+
+@pytest.mark.parametrize(("content", "message"), [
+    ("table,reference,model,method,column,value\ntable3,x,m,,overall,61.2\ntable3,x,m,,islands,50\n",
+     r"published.csv:3: unknown column 'islands'"),
+    ("table,reference,model,method,column,value\ntable3,x,m,,overall,abc\n", r"published.csv:2: 'abc' is not a number"),
+    ("table,reference,model,method,column,value\ntable3,x,m,,overall,161\n", r"published.csv:2: 161.0 is outside"),
+    ("table,reference,model,method,column,value\ntable3,x,m,,overall,1\ntable3,x,m,,overall,2\n",
+     r"published.csv:3: duplicate entry"),
+    ("table,reference,model,column,value\n", r"missing column\(s\) \['method'\]"),
+])
+def test_bad_published_rows_are_named(tmp_path, content, message) -> None:
+    path = tmp_path / "published.csv"
+    path.write_text(content, encoding="utf-8")
+    with pytest.raises(T.PublishedDataError, match=message):
+        T.read_published(path)
+
+
+def test_bad_published_paradigm_rows_are_named(tmp_path) -> None:
+    path = tmp_path / "pp.csv"
+    path.write_text("paradigm,category,model,method,accuracy,printed\npassive_1,binding,m,,0.5,50\n", encoding="utf-8")
+    with pytest.raises(T.PublishedDataError, match=r"pp.csv:2: passive_1 belongs to argument_structure"):
+        T.read_published_paradigms(path)
+    path.write_text("paradigm,category,model,method,accuracy,printed\npassive_3,binding,m,,0.5,50\n", encoding="utf-8")
+    with pytest.raises(T.PublishedDataError, match=r"pp.csv:2: unknown paradigm 'passive_3'"):
+        T.read_published_paradigms(path)
+
+
+# --- aggregation over score frames ---------------------------------------------------------
+
+SYSTEMS = [("m1", "blimp_paper"), ("m1", "one_prefix"), ("m2", "pll_original")]
+
+
+def fake_scores(seed: int = 0, all_paradigms_for: tuple[str, str] = ("m2", "pll_original")) -> pd.DataFrame:
+    """Random decisions: paradigms of unequal size, some skipped rows; one system has all 67."""
+    rng = random.Random(seed)
+    subset = [p for i, p in enumerate(PARADIGMS) if i % 4 == 0]
+    rows = []
+    for model, method in SYSTEMS:
+        for paradigm in PARADIGMS if (model, method) == all_paradigms_for else subset:
+            for pair in range(rng.randint(1, 7)):
+                kept = pair == 0 or rng.random() > 0.15
+                rows.append({
+                    "row_id": f"{paradigm}:{pair}", "paradigm": paradigm, "category": PARADIGM_CATEGORY[paradigm],
+                    "model": model, "method": method, "kept": kept, "skip_reason": "" if kept else "no_one_prefix",
+                    "correct": (rng.random() < 0.6) if kept else None,
+                })
+    frame = pd.DataFrame(rows)
+    frame["correct"] = frame["correct"].astype("boolean")
+    return frame
+
+
+def plain_paradigm_accuracy(scores: pd.DataFrame) -> dict[tuple, tuple[float, int]]:
+    """(model, method, paradigm) -> (percent correct over kept pairs, kept pairs)."""
+    counts: dict[tuple, list[int]] = {}
+    for row in scores.itertuples():
+        if row.kept:
+            cell = counts.setdefault((row.model, row.method, row.paradigm), [0, 0])
+            cell[0] += bool(row.correct)
+            cell[1] += 1
+    return {key: (100.0 * right / n, n) for key, (right, n) in counts.items()}
+
+
+def cell(tidy: pd.DataFrame, **where) -> pd.Series:
+    mask = pd.Series(True, index=tidy.index)
+    for column, value in where.items():
+        mask &= tidy[column] == value
+    rows = tidy[mask]
+    assert len(rows) == 1, where
+    return rows.iloc[0]
+
+
+def test_table3_is_the_mean_of_paradigms_and_of_categories_plainly(published) -> None:
+    scores = fake_scores()
+    tidy = T.table3(scores, published)
+    assert list(tidy.columns) == T.TIDY_COLUMNS
+    plain = plain_paradigm_accuracy(scores)
+    for model, method in SYSTEMS:
+        mine = {p: v for (m, k, p), (v, _) in plain.items() if (m, k) == (model, method)}
+        total = cell(tidy, source="reproduction", model=model, method=method, category="overall")
+        assert total["value"] == pytest.approx(sum(mine.values()) / len(mine))
+        assert total["n"] == len(mine)
+        for category in CATEGORIES:
+            members = [v for p, v in mine.items() if PARADIGM_CATEGORY[p] == category]
+            rows = tidy[(tidy["model"] == model) & (tidy["method"] == method) & (tidy["category"] == category)]
+            if members:
+                assert rows["value"].item() == pytest.approx(sum(members) / len(members))
+                assert rows["n"].item() == len(members)
+            else:
+                assert rows.empty
+    ours = tidy[tidy["source"] == "reproduction"]
+    assert list(dict.fromkeys(zip(ours["model"], ours["method"]))) == sorted(SYSTEMS)
+    assert ours.groupby(["model", "method"])["category"].first().eq("overall").all()
+    paper = tidy[tidy["source"] == "paper"]
+    assert len(paper) == len(published) and paper["value"].tolist() == published["value"].tolist()
+    assert cell(tidy, source="paper", model="LSTM", category="island_effects")["value"] == 46.6
+
+
+def test_table4_per_paradigm_in_the_papers_order(published_paradigms) -> None:
+    scores = fake_scores(seed=1)
+    tidy = T.table4(scores, published_paradigms)
+    plain = plain_paradigm_accuracy(scores)
+    ours = tidy[tidy["source"] == "reproduction"]
+    assert len(ours) == len(plain)
+    for row in ours.itertuples():
+        value, n = plain[(row.model, row.method, row.paradigm)]
+        assert row.value == pytest.approx(value) and row.n == n
+    m2 = ours[ours["model"] == "m2"]["paradigm"].tolist()
+    expected = [p for c in CATEGORIES for p in PARADIGMS if PARADIGM_CATEGORY[p] == c]
+    assert m2 == expected
+    paper = tidy[(tidy["source"] == "paper") & (tidy["model"] == "gpt2-large")].set_index("paradigm")
+    assert paper.loc["transitive", "value"] == pytest.approx(86.0)
+    assert paper.loc["existential_there_quantifiers_2", "value"] == pytest.approx(42.4)
+
+
+def test_wide_layouts_hold_the_tidy_values(published, published_paradigms) -> None:
+    scores = fake_scores(seed=2)
+    tidy3 = T.table3(scores, published)
+    wide3 = T.table3_wide(tidy3)
+    assert list(wide3.columns) == ["system", "reference", "overall", *(CATEGORY_LABELS[c] for c in CATEGORIES)]
+    assert wide3["system"].tolist()[:4] == ["m1 (blimp_paper)", "m1 (one_prefix)", "m2 (pll_original)", "5-gram (paper)"]
+    row = wide3.set_index("system").loc["gpt2-large (blimp_paper, paper)"]
+    assert [row["overall"], row["NPI licensing"]] == [83.0, 76.8]
+    m1 = wide3.set_index("system").loc["m1 (blimp_paper)"]
+    assert m1["overall"] == cell(tidy3, source="reproduction", model="m1", method="blimp_paper", category="overall")["value"]
+
+    tidy4 = T.table4(scores, published_paradigms)
+    wide4 = T.table4_wide(tidy4)
+    assert wide4["paradigm"].tolist() == [p for c in CATEGORIES for p in PARADIGMS if PARADIGM_CATEGORY[p] == c]
+    assert list(wide4.columns[:3]) == ["category", "paradigm", "m1 (blimp_paper)"]
+    assert wide4.columns[-1] == "human (paper)"
+    by_paradigm = wide4.set_index("paradigm")
+    assert by_paradigm.loc["passive_1", "category"] == "arg. structure"
+    assert by_paradigm.loc["passive_1", "LSTM (paper)"] == pytest.approx(71.9)
+    some = cell(tidy4, source="reproduction", model="m2", paradigm="wh_island")
+    assert by_paradigm.loc["wh_island", "m2 (pll_original)"] == some["value"]
+
+
+def test_write_tables_writes_tidy_csv_and_the_papers_layout(tmp_path, published, published_paradigms) -> None:
+    scores = fake_scores(seed=3)
+    paths = T.write_tables(scores, published, published_paradigms, tmp_path)
+    back = pd.read_csv(paths["table3"][0], keep_default_na=False, na_values=[""])
+    assert len(back) == len(T.table3(scores, published))
+    md = paths["table3"][1].read_text(encoding="utf-8")
+    assert md.startswith("## Table 3") and "| system | reference | overall | anaphor agr." in md
+    assert "m1 (blimp_paper): 17" in md and "m2 (pll_original)" not in md.split("Paradigms scored")[1]
+    md4 = paths["table4"][1].read_text(encoding="utf-8")
+    assert md4.count("\n| ") == 1 + len(PARADIGMS)  # header line + one per paradigm
+    again = tmp_path / "again"
+    paths2 = T.write_tables(scores, published, published_paradigms, again)
+    assert paths2["table4"][0].read_bytes() == paths["table4"][0].read_bytes()
