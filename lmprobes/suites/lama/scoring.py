@@ -30,6 +30,7 @@ import torch
 from lmprobes.engine import map_mask_logprobs, sequence_logprobs, word_ids
 from lmprobes.engine.causal import map_next_token_logprobs
 from lmprobes.engine.lm import LM
+from lmprobes.engine.runner import top_k_low_id_first
 from lmprobes.suites.lama.release import MASK
 
 TOP_K = 10
@@ -183,23 +184,29 @@ class TokenRanker:
         self.position = {token: j for j, token in enumerate(allowed)}
         self.valid = valid
         self.gold_ids = gold_ids
-        self.tokenizer = tokenizer
+        self.pieces = [piece_text(tokenizer, token) for token in allowed]
         self.top_k = top_k
 
     def rank(self, logprobs: torch.Tensor, facts: list) -> list[dict]:
-        restricted = logprobs[:, self.index.to(logprobs.device)].cpu()
-        return [self._rank_one(row, fact) for row, fact in zip(restricted, facts)]
-
-    def _rank_one(self, restricted: torch.Tensor, fact) -> dict:
-        gold = self.position[self.gold_ids[fact.obj_label]]
-        others = [self.position[t] for t in self._other_valid_ids(fact) if t in self.position]
-        scores = restricted.numpy()
-        top = np.argsort(-scores, kind="stable")[: self.top_k]
-        return {
-            **rank_among(scores, gold, others),
-            "top_tokens": [piece_text(self.tokenizer, self.allowed[j]) for j in top],
-            "top_logprobs": scores[top].astype(float).tolist(),
-        }
+        """Ranks of a batch of rows at once: one comparison against the gold per row, one top-k."""
+        restricted = logprobs[:, self.index.to(logprobs.device)]
+        gold = torch.tensor([self.position[self.gold_ids[f.obj_label]] for f in facts], device=restricted.device)
+        gold_values = restricted.gather(1, gold[:, None])
+        above = (restricted > gold_values).cpu()
+        raw = (above.sum(dim=1) + 1).tolist()
+        tops = top_k_low_id_first(restricted, self.top_k)
+        results = []
+        for row, fact in enumerate(facts):
+            others = [self.position[t] for t in self._other_valid_ids(fact) if t in self.position]
+            other_above = int(above[row, others].sum()) if others else 0
+            results.append({
+                "gold_logprob": float(gold_values[row, 0]),
+                "rank_raw": raw[row],
+                "rank_filtered": raw[row] - other_above,
+                "top_tokens": [self.pieces[j] for j, _ in tops[row]],
+                "top_logprobs": [value for _, value in tops[row]],
+            })
+        return results
 
     def _other_valid_ids(self, fact) -> set[int]:
         labels = self.valid.get((fact.relation, fact.sub_label), set()) - {fact.obj_label}
