@@ -11,11 +11,13 @@ include: "rules/sources.smk"
 include: "rules/models.smk"
 include: "rules/ettinger.smk"
 include: "rules/lama.smk"
+include: "rules/blimp.smk"
 
 
 localrules:
     all,
     download_source,
+    download_blimp,
     download_model,
     build_tiny_model,
     extract_source,

@@ -11,18 +11,24 @@ from lmprobes.config import (
     model_kind,
     source_path,
 )
+from lmprobes.suites.blimp.pipeline import FIGURES as BLIMP_FIGURES
+from lmprobes.suites.blimp.pipeline import read_release_manifest
+from lmprobes.suites.blimp.tables import TITLES as BLIMP_TITLES
 from lmprobes.suites.ettinger.datasets import DATASETS as ETTINGER_DATASETS
 from lmprobes.suites.ettinger.tables import QUALITATIVE, QUANTITATIVE
 from lmprobes.suites.lama.pipeline import TABLES as LAMA_TABLES
 from lmprobes.suites.lama.release import CORPORA as LAMA_CORPORA
 
 validate(config, "schemas/config.schema.yaml")
+BLIMP = config["suites"]["blimp"]
+BLIMP_PARADIGMS = read_release_manifest(BLIMP["release"]["manifest"])
 check_config(config)
 
 MODELS = config["models"]
 ETTINGER = config["suites"]["ettinger"]
 ETTINGER_TABLES = QUANTITATIVE + QUALITATIVE
 LAMA = config["suites"]["lama"]
+BLIMP_TABLES = list(BLIMP_TITLES)
 CONCEPTNET_LITE_DB = LAMA["generated"]["conceptnet_gen"]["conceptnet_lite_db"]
 
 
@@ -65,6 +71,13 @@ def get_final_outputs():
             "results/tables/lama/{table}.{ext}", table=LAMA_TABLES, ext=["csv", "md"]
         )
         targets.append("results/plots/lama/precision_at_k.png")
+    if BLIMP["models"]:
+        targets.append("results/datasets/blimp/blimp.parquet")
+        targets += get_blimp_scores(None)
+        targets += expand(
+            "results/tables/blimp/{table}.{ext}", table=BLIMP_TABLES, ext=["csv", "md"]
+        )
+        targets += expand("results/plots/blimp/{figure}.png", figure=BLIMP_FIGURES)
     return targets
 
 
@@ -165,3 +178,19 @@ def get_conceptnet_provenance(wildcards):
     if CONCEPTNET_LITE_DB:
         return {"conceptnet_lite_db": CONCEPTNET_LITE_DB}
     return config["sources"][LAMA["generated"]["conceptnet_gen"]["source"]]
+
+
+def get_blimp_release(wildcards):
+    """URL and sha256 of each paradigm file, in the manifest's order."""
+    return [
+        {"url": f"{BLIMP['release']['url']}{p['uid']}.jsonl", "sha256": p["sha256"]}
+        for p in BLIMP_PARADIGMS
+    ]
+
+
+def get_blimp_provenance(wildcards):
+    return {"url": BLIMP["release"]["url"], "manifest": BLIMP["release"]["manifest"]}
+
+
+def get_blimp_scores(wildcards):
+    return expand("results/scores/blimp/{model}/blimp.parquet", model=BLIMP["models"])

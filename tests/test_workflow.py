@@ -18,7 +18,7 @@ from lmprobes.io import read_metadata, read_parquet
 
 ROOT = Path(__file__).resolve().parents[1]
 WORKFLOW_FILES = ["Snakefile", "config.yaml", "rules", "scripts", "envs", "profiles", "resources/tiny",
-                  "resources/demo", "resources/ettinger", "resources/lama"]
+                  "resources/demo", "resources/ettinger", "resources/lama", "resources/blimp"]
 DEMO = "resources/demo/config.yaml"
 FAST = {"suites": {"ettinger": {"shuffles": 3}}}
 ROLE_TSV = "raw.githubusercontent.com/aetting/lm-diagnostics/080de8d8b29a3d6f5fe133af73d7e9170f4d4c0c/datasets/ROLE-88/ROLE-88.tsv"
@@ -97,6 +97,20 @@ def test_scores_cover_every_item_with_provenance(demo):
     assert dataset_meta["shuffles"] == 3
 
 
+def test_demo_scores_blimp_with_every_method_of_each_family(demo):
+    pairs = read_parquet(demo / "results/datasets/blimp/blimp.parquet")
+    assert len(pairs) == 67 * 20 and pairs["paradigm"].nunique() == 67, "the demo mirror's 20 pairs per paradigm"
+    for model, methods in (("tiny-gpt2", {"blimp_paper", "lmeval04", "salazar", "one_prefix", "two_prefix"}),
+                           ("tiny-bert", {"pll_original", "pll_within_word_l2r"})):
+        scores = read_parquet(demo / f"results/scores/blimp/{model}/blimp.parquet")
+        assert set(scores["method"]) == methods
+        assert (scores.groupby("method")["row_id"].apply(list) == [list(pairs["row_id"])] * len(methods)).all()
+    table3 = (demo / "results/tables/blimp/table3.md").read_text()
+    assert "tiny-gpt2 (blimp_paper)" in table3 and "gpt2-large (blimp_paper, paper)" in table3
+    for figure in ("figure1", "figure2", "figure3", "figure4", "figure6"):
+        assert (demo / f"results/plots/blimp/{figure}.png").read_bytes()[:4] == b"\x89PNG"
+
+
 def test_rerun_does_nothing(demo):
     run = snakemake(demo, "-n", "all")
     assert run.returncode == 0
@@ -108,7 +122,7 @@ def test_two_clean_runs_give_byte_identical_parquet(demo, tmp_path):
     run = snakemake(other, "all")
     assert run.returncode == 0, run.stderr[-5000:]
     files = sorted(p.relative_to(demo) for p in (demo / "results").rglob("*.parquet"))
-    assert len(files) == 4 + 12
+    assert len(files) == 4 + 12 + 1 + 3, "Ettinger datasets and scores, then BLiMP's"
     for rel in files:
         assert (demo / rel).read_bytes() == (other / rel).read_bytes(), rel
 
@@ -131,7 +145,8 @@ def test_full_config_plans_every_rule_for_every_model():
                       "ettinger_score": 10, "ettinger_tables": 1, "extract_source": 1, "lama_dataset": 4,
                       "download_source": 9, "conceptnet_edges": 1, "lama_trex_raw": 1, "lama_conceptnet_gen": 1,
                       "lama_wikidata_fresh": 1,
-                      "lama_score": 9, "lama_tables": 1}
+                      "lama_score": 9, "lama_tables": 1,
+                      "download_blimp": 1, "blimp_dataset": 1, "blimp_score": 7, "blimp_tables": 1}
 
 
 def write_config(workdir: Path, name: str, config: dict) -> str:

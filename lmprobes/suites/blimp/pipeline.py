@@ -1,0 +1,73 @@
+"""The BLiMP stages as file-to-file functions (what the rule scripts call)."""
+
+from __future__ import annotations
+
+import csv
+import logging
+from pathlib import Path
+
+import pandas as pd
+
+from lmprobes import __version__
+from lmprobes.io import read_parquet, write_parquet
+from lmprobes.models import load_lm
+from lmprobes.suites.blimp import plots
+from lmprobes.suites.blimp.dataset import SCHEMA, build_blimp
+from lmprobes.suites.blimp.scoring import METHODS, SCORE_SCHEMA, overall, paradigm_accuracy, score_pairs
+from lmprobes.suites.blimp.tables import read_published, read_published_paradigms, write_tables
+
+log = logging.getLogger("lmprobes.blimp")
+FIGURES = ("figure1", "figure2", "figure3", "figure4", "figure6")
+
+
+def read_release_manifest(path: Path) -> list[dict[str, str]]:
+    """The paradigm files of the release: one ``uid``, ``sha256`` per line (a committed TSV)."""
+    with open(path, encoding="utf-8", newline="") as handle:
+        rows = list(csv.DictReader(handle, delimiter="\t"))
+    for line, row in enumerate(rows, start=2):
+        if not row.get("uid") or len(row.get("sha256") or "") != 64:
+            raise ValueError(f"{path}:{line}: expected a paradigm uid and a 64-hex sha256, got {row}")
+    return rows
+
+
+def make_dataset(files: list[Path], out: Path, *, provenance: dict) -> pd.DataFrame:
+    df = build_blimp(files)
+    quirks = df.attrs.get("quirks", {})
+    log.info("BLiMP: %d pairs in %d paradigms; %s", len(df), df["paradigm"].nunique(), quirks)
+    metadata = {"suite": "blimp", "dataset": "blimp", "sources": provenance, "quirks": quirks,
+                "generator": f"lmprobes {__version__}"}
+    write_parquet(df, out, SCHEMA, metadata)
+    return df
+
+
+def methods_for(family: str, settings: dict) -> list[str]:
+    return list(settings["causal_methods"] if family == "causal" else settings["masked_methods"])
+
+
+def score_model(dataset: Path, model_dir: Path, out: Path, *, slug: str, spec: dict, device: str, settings: dict,
+                progress: bool = True) -> pd.DataFrame:
+    """Load the model once and score every pair with each of its family's configured methods."""
+    lm = load_lm(slug, spec, model_dir, device)
+    pairs = read_parquet(dataset)
+    methods = methods_for(lm.family, settings)
+    scores = pd.concat([score_pairs(lm, pairs, method, progress=progress) for method in methods], ignore_index=True)
+    summary = overall(paradigm_accuracy(scores)).set_index("method")["accuracy"].round(4).to_dict()
+    log.info("%s overall accuracy per method: %s", slug, summary)
+    metadata = {**lm.describe(), "suite": "blimp", "methods": methods,
+                "ties": {m: METHODS[m].tie for m in methods}, "generator": f"lmprobes {__version__}"}
+    write_parquet(scores, out, SCORE_SCHEMA, metadata)
+    return scores
+
+
+def make_tables(dataset: Path, score_paths: list[Path], published: Path, published_paradigms: Path,
+                out_dir: Path, figures: dict[str, Path]) -> None:
+    """Tables 3 and 4 and Figures 1, 2, 3, 4 and 6 from the per-pair scores."""
+    scores = pd.concat([read_parquet(p) for p in score_paths], ignore_index=True)
+    paper_paradigms = read_published_paradigms(published_paradigms)
+    write_tables(scores, read_published(published), paper_paradigms, out_dir)
+    paradigms = plots.paradigm_systems(scores, paper_paradigms)
+    plots.figure1(paradigms, figures["figure1"])
+    plots.figure2(plots.figure2_data(scores, read_parquet(dataset)), figures["figure2"])
+    plots.figure3(paradigms, figures["figure3"])
+    plots.figure4(paradigms, figures["figure4"])
+    plots.figure6(plots.figure6_data(scores), figures["figure6"])

@@ -1,0 +1,80 @@
+# The 67 paradigm files in one job (each fetched, or copied from the mirror, and sha256-checked).
+rule download_blimp:
+    output:
+        expand(
+            "resources/sources/blimp/{uid}.jsonl",
+            uid=[p["uid"] for p in BLIMP_PARADIGMS],
+        ),
+    log:
+        "logs/sources/blimp.log",
+    conda:
+        "../envs/lmprobes.yaml"
+    params:
+        release=get_blimp_release,
+        mirror=config["mirror"],
+        download=config["download"],
+        lockfile="resources/sources/sources.lock.tsv",
+    script:
+        "../scripts/download_release.py"
+
+
+rule blimp_dataset:
+    input:
+        rules.download_blimp.output,
+    output:
+        "results/datasets/blimp/blimp.parquet",
+    log:
+        "logs/datasets/blimp.log",
+    conda:
+        "../envs/lmprobes.yaml"
+    params:
+        provenance=get_blimp_provenance,
+    script:
+        "../scripts/blimp_dataset.py"
+
+
+# One job per model: the model is loaded once and scores every pair with each of its methods.
+rule blimp_score:
+    input:
+        dataset="results/datasets/blimp/blimp.parquet",
+        model=get_model_dir,
+    output:
+        "results/scores/blimp/{model}/blimp.parquet",
+    log:
+        "logs/scores/blimp/{model}.log",
+    benchmark:
+        "benchmarks/scores/blimp/{model}.tsv"
+    retries: 1
+    conda:
+        "../envs/lmprobes.yaml"
+    threads: 2
+    resources:
+        gpu=1,
+        mem_mb=get_scoring_mem_mb,
+        runtime=240,
+    params:
+        spec=get_model_spec,
+        settings=BLIMP,
+        device=config["device"],
+        progress=config["progress"],
+    script:
+        "../scripts/blimp_score.py"
+
+
+rule blimp_tables:
+    input:
+        dataset="results/datasets/blimp/blimp.parquet",
+        scores=get_blimp_scores,
+        published="resources/blimp/published.csv",
+        published_paradigms="resources/blimp/published_paradigms.csv",
+    output:
+        expand(
+            "results/tables/blimp/{table}.{ext}", table=BLIMP_TABLES, ext=["csv", "md"]
+        ),
+        figures=expand("results/plots/blimp/{figure}.png", figure=BLIMP_FIGURES),
+    log:
+        "logs/tables/blimp.log",
+    conda:
+        "../envs/lmprobes.yaml"
+    script:
+        "../scripts/blimp_tables.py"

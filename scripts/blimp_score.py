@@ -1,0 +1,17 @@
+import torch
+
+from lmprobes.suites.blimp.pipeline import score_model
+from lmprobes.workflow import logged
+
+with logged(snakemake.log):
+    torch.set_num_threads(snakemake.threads)
+    score_model(
+        snakemake.input.dataset,
+        snakemake.input.model,
+        snakemake.output[0],
+        slug=snakemake.wildcards.model,
+        spec=snakemake.params.spec,
+        device=snakemake.params.device,
+        settings=snakemake.params.settings,
+        progress=snakemake.params.progress,
+    )

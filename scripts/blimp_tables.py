@@ -1,0 +1,14 @@
+from pathlib import Path
+
+from lmprobes.suites.blimp.pipeline import FIGURES, make_tables
+from lmprobes.workflow import logged
+
+with logged(snakemake.log):
+    make_tables(
+        snakemake.input.dataset,
+        snakemake.input.scores,
+        snakemake.input.published,
+        snakemake.input.published_paradigms,
+        Path(snakemake.output[0]).parent,
+        dict(zip(FIGURES, snakemake.output.figures, strict=True)),
+    )
