@@ -1,0 +1,95 @@
+"""oLMpics Figure 3: the age-comparison prediction grids of one model, as heatmaps.
+
+Each panel is one Figure 3 variant (age.py): the cell (a, b) is coloured when the model predicts
+``older`` for "a ... than b" and left white when it predicts ``younger`` (the paper's colouring);
+cells without a scored item (the diagonal, skipped rows) are grey. Panels are laid out as in the
+paper: the age template on the left, the birth-year template on the right, the swapped values in
+the bottom row. The grid itself is a pure function of the items and their score rows.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from pathlib import Path
+
+import matplotlib
+
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt  # noqa: E402
+import numpy as np  # noqa: E402
+import pandas as pd  # noqa: E402
+from matplotlib.colors import ListedColormap  # noqa: E402
+
+from lmprobes.io import atomic_path  # noqa: E402
+from lmprobes.suites.olmpics.age import FIGURE3_PANELS  # noqa: E402
+
+GRID_COLUMNS = ["model", "method", "variant", "template_id", "a", "b", "prediction", "gold", "correct"]
+PANEL_TITLES = {
+    "figure3a_age": "(A) age template, ages",
+    "figure3b_birth_year": "(B) birth-year template, years",
+    "figure3c_age_with_years": "(C) age template, years",
+    "figure3d_birth_year_with_ages": "(D) birth-year template, ages",
+}
+OLDER_COLOUR = "#1f5fbf"
+
+
+def age_grid(items: pd.DataFrame, scores: pd.DataFrame) -> pd.DataFrame:
+    """One line per scored age item with (a, b) arguments: the prediction and gold answer texts."""
+    ages = items[(items["task"] == "age_comparison") & items["template_id"].isin(["age", "birth_year"])]
+    columns = ["row_id", "variant", "template_id", "arguments", "choices", "answer"]
+    kept = scores[scores["kept"].astype(bool)][["row_id", "model", "method", "prediction", "correct"]]
+    merged = kept.merge(ages[columns], on="row_id", how="inner", validate="many_to_one")
+    arguments = [json.loads(text) for text in merged["arguments"]]
+    grid = merged.assign(
+        a=[int(args["a"]) for args in arguments], b=[int(args["b"]) for args in arguments],
+        gold=[choices[answer] for choices, answer in zip(merged["choices"], merged["answer"])],
+        correct=merged["correct"].astype(bool),
+    )
+    return grid[GRID_COLUMNS].sort_values(["model", "method", "variant", "a", "b"], kind="stable").reset_index(drop=True)
+
+
+def grid_matrix(grid: pd.DataFrame) -> tuple[list[int], list[int], np.ndarray]:
+    """Sorted a values (rows), b values (columns) and 1.0 = older / 0.0 = younger / NaN = no item."""
+    a_values = sorted(set(grid["a"]))
+    b_values = sorted(set(grid["b"]))
+    matrix = np.full((len(a_values), len(b_values)), np.nan)
+    row = {a: i for i, a in enumerate(a_values)}
+    column = {b: j for j, b in enumerate(b_values)}
+    for a, b, prediction in zip(grid["a"], grid["b"], grid["prediction"]):
+        matrix[row[a], column[b]] = 1.0 if prediction == "older" else 0.0
+    return a_values, b_values, matrix
+
+
+def plot_figure3(grid: pd.DataFrame, out: str | Path, *, model: str, method: str = "mc_mlm",
+                 variants: Sequence[str] = tuple(FIGURE3_PANELS)) -> None:
+    """The 2 x 2 Figure 3 panels of one (model, method); a variant without items is left empty."""
+    mine = grid[(grid["model"] == model) & (grid["method"] == method)]
+    fig, axes = plt.subplots(2, 2, figsize=(9, 8.5), squeeze=False)
+    for ax, variant in zip(axes.flat, variants):
+        _draw_panel(ax, mine[mine["variant"] == variant], PANEL_TITLES.get(variant, variant))
+    for ax in list(axes.flat)[len(variants):]:
+        ax.axis("off")
+    fig.suptitle(f"Age comparison, zero-shot: {model} ({method}); blue = older, white = younger")
+    fig.tight_layout()
+    with atomic_path(out) as tmp:
+        fig.savefig(tmp, format="png", dpi=100, metadata={"Software": None})
+    plt.close(fig)
+
+
+def _draw_panel(ax, panel: pd.DataFrame, title: str) -> None:
+    if panel.empty:
+        ax.set_title(f"{title}\n(no items)", fontsize=9)
+        ax.axis("off")
+        return
+    a_values, b_values, matrix = grid_matrix(panel)
+    cmap = ListedColormap(["white", OLDER_COLOUR]).with_extremes(bad="#d9d9d9")
+    extent = (b_values[0] - 0.5, b_values[-1] + 0.5, a_values[0] - 0.5, a_values[-1] + 0.5)
+    ax.imshow(np.ma.masked_invalid(matrix), cmap=cmap, vmin=0, vmax=1, origin="lower", extent=extent,
+              interpolation="nearest", aspect="auto")
+    accuracy = 100.0 * panel["correct"].mean()
+    ax.set_title(f"{title}\nacc. {accuracy:.1f}% ({len(panel)} items)", fontsize=9)
+    ax.set_xlabel("b (second value)")
+    ax.set_ylabel("a (first value)")
+    for spine in ax.spines.values():
+        spine.set_linewidth(0.5)

@@ -1,0 +1,151 @@
+"""The oLMpics release (``<stem>_{train,dev}.jsonl[.gz]``) -> SCHEMA rows, one per line, in file order.
+
+A record is ``{"answerKey": "A", "id": ..., "question": {"stem": ..., "choices": [{"label", "text"}]}}``.
+``answerKey`` becomes the index of its label among the choices (the original readers do the same).
+Ids are not unique, so rows are keyed by (task, split, row number); the id is kept as a column and
+the file name and line go into ``provenance``. Stems are kept exactly as released (some end with a
+space; scoring strips it). Age and multi-hop stems that match their generator's template also get
+the template id and its arguments, so the release can be drawn on the same age grids as generated
+items.
+"""
+
+from __future__ import annotations
+
+import gzip
+import json
+import re
+from collections.abc import Iterator, Mapping
+from pathlib import Path
+
+import pandas as pd
+
+from lmprobes.suites.olmpics.schema import MASK, SCHEMA, SPLITS, TASKS, make_item
+
+FLAVOUR = "release"
+VARIANT = "standard"
+
+# The release's own phrasings of the two deterministic tasks (see age.py for the generators).
+RELEASE_TEMPLATES = {
+    "age_comparison": (
+        "age",
+        re.compile(r"A (?P<a>\d+) year old person age is \[MASK\] than a (?P<b>\d+) year old person \."),
+    ),
+    "multihop_composition": (
+        "multihop",
+        re.compile(
+            r"When comparing a (?P<a>\d+) year old, a (?P<b>\d+) year old and a (?P<c>\d+) year old, "
+            r"the \[MASK\] is oldest ?"
+        ),
+    ),
+}
+
+
+class ReleaseError(ValueError):
+    """A malformed release file or record; the message names the file and line."""
+
+
+def release_file_name(task: str, split: str, *, gz: bool = True) -> str:
+    """``<stem>_<split>.jsonl.gz`` as published (``gz=False``: the uncompressed copy)."""
+    _check_task_split(task, split)
+    return f"{TASKS[task].release_stem}_{split}.jsonl" + (".gz" if gz else "")
+
+
+def read_release(path: str | Path, task: str, split: str) -> list[dict]:
+    """SCHEMA rows of one release file (plain or gzip JSON lines), numbered from 1 in file order."""
+    _check_task_split(task, split)
+    path = Path(path)
+    rows = []
+    for lineno, record in _records(path):
+        rows.append(_item(path, lineno, record, task, split, row=len(rows) + 1))
+    return rows
+
+
+def build_release(files: Mapping[tuple[str, str], str | Path]) -> pd.DataFrame:
+    """All given release files as one frame in SCHEMA order: tasks in TASKS order, train before dev."""
+    for task, split in files:
+        _check_task_split(task, split)
+    order = [(task, split) for task in TASKS for split in SPLITS if (task, split) in files]
+    rows = [row for key in order for row in read_release(files[key], *key)]
+    frame = pd.DataFrame.from_records(rows, columns=SCHEMA.names)
+    return frame.astype({"row": "int32", "answer": "int32", "seed": "Int64"})
+
+
+def _check_task_split(task: str, split: str) -> None:
+    if task not in TASKS:
+        raise ReleaseError(f"unknown oLMpics task {task!r}; choose one of {list(TASKS)}")
+    if split not in SPLITS:
+        raise ReleaseError(f"unknown split {split!r}; choose one of {list(SPLITS)}")
+
+
+def _records(path: Path) -> Iterator[tuple[int, dict]]:
+    opener = gzip.open if path.name.endswith(".gz") else open
+    try:
+        with opener(path, "rt", encoding="utf-8") as f:
+            for lineno, line in enumerate(f, start=1):
+                if line.strip():
+                    yield lineno, _parse(path, lineno, line)
+    except (OSError, EOFError, UnicodeDecodeError) as err:
+        raise ReleaseError(f"{path}: cannot read ({err})") from None
+
+
+def _parse(path: Path, lineno: int, line: str) -> dict:
+    try:
+        record = json.loads(line)
+    except json.JSONDecodeError as err:
+        raise ReleaseError(f"{path}:{lineno}: not valid JSON ({err.msg})") from None
+    if not isinstance(record, dict):
+        raise ReleaseError(f"{path}:{lineno}: expected a JSON object")
+    return record
+
+
+def _item(path: Path, lineno: int, record: dict, task: str, split: str, row: int) -> dict:
+    where = f"{path}:{lineno}"
+    question = _field(where, record, "question", dict)
+    stem = _field(where, question, "stem", str)
+    labels, texts = _choices(where, _field(where, question, "choices", list))
+    answer_key = _field(where, record, "answerKey", str)
+    if answer_key not in labels:
+        raise ReleaseError(f"{where}: answerKey {answer_key!r} is not one of the labels {labels}")
+    expected = TASKS[task].n_choices
+    if len(texts) != expected:
+        raise ReleaseError(f"{where}: {len(texts)} choices, but {task} has {expected}")
+    if TASKS[task].setup == "mc_mlm" and stem.count(MASK) != 1:
+        raise ReleaseError(f"{where}: an MC-MLM stem needs exactly one {MASK}: {stem!r}")
+    template_id, arguments = _template(task, stem)
+    return make_item(
+        task, FLAVOUR, VARIANT, split, row,
+        id=str(_field(where, record, "id", str)), stem=stem, choices=texts, answer=labels.index(answer_key),
+        template_id=template_id, arguments=arguments,
+        provenance={"file": path.name, "line": lineno, "labels": labels},
+    )
+
+
+def _field(where: str, record: dict, key: str, kind: type):
+    if key not in record:
+        raise ReleaseError(f"{where}: missing field {key!r}")
+    value = record[key]
+    if not isinstance(value, kind):
+        raise ReleaseError(f"{where}: field {key!r} should be a {kind.__name__}, got {type(value).__name__}")
+    return value
+
+
+def _choices(where: str, choices: list) -> tuple[list[str], list[str]]:
+    labels, texts = [], []
+    for index, choice in enumerate(choices):
+        if not isinstance(choice, dict):
+            raise ReleaseError(f"{where}: choice {index} is not an object")
+        labels.append(_field(where, choice, "label", str))
+        texts.append(_field(where, choice, "text", str))
+    if len(set(labels)) != len(labels):
+        raise ReleaseError(f"{where}: repeated choice labels {labels}")
+    return labels, texts
+
+
+def _template(task: str, stem: str) -> tuple[str, dict]:
+    if task not in RELEASE_TEMPLATES:
+        return "", {}
+    template_id, pattern = RELEASE_TEMPLATES[task]
+    match = pattern.fullmatch(stem)
+    if match is None:
+        return "", {}
+    return template_id, {name: int(value) for name, value in match.groupdict().items()}

@@ -1,0 +1,195 @@
+"""Zero-shot oLMpics: score each multiple-choice item with a pre-trained LM, no training.
+
+Methods:
+- ``mc_mlm`` (masked LMs, MC-MLM tasks; the original oLMpics evaluation): the stem with the
+  tokenizer's own mask token goes through the model once; each choice is represented by its
+  word-initial token, the id of the word in running text (``Ġword`` for byte-level BPE, the plain
+  piece for WordPiece, ``▁word`` for SentencePiece; oLMpics took ``encode("a " + word)[1:]``,
+  which gives the same ids). A multi-piece answer is scored by its first piece, as in the
+  original (counted per row in ``n_multi_piece`` and logged). The original compares the LM-head
+  logits of the candidates at the mask; the engine returns the full-vocabulary log-softmax,
+  which is the logit minus the same log-sum-exp for every candidate of a row, so the argmax over
+  the candidates is the same and the stored score is that log-probability.
+- ``candidates`` (any LM, MC-MLM tasks): each choice is filled into the stem and the whole
+  sentence is scored, pseudo-log-likelihood for masked LMs (``pll_variant``) and the causal
+  sentence log-probability (``causal_policy``) for causal LMs, both summed; this is how causal
+  models and multi-piece answers take part.
+
+The prediction is the argmax over the item's choices only; a tie goes to the earlier choice
+(``numpy.argmax``, as in the original; with first-piece scoring two answers sharing a first
+piece always tie, flagged in ``tie``). A choice whose tokens include the unknown token makes the
+row unscorable (``kept`` false, ``skip_reason``). Stems are right-stripped before tokenizing (a
+trailing space would be its own BPE token). MC-QA tasks have no zero-shot setting and are refused.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import math
+from collections.abc import Sequence
+
+import numpy as np
+import pandas as pd
+import pyarrow as pa
+import torch
+
+from lmprobes.engine import map_mask_logprobs, pseudo_log_likelihoods, sequence_logprobs, word_ids
+from lmprobes.engine.lm import LM
+from lmprobes.engine.tokens import WordIds
+from lmprobes.suites.olmpics.schema import MASK, TASKS
+
+logger = logging.getLogger(__name__)
+
+METHODS = {"mc_mlm": ("masked",), "candidates": ("masked", "causal")}
+DEFAULT_METHODS = {"masked": "mc_mlm", "causal": "candidates"}
+UNKNOWN_CHOICE = "unknown_choice"
+
+SCORE_SCHEMA = pa.schema(
+    [
+        pa.field("row_id", pa.string()),
+        pa.field("task", pa.string()),
+        pa.field("flavour", pa.string()),
+        pa.field("variant", pa.string()),
+        pa.field("split", pa.string()),
+        pa.field("model", pa.string()),
+        pa.field("method", pa.string()),
+        pa.field("kept", pa.bool_()),
+        pa.field("skip_reason", pa.string()),
+        pa.field("answer", pa.int32()),
+        pa.field("predicted", pa.int32()),  # index into the item's choices; null when not kept
+        pa.field("prediction", pa.string()),  # the predicted choice's text
+        pa.field("correct", pa.bool_()),
+        pa.field("tie", pa.bool_()),
+        pa.field("candidate_ids", pa.list_(pa.int64())),  # word-initial token id per choice
+        pa.field("n_pieces", pa.list_(pa.int32())),  # pieces of each choice in running text
+        pa.field("n_multi_piece", pa.int32()),  # choices with more than one piece
+        pa.field("scores", pa.list_(pa.float64())),  # per choice: log-prob at the mask, or sentence score
+    ]
+)
+
+
+class ZeroShotError(ValueError):
+    """An item, model or method that cannot be scored zero-shot as asked."""
+
+
+def method_for(lm: LM, method: str | None) -> str:
+    """The named method (or the family default), checked against the model's family."""
+    name = method or DEFAULT_METHODS[lm.family]
+    if name not in METHODS:
+        raise ZeroShotError(f"unknown oLMpics zero-shot method {name!r}; choose one of {list(METHODS)}")
+    if lm.family not in METHODS[name]:
+        raise ZeroShotError(f"oLMpics method {name!r} needs a masked LM, but {lm.name!r} is {lm.family}")
+    return name
+
+
+def score_zero_shot(lm: LM, items: pd.DataFrame, method: str | None = None, *, pll_variant: str = "original",
+                    causal_policy: str = "bos", progress: bool = True) -> pd.DataFrame:
+    """One row per item (SCORE_SCHEMA, in the order of ``items``) for ``lm`` and ``method``."""
+    name = method_for(lm, method)
+    _check_items(items, name)
+    choices = [list(c) for c in items["choices"]]
+    pieces = _choice_pieces(lm, choices)
+    reasons = [UNKNOWN_CHOICE if any(w.is_unk for w in row) else "" for row in pieces]
+    kept = [i for i, reason in enumerate(reasons) if not reason]
+    stems = items["stem"].tolist()
+    if name == "mc_mlm":
+        scores = _mc_mlm_scores(lm, [stems[i] for i in kept], [pieces[i] for i in kept], progress)
+    else:
+        sentences = [[fill(stems[i], c) for c in choices[i]] for i in kept]
+        scores = _sentence_scores(lm, sentences, pll_variant, causal_policy, progress)
+    by_item = dict(zip(kept, scores, strict=True))
+    rows = [_row(lm, name, item, pieces[i], by_item.get(i), reasons[i])
+            for i, item in enumerate(items.itertuples(index=False))]
+    _log_multi_piece(lm, name, rows)
+    return _frame(rows)
+
+
+def stem_for_masked(lm: LM, stem: str) -> str:
+    """The stem with the tokenizer's mask token for ``[MASK]``, right-stripped."""
+    return stem.replace(MASK, lm.tokenizer.mask_token).rstrip()
+
+
+def fill(stem: str, choice: str) -> str:
+    """The stem with the choice in place of ``[MASK]``, right-stripped."""
+    return stem.replace(MASK, choice).rstrip()
+
+
+def _check_items(items: pd.DataFrame, method: str) -> None:
+    for item in items[["row_id", "task", "stem"]].itertuples(index=False):
+        if item.task not in TASKS:
+            raise ZeroShotError(f"{item.row_id}: unknown oLMpics task {item.task!r}")
+        if TASKS[item.task].setup != "mc_mlm":
+            raise ZeroShotError(
+                f"{item.row_id}: {item.task} is an MC-QA task; zero-shot {method!r} scoring needs an MC-MLM "
+                "item with a [MASK] in its stem (MC-QA has no zero-shot setting)"
+            )
+        if item.stem.count(MASK) != 1:
+            raise ZeroShotError(f"{item.row_id}: the stem needs exactly one {MASK}: {item.stem!r}")
+
+
+def _choice_pieces(lm: LM, choices: list[list[str]]) -> list[list[WordIds]]:
+    cache: dict[str, WordIds] = {}
+    for word in sorted({c for row in choices for c in row}):
+        cache[word] = word_ids(lm.tokenizer, word)
+        if not word or not cache[word].ids:
+            raise ZeroShotError(f"{lm.name}: the choice {word!r} encodes to no tokens")
+    return [[cache[c] for c in row] for row in choices]
+
+
+def _mc_mlm_scores(lm: LM, stems: list[str], pieces: list[list[WordIds]], progress: bool) -> list[list[float]]:
+    texts = [stem_for_masked(lm, stem) for stem in stems]
+    targets = [[w.first_id for w in row] for row in pieces]
+
+    def candidate_logprobs(logprobs: torch.Tensor, indices: list[int]) -> list[list[float]]:
+        return [logprobs[row, targets[item]].tolist() for row, item in enumerate(indices)]
+
+    return map_mask_logprobs(lm, texts, candidate_logprobs, progress=progress)
+
+
+def _sentence_scores(lm: LM, sentences: list[list[str]], pll_variant: str, causal_policy: str,
+                     progress: bool) -> list[list[float]]:
+    unique = sorted({s for row in sentences for s in row})
+    if lm.family == "masked":
+        scored = pseudo_log_likelihoods(lm, unique, variant=pll_variant, progress=progress)
+    else:
+        scored = sequence_logprobs(lm, unique, policy=causal_policy, progress=progress)
+    total = {s: score.total for s, score in zip(unique, scored, strict=True)}
+    return [[total[s] for s in row] for row in sentences]
+
+
+def _row(lm: LM, method: str, item, pieces: Sequence[WordIds], scores: list[float] | None, reason: str) -> dict:
+    n_pieces = [w.n_pieces for w in pieces]
+    kept = scores is not None
+    predicted = int(np.argmax(scores)) if kept else None
+    return {
+        "row_id": item.row_id, "task": item.task, "flavour": item.flavour, "variant": item.variant,
+        "split": item.split, "model": lm.name, "method": method, "kept": kept, "skip_reason": reason,
+        "answer": int(item.answer), "predicted": predicted,
+        "prediction": item.choices[predicted] if kept else None,
+        "correct": predicted == int(item.answer) if kept else None,
+        "tie": sum(s == max(scores) for s in scores) > 1 if kept else None,
+        "candidate_ids": [w.first_id for w in pieces], "n_pieces": n_pieces,
+        "n_multi_piece": sum(n > 1 for n in n_pieces),
+        "scores": [float(s) for s in scores] if kept else [math.nan] * len(pieces),
+    }
+
+
+def _log_multi_piece(lm: LM, method: str, rows: list[dict]) -> None:
+    if method != "mc_mlm":
+        return
+    multi = [row for row in rows if row["n_multi_piece"]]
+    for row in multi:
+        logger.info("%s: %s has %d multi-piece choice(s) (pieces %s); scored by the first piece",
+                    lm.name, row["row_id"], row["n_multi_piece"], json.dumps(row["n_pieces"]))
+    if multi:
+        logger.warning("%s: %d of %d items have multi-piece choices scored by their first piece",
+                       lm.name, len(multi), len(rows))
+
+
+def _frame(rows: list[dict]) -> pd.DataFrame:
+    frame = pd.DataFrame.from_records(rows, columns=SCORE_SCHEMA.names)
+    frame = frame.astype({"answer": "int32", "predicted": "Int32", "n_multi_piece": "int32"})
+    for column in ("kept", "correct", "tie"):
+        frame[column] = frame[column].astype("boolean")
+    return frame

@@ -1,0 +1,140 @@
+"""Zero-shot oLMpics scoring on the tiny models, against plain single-item forward passes."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pandas as pd
+import pytest
+import torch
+
+from lmprobes.suites.olmpics.release import read_release, release_file_name
+from lmprobes.suites.olmpics.schema import make_item
+from lmprobes.suites.olmpics.zeroshot import SCORE_SCHEMA, ZeroShotError, score_zero_shot
+
+DATA = Path(__file__).parent / "data" / "olmpics"
+
+
+def release(task: str, split: str = "dev") -> pd.DataFrame:
+    return pd.DataFrame(read_release(DATA / release_file_name(task, split, gz=False), task, split))
+
+
+def items(task: str, specs: list[tuple[str, list[str], int]]) -> pd.DataFrame:
+    rows = [make_item(task, "generated", "standard", "dev", i, id=str(i), stem=stem, choices=choices, answer=answer)
+            for i, (stem, choices, answer) in enumerate(specs, start=1)]
+    return pd.DataFrame(rows)
+
+
+def plain_mask_logits(lm, stem: str) -> torch.Tensor:
+    """Logits at the mask from one unbatched forward of the model (the full MLM head everywhere)."""
+    text = stem.replace("[MASK]", lm.tokenizer.mask_token).rstrip()
+    encoded = lm.tokenizer(text, return_tensors="pt")
+    position = encoded["input_ids"][0].tolist().index(lm.tokenizer.mask_token_id)
+    with torch.no_grad():
+        return lm.model(**encoded).logits[0, position]
+
+
+def test_roberta_candidates_are_the_space_prefixed_pieces(tiny_roberta) -> None:
+    frame = release("antonym_negation")  # choices "not" / "really", one Ġ piece each in the tiny vocabulary
+    scores = score_zero_shot(tiny_roberta, frame, progress=False)
+    tokenizer = tiny_roberta.tokenizer
+    for item, score in zip(frame.itertuples(), scores.itertuples()):
+        assert tokenizer.convert_ids_to_tokens(list(score.candidate_ids)) == ["Ġ" + c for c in item.choices]
+        no_space = [tokenizer.encode(c, add_special_tokens=False)[0] for c in item.choices]
+        assert list(score.candidate_ids) != no_space  # the classic bug would score these
+        assert list(score.n_pieces) == [1, 1] and score.n_multi_piece == 0
+
+
+def test_bert_candidates_are_the_plain_pieces(tiny_bert) -> None:
+    frame = release("multihop_composition")  # first / second / third: "third" splits in the tiny vocabulary
+    scores = score_zero_shot(tiny_bert, frame, progress=False)
+    tokenizer = tiny_bert.tokenizer
+    for item, score in zip(frame.itertuples(), scores.itertuples()):
+        pieces = [tokenizer.tokenize(c) for c in item.choices]
+        assert tokenizer.convert_ids_to_tokens(list(score.candidate_ids)) == [p[0] for p in pieces]
+        assert list(score.n_pieces) == [len(p) for p in pieces]
+        assert score.n_multi_piece == sum(len(p) > 1 for p in pieces) == 1
+
+
+@pytest.mark.parametrize("model", ["tiny_roberta", "tiny_bert"])
+def test_mc_mlm_equals_a_plain_single_item_forward(model, request) -> None:
+    lm = request.getfixturevalue(model)
+    frame = pd.concat([release("antonym_negation"), release("age_comparison").head(6), release("taxonomy_conjunction")],
+                      ignore_index=True)
+    scores = score_zero_shot(lm, frame, progress=False)
+    assert list(scores.columns) == SCORE_SCHEMA.names and scores["row_id"].tolist() == frame["row_id"].tolist()
+    for item, score in zip(frame.itertuples(), scores.itertuples()):
+        logits = plain_mask_logits(lm, item.stem)
+        ids = list(score.candidate_ids)
+        expected = torch.log_softmax(logits, dim=-1)[ids]
+        assert torch.allclose(torch.tensor(score.scores, dtype=torch.float32), expected, atol=1e-4)
+        assert score.predicted == int(torch.argmax(logits[ids]))  # argmax of the raw logits, as the original
+        assert score.correct == (score.predicted == item.answer)
+        assert score.prediction == item.choices[score.predicted]
+
+
+def test_choices_sharing_a_first_piece_tie_and_the_earlier_wins(tiny_roberta) -> None:
+    frame = items("age_comparison", [("A 30 year old person age is [MASK] than a 40 year old person .",
+                                      ["sometimes", "some"], 1)])
+    score = score_zero_shot(tiny_roberta, frame, progress=False).iloc[0]
+    assert score["candidate_ids"][0] == score["candidate_ids"][1] and score["tie"]
+    assert score["predicted"] == 0 and not score["correct"] and score["n_multi_piece"] == 1
+
+
+def test_unknown_choices_are_skipped_with_a_reason(tiny_bert) -> None:
+    frame = items("antonym_negation", [("It was [MASK] good .", ["not", "really"], 0),
+                                       ("It was [MASK] good .", ["not", "жжж"], 0)])
+    scores = score_zero_shot(tiny_bert, frame, progress=False)
+    assert scores["kept"].tolist() == [True, False]
+    assert scores["skip_reason"].tolist() == ["", "unknown_choice"]
+    assert pd.isna(scores.loc[1, "predicted"]) and pd.isna(scores.loc[1, "correct"])
+
+
+def test_mc_qa_tasks_and_causal_models_are_refused(tiny_bert, tiny_gpt2) -> None:
+    with pytest.raises(ZeroShotError, match="MC-QA"):
+        score_zero_shot(tiny_bert, release("property_conjunction"), progress=False)
+    with pytest.raises(ZeroShotError, match="needs a masked LM"):
+        score_zero_shot(tiny_gpt2, release("antonym_negation"), "mc_mlm", progress=False)
+    with pytest.raises(ZeroShotError, match="unknown oLMpics zero-shot method"):
+        score_zero_shot(tiny_bert, release("antonym_negation"), "logits", progress=False)
+
+
+def test_causal_candidates_are_sums_of_a_plain_forward(tiny_gpt2) -> None:
+    frame = release("always_never").head(2)
+    scores = score_zero_shot(tiny_gpt2, frame, progress=False)
+    tokenizer = tiny_gpt2.tokenizer
+    assert set(scores["method"]) == {"candidates"}
+    for item, score in zip(frame.itertuples(), scores.itertuples()):
+        for choice, value in zip(item.choices, score.scores):
+            ids = [tokenizer.bos_token_id] + tokenizer.encode(item.stem.replace("[MASK]", choice).rstrip())
+            with torch.no_grad():
+                logprobs = torch.log_softmax(tiny_gpt2.model(torch.tensor([ids])).logits[0], dim=-1)
+            assert value == pytest.approx(sum(logprobs[i, ids[i + 1]].item() for i in range(len(ids) - 1)), abs=1e-3)
+        assert score.predicted == max(range(len(item.choices)), key=lambda k: (score.scores[k], -k))
+
+
+def test_masked_candidates_are_pseudo_log_likelihoods(tiny_bert) -> None:
+    frame = release("antonym_negation").head(1)
+    score = score_zero_shot(tiny_bert, frame, "candidates", progress=False).iloc[0]
+    tokenizer = tiny_bert.tokenizer
+    for choice, value in zip(frame.loc[0, "choices"], score["scores"]):
+        ids = tokenizer(frame.loc[0, "stem"].replace("[MASK]", choice).rstrip())["input_ids"]
+        total = 0.0
+        for i in range(1, len(ids) - 1):  # every token but [CLS] and [SEP], masked alone
+            copy = list(ids)
+            copy[i] = tokenizer.mask_token_id
+            with torch.no_grad():
+                logits = tiny_bert.model(torch.tensor([copy])).logits[0, i]
+            total += torch.log_softmax(logits, dim=-1)[ids[i]].item()
+        assert value == pytest.approx(total, abs=1e-3)
+    assert json.loads(json.dumps(list(score["n_pieces"]))) == [1, 1]
+
+
+def test_scores_do_not_depend_on_the_batch_budget(tiny_roberta, with_budget) -> None:
+    frame = pd.concat([release("age_comparison"), release("multihop_composition")], ignore_index=True)
+    small = score_zero_shot(with_budget(tiny_roberta, 24), frame, progress=False)
+    large = score_zero_shot(with_budget(tiny_roberta, 100_000), frame, progress=False)
+    for a, b in zip(small["scores"], large["scores"]):
+        assert a == pytest.approx(b, abs=1e-4)
+    assert small["predicted"].tolist() == large["predicted"].tolist()
