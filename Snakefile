@@ -12,12 +12,14 @@ include: "rules/models.smk"
 include: "rules/ettinger.smk"
 include: "rules/lama.smk"
 include: "rules/blimp.smk"
+include: "rules/olmpics.smk"
 
 
 localrules:
     all,
     download_source,
     download_blimp,
+    download_olmpics,
     download_model,
     build_tiny_model,
     extract_source,

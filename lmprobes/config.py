@@ -13,7 +13,7 @@ MODELS_DIR = Path("resources/models")
 SOURCES_DIR = Path("resources/sources")
 
 # Suites the workflow knows; each has a block under suites: in config.yaml.
-SUITES = ("ettinger", "lama", "blimp")
+SUITES = ("ettinger", "lama", "blimp", "olmpics")
 GENERATED_CORPORA = ("trex_raw", "conceptnet_gen", "wikidata_fresh")
 
 

@@ -17,11 +17,16 @@ from lmprobes.suites.blimp.tables import TITLES as BLIMP_TITLES
 from lmprobes.suites.ettinger.datasets import DATASETS as ETTINGER_DATASETS
 from lmprobes.suites.ettinger.tables import QUALITATIVE, QUANTITATIVE
 from lmprobes.suites.lama.pipeline import TABLES as LAMA_TABLES
+from lmprobes.suites.olmpics.pipeline import (
+    read_release_manifest as read_olmpics_manifest,
+)
 from lmprobes.suites.lama.release import CORPORA as LAMA_CORPORA
 
 validate(config, "schemas/config.schema.yaml")
 BLIMP = config["suites"]["blimp"]
 BLIMP_PARADIGMS = read_release_manifest(BLIMP["release"]["manifest"])
+OLMPICS = config["suites"]["olmpics"]
+OLMPICS_RELEASE = read_olmpics_manifest(OLMPICS["release"]["manifest"])
 check_config(config)
 
 MODELS = config["models"]
@@ -78,6 +83,16 @@ def get_final_outputs():
             "results/tables/blimp/{table}.{ext}", table=BLIMP_TABLES, ext=["csv", "md"]
         )
         targets += expand("results/plots/blimp/{figure}.png", figure=BLIMP_FIGURES)
+    if OLMPICS["models"]:
+        targets += expand(
+            "results/datasets/olmpics/{dataset}.parquet", dataset=["release", "figure3"]
+        )
+        targets += get_olmpics_scores("zero_shot")(None)
+        targets += get_olmpics_scores("figure3")(None)
+        targets += expand("results/tables/olmpics/zero_shot.{ext}", ext=["csv", "md"])
+        targets += expand(
+            "results/plots/olmpics/figure3_{model}.png", model=OLMPICS["models"]
+        )
     return targets
 
 
@@ -194,3 +209,31 @@ def get_blimp_provenance(wildcards):
 
 def get_blimp_scores(wildcards):
     return expand("results/scores/blimp/{model}/blimp.parquet", model=BLIMP["models"])
+
+
+def get_olmpics_release(wildcards):
+    """URL and sha256 of each release file, in the manifest's order."""
+    return [
+        {"url": f"{OLMPICS['release']['url']}{row['file']}", "sha256": row["sha256"]}
+        for row in OLMPICS_RELEASE
+    ]
+
+
+def get_olmpics_provenance(wildcards):
+    return {
+        "url": OLMPICS["release"]["url"],
+        "manifest": OLMPICS["release"]["manifest"],
+    }
+
+
+def get_olmpics_scores(name):
+    """An input function for one kind of oLMpics score file of every model."""
+
+    def scores(wildcards):
+        return expand(
+            "results/scores/olmpics/{model}/{name}.parquet",
+            model=OLMPICS["models"],
+            name=name,
+        )
+
+    return scores

@@ -18,7 +18,7 @@ from lmprobes.io import read_metadata, read_parquet
 
 ROOT = Path(__file__).resolve().parents[1]
 WORKFLOW_FILES = ["Snakefile", "config.yaml", "rules", "scripts", "envs", "profiles", "resources/tiny",
-                  "resources/demo", "resources/ettinger", "resources/lama", "resources/blimp"]
+                  "resources/demo", "resources/ettinger", "resources/lama", "resources/blimp", "resources/olmpics"]
 DEMO = "resources/demo/config.yaml"
 FAST = {"suites": {"ettinger": {"shuffles": 3}}}
 ROLE_TSV = "raw.githubusercontent.com/aetting/lm-diagnostics/080de8d8b29a3d6f5fe133af73d7e9170f4d4c0c/datasets/ROLE-88/ROLE-88.tsv"
@@ -146,7 +146,9 @@ def test_full_config_plans_every_rule_for_every_model():
                       "download_source": 9, "conceptnet_edges": 1, "lama_trex_raw": 1, "lama_conceptnet_gen": 1,
                       "lama_wikidata_fresh": 1,
                       "lama_score": 9, "lama_tables": 1,
-                      "download_blimp": 1, "blimp_dataset": 1, "blimp_score": 7, "blimp_tables": 1}
+                      "download_blimp": 1, "blimp_dataset": 1, "blimp_score": 7, "blimp_tables": 1,
+                      "download_olmpics": 1, "olmpics_release": 1, "olmpics_figure3": 1,
+                      "olmpics_zero_shot": 6, "olmpics_tables": 1}
 
 
 def write_config(workdir: Path, name: str, config: dict) -> str:
@@ -349,3 +351,33 @@ def test_lama_generated_corpora_build_and_score_offline(demo, tmp_path):
     rerun = snakemake(demo, "results/datasets/lama/wikidata_fresh.parquet", configs=(DEMO, "fast.yaml", name))
     assert rerun.returncode == 0, rerun.stderr[-3000:]
     assert (datasets / "wikidata_fresh.parquet").read_bytes() == before
+
+
+OLMPICS = ROOT / "tests/data/olmpics"
+
+
+def test_olmpics_release_to_zero_shot_tables(demo, tmp_path):
+    """The release (fixture lines of the 16 real files, served as file:// URLs and checked against a
+    manifest) -> dataset -> zero-shot scores of a masked and a causal model -> table and Figure 3."""
+    from lmprobes.sources import sha256_of
+    from lmprobes.suites.olmpics.pipeline import read_release_manifest
+
+    rows = read_release_manifest(ROOT / "resources/olmpics/release.tsv")
+    manifest = tmp_path / "release.tsv"
+    manifest.write_text("task\tsplit\tfile\tsha256\n" + "".join(
+        f"{r['task']}\t{r['split']}\t{r['file']}\t{sha256_of(OLMPICS / r['file'])}\n" for r in rows))
+    olmpics = {"release": {"url": OLMPICS.as_uri() + "/", "manifest": str(manifest)},
+               "models": ["tiny-bert", "tiny-gpt2"], "masked_methods": ["mc_mlm"]}
+    name = write_config(demo, "olmpics.yaml", {"suites": {"olmpics": olmpics}})
+    run = snakemake(demo, "all", configs=(DEMO, "fast.yaml", name))
+    assert run.returncode == 0, run.stdout[-3000:] + run.stderr[-3000:]
+    release = read_parquet(demo / "results/datasets/olmpics/release.parquet")
+    assert release.groupby(["task", "split"]).size()["age_comparison", "dev"] == 24
+    for model, method in (("tiny-bert", "mc_mlm"), ("tiny-gpt2", "candidates")):
+        scores = read_parquet(demo / f"results/scores/olmpics/{model}/zero_shot.parquet")
+        assert set(scores["method"]) == {method} and set(scores["split"]) == {"dev"}
+        assert "property_conjunction" not in set(scores["task"]), "MC-QA has no zero-shot"
+    table = (demo / "results/tables/olmpics/zero_shot.md").read_text()
+    assert "tiny-bert" in table and "tiny-gpt2 (candidates)" in table and "RoBERTa-L (paper)" in table
+    for model in ("tiny-bert", "tiny-gpt2"):
+        assert (demo / f"results/plots/olmpics/figure3_{model}.png").read_bytes()[:4] == b"\x89PNG"

@@ -1,0 +1,262 @@
+"""Encyclopedic composition (oLMpics Section 4.5, MC-QA) generated from Wikidata.
+
+Three two-hop question types, each answered by one SPARQL query through ``SparqlClient`` (so
+every answer is cached on disk and a rerun sends nothing):
+
+- ``band_inception``: ``when did the band where {member} played first form?``: a musical group
+  (P31 Q215380) that has the member as part (P527); the answer is the year of its inception
+  (P571), the distractors are years 1 or 2 away from it;
+- ``film_spouse``: ``who is the spouse of the actor that played in {film}?``: a film (P31
+  Q11424), a cast member (P161) and the cast member's spouse (P26);
+- ``company_headquarters``: ``where is the headquarters of the company that {founder} established
+  located?``: a company founded by (P112) a human (P31 Q5) and its headquarters location (P159);
+  distractors are other headquarters locations, in the answer's country (P17) when there are
+  enough (the paper: "a city in the same country as the gold answer city").
+
+Spouse and headquarters distractors come from the answers of the same relation in the fetched
+rows. A question entity may reach several answers (a member of two bands, a film with several
+married cast members): the item's answer is one of them and no distractor is any of them, so
+exactly one choice is right. Question entities are split between dev and train (seeded), and a
+train item whose bridge entity (band, actor, company) also serves a dev item is dropped, so the
+splits share no entity of the question's chain; answers (years, cities) recur by nature.
+
+The queries have a LIMIT and no ORDER BY (a full sort of the film-cast-spouse join runs past
+the service's time limit): which rows come back is the service's choice, pinned by the cache.
+"""
+
+from __future__ import annotations
+
+import random
+import re
+from collections import defaultdict
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import pandas as pd
+
+from lmprobes.suites.lama.wikidata import (
+    ENTITY_ID,
+    ENTITY_PREFIX,
+    PREFIXES,
+    Row,
+    SparqlClient,
+    cache_key,
+)
+from lmprobes.suites.olmpics.controls import items_frame, numbered, shuffled_choices
+
+TASK = "encyclopedic_composition"
+YEAR = re.compile(r"^(\d{4})-\d\d-\d\dT")
+YEAR_OFFSETS = (-2, -1, 1, 2)
+DEFAULT_LIMIT = 20_000
+
+
+def _labels(*variables: str) -> str:
+    return "".join(f'  ?{var} rdfs:label ?{var}Label . FILTER(LANG(?{var}Label) = "en")\n' for var in variables)
+
+
+def band_query(limit: int) -> str:
+    return (PREFIXES + "SELECT ?band ?bandLabel ?member ?memberLabel ?inception WHERE {\n"
+            "  ?band wdt:P31 wd:Q215380 ; wdt:P527 ?member ; wdt:P571 ?inception .\n"
+            + _labels("band", "member") + f"}}\nLIMIT {_limit(limit)}\n")
+
+
+def film_query(limit: int) -> str:
+    return (PREFIXES + "SELECT ?film ?filmLabel ?actor ?actorLabel ?spouse ?spouseLabel WHERE {\n"
+            "  ?film wdt:P31 wd:Q11424 ; wdt:P161 ?actor .\n"
+            "  ?actor wdt:P26 ?spouse .\n"
+            + _labels("film", "actor", "spouse") + f"}}\nLIMIT {_limit(limit)}\n")
+
+
+def company_query(limit: int) -> str:
+    return (PREFIXES + "SELECT ?company ?companyLabel ?founder ?founderLabel ?hq ?hqLabel ?country WHERE {\n"
+            "  ?company wdt:P112 ?founder ; wdt:P159 ?hq .\n"
+            "  ?founder wdt:P31 wd:Q5 .\n"
+            "  OPTIONAL { ?hq wdt:P17 ?country . }\n"
+            + _labels("company", "founder", "hq") + f"}}\nLIMIT {_limit(limit)}\n")
+
+
+def _limit(limit: int) -> int:
+    if isinstance(limit, bool) or not isinstance(limit, int) or limit < 1:
+        raise ValueError(f"limit must be a positive integer, got {limit!r}")
+    return limit
+
+
+@dataclass(frozen=True)
+class Fact:
+    """One row of a query: question entity -> bridge entity -> answer."""
+
+    entity: str
+    entity_label: str
+    bridge: str
+    answer: str  # a Wikidata id, or the year for band_inception
+    answer_label: str
+    country: str | None = None
+
+
+def entity_or_none(uri: str | None) -> str | None:
+    """``http://www.wikidata.org/entity/Q42`` -> ``Q42``; None for unknown values (blank nodes)."""
+    if uri is None or not uri.startswith(ENTITY_PREFIX):
+        return None
+    entity = uri[len(ENTITY_PREFIX):]
+    return entity if ENTITY_ID.match(entity) else None
+
+
+def year_or_none(value: str | None) -> str | None:
+    """The year of an xsd:dateTime ``1962-01-01T00:00:00Z``; None for BCE or unknown values."""
+    found = YEAR.match(value or "")
+    return found.group(1) if found else None
+
+
+def band_facts(rows: list[Row]) -> list[Fact]:
+    facts = []
+    for row in rows:
+        member, band, year = entity_or_none(row.get("member")), entity_or_none(row.get("band")), year_or_none(row.get("inception"))
+        if member and band and year:
+            facts.append(Fact(member, row["memberLabel"], band, year, year))
+    return facts
+
+
+def film_facts(rows: list[Row]) -> list[Fact]:
+    facts = []
+    for row in rows:
+        film, actor, spouse = (entity_or_none(row.get(var)) for var in ("film", "actor", "spouse"))
+        if film and actor and spouse:
+            facts.append(Fact(film, row["filmLabel"], actor, spouse, row["spouseLabel"]))
+    return facts
+
+
+def company_facts(rows: list[Row]) -> list[Fact]:
+    facts = []
+    for row in rows:
+        founder, company, hq = (entity_or_none(row.get(var)) for var in ("founder", "company", "hq"))
+        if founder and company and hq:
+            facts.append(Fact(founder, row["founderLabel"], company, hq, row["hqLabel"], entity_or_none(row.get("country"))))
+    return facts
+
+
+@dataclass(frozen=True)
+class QuestionType:
+    name: str
+    template: str
+    query: Callable[[int], str]
+    facts: Callable[[list[Row]], list[Fact]]
+
+
+QUESTION_TYPES = (
+    QuestionType("band_inception", "when did the band where {entity} played first form?", band_query, band_facts),
+    QuestionType("film_spouse", "who is the spouse of the actor that played in {entity}?", film_query, film_facts),
+    QuestionType("company_headquarters",
+                 "where is the headquarters of the company that {entity} established located?",
+                 company_query, company_facts),
+)
+
+
+# --- distractors ------------------------------------------------------------------------------
+
+
+def year_distractors(answer: str, valid: set[str], rng: random.Random) -> list[str] | None:
+    """Two years 1 or 2 away from the answer, neither a valid answer."""
+    years = [str(int(answer) + offset) for offset in YEAR_OFFSETS if str(int(answer) + offset) not in valid]
+    return rng.sample(years, 2) if len(years) >= 2 else None
+
+
+def pool_distractors(fact: Fact, valid: set[str], pool: dict[str, tuple[str, str | None]],
+                     rng: random.Random) -> list[str] | None:
+    """Two answers of the same relation (ids) with labels unlike each other and every valid label;
+    from the answer's country when it has at least two such."""
+    candidates = sorted(answer for answer, (label, _) in pool.items() if label not in valid)
+    if fact.country is not None:
+        same_country = [answer for answer in candidates if pool[answer][1] == fact.country]
+        if len(same_country) >= 2:
+            candidates = same_country
+    rng.shuffle(candidates)
+    chosen: list[str] = []
+    for answer in candidates:
+        if pool[answer][0] not in {pool[other][0] for other in chosen}:
+            chosen.append(answer)
+        if len(chosen) == 2:
+            return chosen
+    return None
+
+
+# --- items --------------------------------------------------------------------------------------
+
+
+def build_item(kind: QuestionType, entity_facts: list[Fact], pool: dict[str, tuple[str, str | None]],
+               rng: random.Random, query_key: str) -> dict | None:
+    """The item about one question entity, or None when no two distractors exist."""
+    fact = rng.choice(sorted(entity_facts, key=lambda fact: (fact.bridge, fact.answer)))
+    valid = {other.answer_label for other in entity_facts}
+    if kind.name == "band_inception":
+        distractors = year_distractors(fact.answer, valid, rng)
+        labels = distractors
+    else:
+        distractors = pool_distractors(fact, valid, pool, rng)
+        labels = None if distractors is None else [pool[answer][0] for answer in distractors]
+    if distractors is None:
+        return None
+    choices, answer = shuffled_choices(rng, fact.answer_label, labels)
+    return {
+        "stem": kind.template.format(entity=fact.entity_label), "choices": choices, "answer": answer,
+        "template_id": f"{TASK}/{kind.name}", "arguments": {"entity": fact.entity_label},
+        "provenance": {"source": "wikidata", "question_type": kind.name, "entity": fact.entity,
+                       "bridge": fact.bridge, "answer": fact.answer, "distractors": distractors,
+                       "query_cache_key": query_key},
+    }
+
+
+def split_entities(by_entity: dict[str, list[Fact]], n_train: int, n_dev: int,
+                   rng: random.Random) -> dict[str, list[str]]:
+    """Question entities in seeded order, dev's share first; train loses entities sharing a bridge."""
+    entities = sorted(by_entity, key=lambda entity: int(entity[1:]))
+    rng.shuffle(entities)
+    total = n_train + n_dev
+    n_dev_pool = 0 if total == 0 else round(len(entities) * n_dev / total)
+    dev = entities[:n_dev_pool]
+    dev_bridges = {fact.bridge for entity in dev for fact in by_entity[entity]}
+    train = [entity for entity in entities[n_dev_pool:]
+             if not {fact.bridge for fact in by_entity[entity]} & dev_bridges]
+    return {"dev": dev, "train": train}
+
+
+def type_items(kind: QuestionType, facts: list[Fact], quotas: dict[str, int], rng: random.Random,
+               query_key: str) -> dict[str, list[dict]]:
+    by_entity: dict[str, list[Fact]] = defaultdict(list)
+    for fact in facts:
+        by_entity[fact.entity].append(fact)
+    pool = {fact.answer: (fact.answer_label, fact.country) for fact in sorted(facts, key=lambda f: f.answer)}
+    entities = split_entities(by_entity, quotas["train"], quotas["dev"], rng)
+    items: dict[str, list[dict]] = {}
+    for split, quota in quotas.items():
+        items[split] = []
+        for entity in entities[split]:
+            if len(items[split]) == quota:
+                break
+            item = build_item(kind, by_entity[entity], pool, rng, query_key)
+            if item is not None:
+                items[split].append(item)
+    return items
+
+
+def quotas_per_type(n: int) -> list[int]:
+    """``n`` spread over the question types as evenly as possible, earlier types first."""
+    share, extra = divmod(n, len(QUESTION_TYPES))
+    return [share + (index < extra) for index in range(len(QUESTION_TYPES))]
+
+
+def generate_encyclopedic_composition(client: SparqlClient, *, n_train: int, n_dev: int, seed: int,
+                                      limit: int = DEFAULT_LIMIT) -> pd.DataFrame:
+    """SCHEMA rows: up to ``n_train`` / ``n_dev`` questions, split evenly over the three types."""
+    rng = random.Random(seed)
+    per_split = {"train": [], "dev": []}
+    for kind, n_train_type, n_dev_type in zip(QUESTION_TYPES, quotas_per_type(n_train), quotas_per_type(n_dev)):
+        sparql = kind.query(limit)
+        facts = kind.facts(client.query(sparql))
+        items = type_items(kind, facts, {"dev": n_dev_type, "train": n_train_type}, rng,
+                           cache_key(client.endpoint, sparql))
+        for split in per_split:
+            per_split[split] += items[split]
+    rows = []
+    for split, items in per_split.items():
+        rows += numbered(TASK, split, items, seed)
+    return items_frame(rows)

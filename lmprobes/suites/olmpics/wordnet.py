@@ -1,0 +1,148 @@
+"""WordNet 3.0 through nltk's own reader, from a pinned corpus folder (never ``nltk.download``).
+
+The workflow fetches nltk_data's ``wordnet.zip`` (the WordNet 3.0 database files ``data.noun``,
+``index.noun``, ``noun.exc``, ``lexnames``, ``cntlist.rev`` ... in a ``wordnet/`` folder),
+checks it and extracts it; ``load_wordnet`` opens that folder with
+``nltk.corpus.reader.wordnet.WordNetCorpusReader``. Two things nltk does on its own are turned
+off because they would leave the pinned folder: the mapping of synsets to "the" installed
+``wordnet`` corpus (``map_wn``, which looks the corpus up on nltk's data path; the pinned folder
+is WordNet 3.0 itself, so there is nothing to map) and the Open Multilingual WordNet (English
+only here). nltk (3.9+) refuses to open files outside its data path, so the folder is added to
+``nltk.data.path`` (only that folder).
+
+Helpers the probe generators share: hypernym closures with distances, the words of lemmas and
+which lemmas are usable as single words.
+"""
+
+from __future__ import annotations
+
+import re
+import warnings
+from collections import deque
+from functools import lru_cache
+from pathlib import Path
+
+import nltk
+from nltk.corpus.reader.wordnet import Lemma, Synset, WordNetCorpusReader
+from nltk.corpus.reader.wordnet import WordNetError as NltkWordNetError
+
+# nltk_data's package of WordNet 3.0 (gh-pages branch, ``packages/corpora/wordnet.zip``; its
+# index is https://raw.githubusercontent.com/nltk/nltk_data/gh-pages/index.xml). The sha256 was
+# not computed here (no network); third-party manifests report
+# cbda5ea6eef7f36a97a43d4a75f85e07fccbb4f23657d27b4ccbc93e2646ab59 for the 10,775,600-byte
+# archive at gh-pages commit 550b6625…: confirm it when pinning the source in config.yaml.
+WORDNET_URL = "https://raw.githubusercontent.com/nltk/nltk_data/gh-pages/packages/corpora/wordnet.zip"
+WORDNET_SHA256_REPORTED = "cbda5ea6eef7f36a97a43d4a75f85e07fccbb4f23657d27b4ccbc93e2646ab59"
+ARCHIVE_FOLDER = "wordnet"  # the folder the archive extracts to
+
+REQUIRED_FILES = (
+    "lexnames",
+    *(f"{kind}.{pos}" for kind in ("index", "data") for pos in ("noun", "verb", "adj", "adv")),
+    *(f"{pos}.exc" for pos in ("noun", "verb", "adj", "adv")),
+)
+COUNTS_FILE = "cntlist.rev"  # tagged-sense counts (``Lemma.count``); optional
+
+SINGLE_WORD = re.compile(r"[a-z]+")
+# A term of a template slot may be a lower-case multiword expression ("howler monkey").
+TERM = re.compile(r"[a-z]+(?:[ -][a-z]+)*")
+
+
+class WordNetError(ValueError):
+    """The WordNet folder is missing, incomplete or unreadable; the message names it."""
+
+
+class PinnedWordNetReader(WordNetCorpusReader):
+    """nltk's reader without the cross-version synset mapping (see the module docstring)."""
+
+    def map_wn(self, version: str = "wordnet") -> None:
+        return None
+
+
+def corpus_folder(path: str | Path) -> Path:
+    """The folder holding the database files: ``path`` itself or its ``wordnet/`` subfolder."""
+    folder = Path(path).resolve()
+    if not (folder / "data.noun").is_file() and (folder / ARCHIVE_FOLDER / "data.noun").is_file():
+        folder = folder / ARCHIVE_FOLDER
+    if not folder.is_dir():
+        raise WordNetError(f"{folder}: no such WordNet folder")
+    missing = [name for name in REQUIRED_FILES if not (folder / name).is_file()]
+    if missing:
+        raise WordNetError(f"{folder}: not a WordNet database folder, missing {', '.join(missing)}")
+    return folder
+
+
+def load_wordnet(path: str | Path) -> WordNetCorpusReader:
+    """The WordNet database in ``path`` (or ``path/wordnet``), read by nltk; cached per folder."""
+    return _load(corpus_folder(path))
+
+
+@lru_cache(maxsize=4)
+def _load(folder: Path) -> WordNetCorpusReader:
+    authorize(folder)
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # "multilingual functions are not available"
+            return PinnedWordNetReader(str(folder), None)
+    except (NltkWordNetError, AssertionError, ValueError, StopIteration) as error:
+        raise WordNetError(f"{folder}: unreadable WordNet database: {error}") from error
+
+
+def authorize(folder: Path) -> None:
+    """Let nltk's path sandbox open files in ``folder`` (and nowhere else we add)."""
+    if str(folder) not in [str(entry) for entry in nltk.data.path]:
+        nltk.data.path.append(str(folder))
+
+
+# --- graph helpers -----------------------------------------------------------------------
+
+
+def parents(synset: Synset) -> list[Synset]:
+    """Direct hypernyms, instance hypernyms included, in name order."""
+    return sorted(synset.hypernyms() + synset.instance_hypernyms(), key=Synset.name)
+
+
+def hypernym_closure(synset: Synset) -> dict[Synset, int]:
+    """Every ancestor of ``synset`` (not itself) with its shortest hypernym distance."""
+    distances: dict[Synset, int] = {}
+    queue = deque([(synset, 0)])
+    while queue:
+        current, distance = queue.popleft()
+        for parent in parents(current):
+            if parent not in distances and parent != synset:
+                distances[parent] = distance + 1
+                queue.append((parent, distance + 1))
+    return distances
+
+
+def lemma_word(lemma: Lemma) -> str:
+    """``ice_cream`` -> ``ice cream``."""
+    return lemma.name().replace("_", " ")
+
+
+def is_frequent(lemma: Lemma, min_count: int) -> bool:
+    """WordNet's tagged-sense count (``cntlist.rev``) reaches ``min_count``; 0 keeps everything."""
+    return min_count <= 0 or lemma.count() >= min_count
+
+
+def single_word(lemma: Lemma, min_count: int = 0, vocabulary: frozenset[str] | None = None) -> str | None:
+    """The lemma as one lower-case alphabetic word, if it is one and passes the filters."""
+    word = lemma.name()
+    if not SINGLE_WORD.fullmatch(word) or not is_frequent(lemma, min_count):
+        return None
+    if vocabulary is not None and word not in vocabulary:
+        return None
+    return word
+
+
+def first_single_word(synset: Synset, min_count: int = 0, vocabulary: frozenset[str] | None = None) -> str | None:
+    """The synset's first lemma usable as a single word (WordNet orders lemmas by salience)."""
+    for lemma in synset.lemmas():
+        word = single_word(lemma, min_count, vocabulary)
+        if word is not None:
+            return word
+    return None
+
+
+def synset_words(synset: Synset) -> set[str]:
+    """All lemma words of the synset, lower case."""
+    return {lemma_word(lemma).lower() for lemma in synset.lemmas()}

@@ -1,0 +1,155 @@
+"""Encyclopedic composition through SparqlClient, against a fake query service on 127.0.0.1 that
+answers with recorded SPARQL JSON results (tests/data/olmpics_sources/wikidata/)."""
+
+from __future__ import annotations
+
+import json
+from collections import defaultdict
+from http.server import BaseHTTPRequestHandler
+from pathlib import Path
+from urllib.parse import parse_qs
+
+import pandas as pd
+import pyarrow as pa
+import pytest
+from loopback import send, serve_http
+
+from lmprobes.suites.lama.wikidata import SparqlClient
+from lmprobes.suites.olmpics.generate_encyclopedic import (
+    band_query,
+    company_query,
+    film_query,
+    generate_encyclopedic_composition,
+)
+from lmprobes.suites.olmpics.schema import SCHEMA
+
+DATA = Path(__file__).parent / "data" / "olmpics_sources" / "wikidata"
+UA = "lmprobes-tests/0.1 (https://example.org/lmprobes; tests@example.org)"
+E = "http://www.wikidata.org/entity/"
+RECORDINGS = {"wdt:P527": "band_inception", "wdt:P161": "film_spouse", "wdt:P112": "company_headquarters"}
+
+
+class FakeQueryService:
+    """Answers each of the three queries with its recording; records the properties asked for."""
+
+    def __init__(self) -> None:
+        self.asked: list[str] = []
+
+    def respond(self, handler: BaseHTTPRequestHandler) -> None:
+        sparql = parse_qs(handler.rfile.read(int(handler.headers["Content-Length"])).decode())["query"][0]
+        name = next((name for prop, name in RECORDINGS.items() if prop in sparql), None)
+        self.asked.append(name or "unknown")
+        if name is None:
+            send(handler, 400, b"MalformedQueryException: unexpected query")
+            return
+        send(handler, 200, (DATA / f"{name}.json").read_bytes(), {"Content-Type": "application/sparql-results+json"})
+
+
+def recorded(name: str) -> list[dict[str, str]]:
+    bindings = json.loads((DATA / f"{name}.json").read_text(encoding="utf-8"))["results"]["bindings"]
+    return [{var: cell["value"] for var, cell in row.items()} for row in bindings]
+
+
+@pytest.fixture(scope="module")
+def service_and_frame(tmp_path_factory):
+    service = FakeQueryService()
+    cache = tmp_path_factory.mktemp("wikidata_cache")
+    with serve_http(service.respond) as url:
+        client = SparqlClient(f"{url}/sparql", cache_dir=cache, user_agent=UA, min_interval=0)
+        frame = generate_encyclopedic_composition(client, n_train=12, n_dev=6, seed=3)
+        again = generate_encyclopedic_composition(client, n_train=12, n_dev=6, seed=3)  # from the cache
+        other = generate_encyclopedic_composition(client, n_train=12, n_dev=6, seed=4)
+    return service, frame, again, other
+
+
+@pytest.fixture(scope="module")
+def frame(service_and_frame) -> pd.DataFrame:
+    return service_and_frame[1]
+
+
+def of_type(frame: pd.DataFrame, kind: str) -> pd.DataFrame:
+    return frame[frame["template_id"] == f"encyclopedic_composition/{kind}"]
+
+
+def test_three_queries_then_everything_from_the_cache(service_and_frame) -> None:
+    service, frame, again, _ = service_and_frame
+    assert service.asked == ["band_inception", "film_spouse", "company_headquarters"]
+    pd.testing.assert_frame_equal(frame, again)
+    pa.Table.from_pandas(frame, schema=SCHEMA, preserve_index=False)
+
+
+def test_all_three_question_types_in_both_splits(frame: pd.DataFrame) -> None:
+    counts = frame.groupby(["split", "template_id"]).size().to_dict()
+    for kind in ("band_inception", "film_spouse", "company_headquarters"):
+        assert counts[("train", f"encyclopedic_composition/{kind}")] == 4
+        assert counts[("dev", f"encyclopedic_composition/{kind}")] == 2
+    stems = of_type(frame, "band_inception")["stem"]
+    assert all(stem.startswith("when did the band where ") and stem.endswith(" played first form?") for stem in stems)
+
+
+def test_year_distractors_are_one_or_two_years_off_and_never_right(frame: pd.DataFrame) -> None:
+    years_of_member = defaultdict(set)
+    for row in recorded("band_inception"):
+        if row["inception"][:4].isdigit():
+            years_of_member[row["memberLabel"]].add(int(row["inception"][:4]))
+    for _, row in of_type(frame, "band_inception").iterrows():
+        member = row["stem"][len("when did the band where "):-len(" played first form?")]
+        answer = int(row["choices"][row["answer"]])
+        assert answer in years_of_member[member]
+        distractors = [int(choice) for index, choice in enumerate(row["choices"]) if index != row["answer"]]
+        assert len(set(distractors)) == 2
+        assert all(abs(year - answer) in (1, 2) and year not in years_of_member[member] for year in distractors)
+
+
+def test_spouse_and_headquarters_distractors_are_answers_of_the_relation_but_wrong(frame: pd.DataFrame) -> None:
+    spouses, all_spouses = defaultdict(set), set()
+    for row in recorded("film_spouse"):
+        if row["spouse"].startswith(E):
+            spouses[row["filmLabel"]].add(row["spouseLabel"])
+            all_spouses.add(row["spouseLabel"])
+    places, all_places = defaultdict(set), set()
+    for row in recorded("company_headquarters"):
+        places[row["founderLabel"]].add(row["hqLabel"])
+        all_places.add(row["hqLabel"])
+    cases = ((of_type(frame, "film_spouse"), "who is the spouse of the actor that played in ", "?", spouses, all_spouses),
+             (of_type(frame, "company_headquarters"), "where is the headquarters of the company that ",
+              " established located?", places, all_places))
+    for rows, prefix, suffix, valid, pool in cases:
+        for _, row in rows.iterrows():
+            entity = row["stem"][len(prefix):-len(suffix)]
+            assert row["choices"][row["answer"]] in valid[entity]
+            wrong = [choice for index, choice in enumerate(row["choices"]) if index != row["answer"]]
+            assert len(set(row["choices"])) == 3
+            assert all(choice in pool and choice not in valid[entity] for choice in wrong), (row["stem"], wrong)
+
+
+def test_headquarters_distractors_share_the_answer_country_when_possible(frame: pd.DataFrame) -> None:
+    country = {row["hqLabel"]: row.get("country") for row in recorded("company_headquarters")}
+    checked = 0
+    for _, row in of_type(frame, "company_headquarters").iterrows():
+        answer = row["choices"][row["answer"]]
+        if country[answer] == E + "Q30":  # nine US headquarters in the recording
+            assert {country[choice] for choice in row["choices"]} == {E + "Q30"}
+            checked += 1
+    assert checked
+
+
+def test_question_and_bridge_entities_are_disjoint_across_splits(frame: pd.DataFrame) -> None:
+    objects = {split: set() for split in ("train", "dev")}
+    for _, row in frame.iterrows():
+        provenance = json.loads(row["provenance"])
+        objects[row["split"]] |= {provenance["entity"], provenance["bridge"]}
+    assert not objects["train"] & objects["dev"]
+
+
+def test_other_seed_other_items(service_and_frame) -> None:
+    _, frame, _, other = service_and_frame
+    assert list(other["stem"]) != list(frame["stem"])
+
+
+def test_queries_ask_for_the_spec_properties() -> None:
+    assert "wdt:P31 wd:Q215380" in band_query(10) and "wdt:P571" in band_query(10)
+    assert "wdt:P31 wd:Q11424" in film_query(10) and "wdt:P26" in film_query(10)
+    assert "wdt:P31 wd:Q5" in company_query(10) and "wdt:P159" in company_query(10)
+    with pytest.raises(ValueError, match="limit"):
+        band_query(0)

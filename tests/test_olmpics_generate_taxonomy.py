@@ -1,0 +1,98 @@
+"""Taxonomy conjunction from the WordNet fixture, checked by walking the fixture's hypernyms."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+import pandas as pd
+import pyarrow as pa
+import pytest
+
+from lmprobes.suites.olmpics.generate_taxonomy import generate_taxonomy_conjunction
+from lmprobes.suites.olmpics.schema import SCHEMA
+from lmprobes.suites.olmpics.wordnet import load_wordnet
+
+FIXTURE = Path(__file__).parent / "data" / "olmpics_sources" / "wordnet"
+STEM = re.compile(r"^A (.+) and a (.+) are both a type of \[MASK\] $")
+
+
+@pytest.fixture(scope="module")
+def wn():
+    return load_wordnet(FIXTURE)
+
+
+@pytest.fixture(scope="module")
+def frame(wn) -> pd.DataFrame:
+    return generate_taxonomy_conjunction(wn, n_train=12, n_dev=15, seed=11, min_depth=1)
+
+
+def ancestors(synset) -> set:
+    """Plain walk up the hypernym pointers (independent of the generator's closure)."""
+    found, stack = set(), [synset]
+    while stack:
+        for parent in stack.pop().hypernyms():
+            if parent not in found:
+                found.add(parent)
+                stack.append(parent)
+    return found
+
+
+def words(synsets) -> set[str]:
+    return {lemma.name().lower() for synset in synsets for lemma in synset.lemmas()}
+
+
+def terms(wn, row) -> tuple:
+    """The stem's two terms, resolved to the only fixture synsets carrying those names."""
+    t1, t2 = STEM.match(row["stem"]).groups()
+    (s1,), (s2,) = wn.synsets(t1.replace(" ", "_"), "n"), wn.synsets(t2.replace(" ", "_"), "n")
+    return s1, s2
+
+
+def test_answer_is_an_ancestor_of_both_and_each_distractor_of_exactly_one(wn, frame: pd.DataFrame) -> None:
+    assert len(frame) == 27
+    for _, row in frame.iterrows():
+        s1, s2 = terms(wn, row)
+        words1, words2 = words(ancestors(s1)), words(ancestors(s2))
+        answer = row["choices"][row["answer"]]
+        assert answer in words1 and answer in words2, row["stem"]
+        distractors = [choice for index, choice in enumerate(row["choices"]) if index != row["answer"]]
+        assert len(distractors) == 2 and len(set(row["choices"])) == 3
+        for distractor in distractors:
+            assert (distractor in words1) != (distractor in words2), (row["stem"], distractor)
+        assert {distractor in words1 for distractor in distractors} == {True, False}
+
+
+def test_dev_is_the_animal_and_food_trees_train_the_rest(wn, frame: pd.DataFrame) -> None:
+    roots = {wn.synset("animal.n.01"), wn.synset("food.n.01")}
+    for _, row in frame.iterrows():
+        in_dev_tree = [bool(({synset} | ancestors(synset)) & roots) for synset in terms(wn, row)]
+        assert in_dev_tree == [row["split"] == "dev"] * 2, row["stem"]
+    answers = {split: {row["choices"][row["answer"]] for _, row in frame[frame["split"] == split].iterrows()}
+               for split in ("train", "dev")}
+    assert answers["dev"] and answers["train"] and not answers["dev"] & answers["train"]
+
+
+def test_term_pairs_are_unique_and_provenance_names_the_synsets(wn, frame: pd.DataFrame) -> None:
+    pairs = [frozenset(STEM.match(stem).groups()) for stem in frame["stem"]]
+    assert len(pairs) == len(set(pairs))
+    for _, row in frame.iterrows():
+        provenance = json.loads(row["provenance"])
+        assert [provenance["t1"], provenance["t2"]] == [synset.name() for synset in terms(wn, row)]
+        assert wn.synset(provenance["answer"]).lemmas()[0].name() == row["choices"][row["answer"]]
+        assert row["template_id"] == "taxonomy_conjunction/both"
+    pa.Table.from_pandas(frame, schema=SCHEMA, preserve_index=False)
+
+
+def test_min_depth_keeps_the_top_levels_out_of_the_choices(wn) -> None:
+    frame = generate_taxonomy_conjunction(wn, n_train=50, n_dev=50, seed=0, min_depth=2)
+    choices = {choice for row in frame["choices"] for choice in row}
+    assert choices and not choices & {"entity", "organism", "food", "artifact"}  # depth 0 and 1
+    assert all(wn.synsets(choice, "n")[0].min_depth() >= 2 for choice in choices)
+
+
+def test_same_seed_same_frame_other_seed_other_items(wn, frame: pd.DataFrame) -> None:
+    pd.testing.assert_frame_equal(frame, generate_taxonomy_conjunction(wn, n_train=12, n_dev=15, seed=11, min_depth=1))
+    other = generate_taxonomy_conjunction(wn, n_train=12, n_dev=15, seed=12, min_depth=1)
+    assert list(other["stem"]) != list(frame["stem"])
