@@ -24,6 +24,7 @@ localrules:
     build_tiny_model,
     extract_source,
     lama_wikidata_fresh,
+    olmpics_encyclopedic,
 
 
 rule all:

@@ -17,6 +17,7 @@ from lmprobes.suites.blimp.tables import TITLES as BLIMP_TITLES
 from lmprobes.suites.ettinger.datasets import DATASETS as ETTINGER_DATASETS
 from lmprobes.suites.ettinger.tables import QUALITATIVE, QUANTITATIVE
 from lmprobes.suites.lama.pipeline import TABLES as LAMA_TABLES
+from lmprobes.suites.olmpics.pipeline import GENERATED_SOURCES as OLMPICS_GENERATED
 from lmprobes.suites.olmpics.pipeline import (
     read_release_manifest as read_olmpics_manifest,
 )
@@ -50,6 +51,9 @@ wildcard_constraints:
     filename=r"[^/]+",
     dataset=alternatives(ETTINGER_DATASETS),
     corpus=alternatives(LAMA_CORPORA),
+    olmpics_task=alternatives(
+        t for t in OLMPICS_GENERATED if t != "encyclopedic_composition"
+    ),
 
 
 def get_final_outputs():
@@ -83,12 +87,21 @@ def get_final_outputs():
             "results/tables/blimp/{table}.{ext}", table=BLIMP_TABLES, ext=["csv", "md"]
         )
         targets += expand("results/plots/blimp/{figure}.png", figure=BLIMP_FIGURES)
+    targets += expand(
+        "results/datasets/olmpics/generated/{task}.parquet", task=OLMPICS["generate"]
+    )
     if OLMPICS["models"]:
+        targets.append("results/datasets/olmpics/controls.parquet")
         targets += expand(
-            "results/datasets/olmpics/{dataset}.parquet", dataset=["release", "figure3"]
+            "results/datasets/olmpics/{dataset}.parquet", dataset=["release", "grids"]
         )
         targets += get_olmpics_scores("zero_shot")(None)
-        targets += get_olmpics_scores("figure3")(None)
+        targets += get_olmpics_scores("grids")(None)
+        targets += expand(
+            "results/tables/olmpics/table4_{model}.{ext}",
+            model=OLMPICS["models"],
+            ext=["csv", "md"],
+        )
         targets += expand("results/tables/olmpics/zero_shot.{ext}", ext=["csv", "md"])
         targets += expand(
             "results/plots/olmpics/figure3_{model}.png", model=OLMPICS["models"]
@@ -237,3 +250,25 @@ def get_olmpics_scores(name):
         )
 
     return scores
+
+
+OLMPICS_SOURCE_FILES = {
+    "wordnet": lambda: f"resources/extracted/{OLMPICS['sources']['wordnet']}",
+    "conceptnet_edges": lambda: "results/sources/conceptnet/english_edges.parquet",
+    "doq": lambda: str(source_path(config, OLMPICS["sources"]["doq"])),
+}
+
+
+def get_olmpics_generator_inputs(wildcards):
+    """The sources a generated oLMpics task is built from, by role (wordnet, conceptnet_edges, doq)."""
+    return {
+        role: OLMPICS_SOURCE_FILES[role]()
+        for role in OLMPICS_GENERATED[wildcards.olmpics_task]
+    }
+
+
+def get_olmpics_generator_provenance(wildcards):
+    return {
+        role: config["sources"].get(OLMPICS["sources"].get(role), role)
+        for role in OLMPICS_GENERATED[wildcards.olmpics_task]
+    }

@@ -34,26 +34,26 @@ rule olmpics_release:
         "../scripts/olmpics_release.py"
 
 
-rule olmpics_figure3:
+rule olmpics_grids:
     output:
-        "results/datasets/olmpics/figure3.parquet",
+        "results/datasets/olmpics/grids.parquet",
     log:
-        "logs/datasets/olmpics/figure3.log",
+        "logs/datasets/olmpics/grids.log",
     conda:
         "../envs/lmprobes.yaml"
     script:
-        "../scripts/olmpics_figure3.py"
+        "../scripts/olmpics_grids.py"
 
 
-# One job per model: zero-shot on the dev items and the Figure 3 grids after a single load.
+# One job per model: zero-shot on the dev items and the Figure 3 / Table 4 grids after a single load.
 rule olmpics_zero_shot:
     input:
         release="results/datasets/olmpics/release.parquet",
-        figure3="results/datasets/olmpics/figure3.parquet",
+        grids="results/datasets/olmpics/grids.parquet",
         model=get_model_dir,
     output:
         zero_shot="results/scores/olmpics/{model}/zero_shot.parquet",
-        figure3="results/scores/olmpics/{model}/figure3.parquet",
+        grids="results/scores/olmpics/{model}/grids.parquet",
     log:
         "logs/scores/olmpics/{model}.log",
     benchmark:
@@ -77,12 +77,18 @@ rule olmpics_zero_shot:
 
 rule olmpics_tables:
     input:
-        figure3="results/datasets/olmpics/figure3.parquet",
+        grids="results/datasets/olmpics/grids.parquet",
         zero_shot=get_olmpics_scores("zero_shot"),
-        figure3_scores=get_olmpics_scores("figure3"),
+        grid_scores=get_olmpics_scores("grids"),
         published="resources/olmpics/published.csv",
+        paper_table4="resources/olmpics/table4_paper.csv",
     output:
         table=expand("results/tables/olmpics/zero_shot.{ext}", ext=["csv", "md"]),
+        table4=expand(
+            "results/tables/olmpics/table4_{model}.{ext}",
+            model=OLMPICS["models"],
+            ext=["csv", "md"],
+        ),
         figures=expand(
             "results/plots/olmpics/figure3_{model}.png", model=OLMPICS["models"]
         ),
@@ -94,3 +100,50 @@ rule olmpics_tables:
         models=OLMPICS["models"],
     script:
         "../scripts/olmpics_tables.py"
+
+
+rule olmpics_generated:
+    input:
+        unpack(get_olmpics_generator_inputs),
+    output:
+        "results/datasets/olmpics/generated/{olmpics_task}.parquet",
+    log:
+        "logs/datasets/olmpics/generated/{olmpics_task}.log",
+    conda:
+        "../envs/lmprobes.yaml"
+    params:
+        seed=config["seed"],
+        provenance=get_olmpics_generator_provenance,
+    script:
+        "../scripts/olmpics_generated.py"
+
+
+# Sends SPARQL queries, so it runs where the network is (a localrule); answers are cached.
+rule olmpics_encyclopedic:
+    output:
+        "results/datasets/olmpics/generated/encyclopedic_composition.parquet",
+    log:
+        "logs/datasets/olmpics/generated/encyclopedic_composition.log",
+    conda:
+        "../envs/lmprobes.yaml"
+    params:
+        seed=config["seed"],
+        wikidata=LAMA["generated"]["wikidata_fresh"],
+        provenance={"wikidata": LAMA["generated"]["wikidata_fresh"]["endpoint"]},
+    script:
+        "../scripts/olmpics_encyclopedic.py"
+
+
+rule olmpics_controls:
+    input:
+        "results/datasets/olmpics/release.parquet",
+    output:
+        "results/datasets/olmpics/controls.parquet",
+    log:
+        "logs/datasets/olmpics/controls.log",
+    conda:
+        "../envs/lmprobes.yaml"
+    params:
+        seed=config["seed"],
+    script:
+        "../scripts/olmpics_controls.py"

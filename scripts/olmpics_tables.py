@@ -5,10 +5,11 @@ from lmprobes.workflow import logged
 
 with logged(snakemake.log):
     make_tables(
-        snakemake.input.figure3,
+        snakemake.input.grids,
         snakemake.input.zero_shot,
-        snakemake.input.figure3_scores,
+        snakemake.input.grid_scores,
         snakemake.input.published,
+        snakemake.input.paper_table4,
         Path(snakemake.output.table[0]).parent,
         snakemake.output.figures,
         snakemake.params.models,

@@ -7,9 +7,9 @@ with logged(snakemake.log):
     torch.set_num_threads(snakemake.threads)
     score_model(
         snakemake.input.release,
-        snakemake.input.figure3,
+        snakemake.input.grids,
         snakemake.input.model,
-        {"zero_shot": snakemake.output.zero_shot, "figure3": snakemake.output.figure3},
+        {"zero_shot": snakemake.output.zero_shot, "grids": snakemake.output.grids},
         slug=snakemake.wildcards.model,
         spec=snakemake.params.spec,
         device=snakemake.params.device,

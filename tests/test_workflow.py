@@ -142,13 +142,14 @@ def test_full_config_plans_every_rule_for_every_model():
     assert run.returncode == 0, run.stderr[-3000:]
     counts = job_counts(run.stdout)
     assert counts == {"all": 1, "download_model": 10, "ettinger_dataset": 4,
-                      "ettinger_score": 10, "ettinger_tables": 1, "extract_source": 1, "lama_dataset": 4,
-                      "download_source": 9, "conceptnet_edges": 1, "lama_trex_raw": 1, "lama_conceptnet_gen": 1,
+                      "ettinger_score": 10, "ettinger_tables": 1, "extract_source": 2, "lama_dataset": 4,
+                      "download_source": 11, "conceptnet_edges": 1, "lama_trex_raw": 1, "lama_conceptnet_gen": 1,
                       "lama_wikidata_fresh": 1,
                       "lama_score": 9, "lama_tables": 1,
                       "download_blimp": 1, "blimp_dataset": 1, "blimp_score": 7, "blimp_tables": 1,
-                      "download_olmpics": 1, "olmpics_release": 1, "olmpics_figure3": 1,
-                      "olmpics_zero_shot": 6, "olmpics_tables": 1}
+                      "download_olmpics": 1, "olmpics_release": 1, "olmpics_grids": 1,
+                      "olmpics_zero_shot": 6, "olmpics_tables": 1, "olmpics_generated": 6,
+                      "olmpics_encyclopedic": 1, "olmpics_controls": 1}
 
 
 def write_config(workdir: Path, name: str, config: dict) -> str:
@@ -354,6 +355,7 @@ def test_lama_generated_corpora_build_and_score_offline(demo, tmp_path):
 
 
 OLMPICS = ROOT / "tests/data/olmpics"
+SOURCES = ROOT / "tests/data/olmpics_sources"
 
 
 def test_olmpics_release_to_zero_shot_tables(demo, tmp_path):
@@ -366,9 +368,22 @@ def test_olmpics_release_to_zero_shot_tables(demo, tmp_path):
     manifest = tmp_path / "release.tsv"
     manifest.write_text("task\tsplit\tfile\tsha256\n" + "".join(
         f"{r['task']}\t{r['split']}\t{r['file']}\t{sha256_of(OLMPICS / r['file'])}\n" for r in rows))
+    wordnet = tmp_path / "wordnet.zip"
+    with zipfile.ZipFile(wordnet, "w") as bundle:
+        for path in sorted((SOURCES / "wordnet").iterdir()):
+            bundle.write(path, f"wordnet/{path.name}")
+    sources = {
+        "olmpics_wordnet": {"url": wordnet.as_uri(), "sha256": None},
+        "olmpics_doq": {"url": (SOURCES / "doq_noun_excerpt.tsv").as_uri(), "sha256": None},
+        "conceptnet_assertions": {"url": (SOURCES / "conceptnet_assertions.csv").as_uri(), "sha256": None},
+    }
+    # Taxonomy conjunction needs hypernym chains deeper than the WordNet fixture's (its unit tests
+    # lower min_depth); encyclopedic composition needs the query service (its unit tests have one).
+    generated = ["age_comparison", "multihop_composition", "antonym_negation", "property_conjunction",
+                 "objects_comparison"]
     olmpics = {"release": {"url": OLMPICS.as_uri() + "/", "manifest": str(manifest)},
-               "models": ["tiny-bert", "tiny-gpt2"], "masked_methods": ["mc_mlm"]}
-    name = write_config(demo, "olmpics.yaml", {"suites": {"olmpics": olmpics}})
+               "models": ["tiny-bert", "tiny-gpt2"], "masked_methods": ["mc_mlm"], "generate": generated}
+    name = write_config(demo, "olmpics.yaml", {"sources": sources, "suites": {"olmpics": olmpics}})
     run = snakemake(demo, "all", configs=(DEMO, "fast.yaml", name))
     assert run.returncode == 0, run.stdout[-3000:] + run.stderr[-3000:]
     release = read_parquet(demo / "results/datasets/olmpics/release.parquet")
@@ -381,3 +396,27 @@ def test_olmpics_release_to_zero_shot_tables(demo, tmp_path):
     assert "tiny-bert" in table and "tiny-gpt2 (candidates)" in table and "RoBERTa-L (paper)" in table
     for model in ("tiny-bert", "tiny-gpt2"):
         assert (demo / f"results/plots/olmpics/figure3_{model}.png").read_bytes()[:4] == b"\x89PNG"
+    table4 = pd.read_csv(demo / "results/tables/olmpics/table4_tiny-bert.csv")
+    assert list(table4["x"]) == ["nail", "pen", "laptop", "table", "house", "airplane", "city", "sun"]
+    assert "| nail |" in (demo / "results/tables/olmpics/table4_tiny-bert.md").read_text()
+    controls = read_parquet(demo / "results/datasets/olmpics/controls.parquet")
+    assert set(controls["variant"]) == {"no_lang", "perturbed_lang"}
+    folder = demo / "results/datasets/olmpics/generated"
+    for task in generated:
+        items = read_parquet(folder / f"{task}.parquet")
+        # Sizes are upper bounds: the small source fixtures fill dev first, train where they can.
+        assert set(items["flavour"]) == {"generated"} and "dev" in set(items["split"]), task
+    ages = read_parquet(folder / "age_comparison.parquet")
+    assert ages.groupby("split").size().to_dict() == {"dev": 500, "train": 4032}
+    # Another seed: sampled tasks change, the deterministic age task does not (byte for byte).
+    before = {task: (folder / f"{task}.parquet").read_bytes() for task in generated}
+    targets = [f"results/datasets/olmpics/generated/{task}.parquet" for task in generated]
+    for target in targets:
+        (demo / target).unlink()
+    seed = write_config(demo, "seed.yaml", {"seed": 7})
+    rerun = snakemake(demo, *targets, configs=(DEMO, "fast.yaml", name, seed))
+    assert rerun.returncode == 0, rerun.stderr[-3000:]
+    after = {task: (folder / f"{task}.parquet").read_bytes() for task in generated}
+    assert after["age_comparison"] == before["age_comparison"]
+    assert after["multihop_composition"] != before["multihop_composition"]
+    assert after["antonym_negation"] != before["antonym_negation"]

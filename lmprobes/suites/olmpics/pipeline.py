@@ -9,11 +9,27 @@ from pathlib import Path
 import pandas as pd
 
 from lmprobes import __version__
-from lmprobes.io import read_parquet, write_parquet
+from lmprobes.io import read_parquet, to_markdown, write_parquet
 from lmprobes.models import load_lm
-from lmprobes.suites.olmpics.age import figure3_sets
+from lmprobes.suites.lama.wikidata import SparqlClient
+from lmprobes.suites.olmpics.age import age_comparison, figure3_sets, multihop_composition
+from lmprobes.suites.olmpics.controls import control_frame
+from lmprobes.suites.olmpics.generate_antonym import generate_antonym_negation
+from lmprobes.suites.olmpics.generate_encyclopedic import generate_encyclopedic_composition
+from lmprobes.suites.olmpics.generate_objects import generate_objects_comparison
+from lmprobes.suites.olmpics.generate_property import generate_property_conjunction
+from lmprobes.suites.olmpics.generate_taxonomy import generate_taxonomy_conjunction
+from lmprobes.suites.olmpics.objects_matrix import (
+    TABLE4_OBJECTS,
+    TABLE4_RANKS,
+    objects_grid_items,
+    objects_matrix,
+    read_objects_matrix,
+    write_objects_matrix,
+)
 from lmprobes.suites.olmpics.plots import age_grid, plot_figure3
 from lmprobes.suites.olmpics.release import build_release
+from lmprobes.suites.olmpics.wordnet import load_wordnet
 from lmprobes.suites.olmpics.schema import SCHEMA, TASKS
 from lmprobes.suites.olmpics.tables import read_published, write_zero_shot, zero_shot_table
 from lmprobes.suites.olmpics.zeroshot import SCORE_SCHEMA, score_zero_shot
@@ -40,11 +56,82 @@ def make_release(files: list[Path], manifest: list[dict[str, str]], out: Path, *
     return df
 
 
-def make_figure3(out: Path) -> pd.DataFrame:
-    """The Figure 3 perturbation sets (deterministic: every ordered pair of the value grids)."""
-    df = pd.DataFrame.from_records(figure3_sets(), columns=SCHEMA.names)
-    write_parquet(df, out, SCHEMA, {"suite": "olmpics", "dataset": "figure3", "generator": f"lmprobes {__version__}"})
+def make_grids(out: Path) -> pd.DataFrame:
+    """The zero-shot grids, deterministic: Figure 3's age and birth-year sets (every ordered pair of
+    the value ranges) and Table 4's objects (every ordered pair, sized in the paper's order)."""
+    figure3 = pd.DataFrame.from_records(figure3_sets(), columns=SCHEMA.names)
+    df = pd.concat([figure3, objects_grid_items(TABLE4_OBJECTS, sizes=TABLE4_RANKS)], ignore_index=True)
+    write_parquet(df.astype({"seed": "Int64"}), out, SCHEMA,
+                  {"suite": "olmpics", "dataset": "grids", "generator": f"lmprobes {__version__}"})
     return df
+
+
+# Generated tasks and what each is built from; sizes default to the release's (train, dev).
+GENERATED_SOURCES = {
+    "age_comparison": (),
+    "multihop_composition": (),
+    "antonym_negation": ("wordnet",),
+    "taxonomy_conjunction": ("wordnet",),
+    "property_conjunction": ("conceptnet_edges",),
+    "objects_comparison": ("doq",),
+    "encyclopedic_composition": ("wikidata",),
+}
+DETERMINISTIC = ("age_comparison",)
+RELEASE_SIZES = {
+    "age_comparison": (4032, 500), "multihop_composition": (5000, 500), "antonym_negation": (4778, 500),
+    "taxonomy_conjunction": (5310, 599), "property_conjunction": (4000, 483), "objects_comparison": (5000, 500),
+    "encyclopedic_composition": (5317, 500),
+}
+
+
+def generate_task(task: str, inputs: dict, *, seed: int, wikidata: dict | None = None) -> pd.DataFrame:
+    """The ``generated`` flavour of one task from its sources (see GENERATED_SOURCES)."""
+    n_train, n_dev = RELEASE_SIZES[task]
+    if task == "age_comparison":  # deterministic: the release's construction, no seed
+        return _frame(age_comparison("train") + age_comparison("dev"))
+    if task == "multihop_composition":
+        return _frame(multihop_composition("train", seed=seed) + multihop_composition("dev", seed=seed))
+    if task in ("antonym_negation", "taxonomy_conjunction"):
+        generate = generate_antonym_negation if task == "antonym_negation" else generate_taxonomy_conjunction
+        return generate(load_wordnet(inputs["wordnet"]), n_train=n_train, n_dev=n_dev, seed=seed)
+    if task == "property_conjunction":
+        return generate_property_conjunction(inputs["conceptnet_edges"], n_train=n_train, n_dev=n_dev, seed=seed)
+    if task == "objects_comparison":
+        return generate_objects_comparison(inputs["doq"], n_train=n_train, n_dev=n_dev, seed=seed)
+    if task == "encyclopedic_composition":
+        with _client(wikidata) as client:
+            return generate_encyclopedic_composition(client, n_train=n_train, n_dev=n_dev, seed=seed)
+    raise ValueError(f"no generator for oLMpics task {task!r}; choose one of {list(GENERATED_SOURCES)}")
+
+
+def make_generated(task: str, inputs: dict, out: Path, *, seed: int, provenance: dict,
+                   wikidata: dict | None = None) -> pd.DataFrame:
+    df = generate_task(task, inputs, seed=seed, wikidata=wikidata)
+    if df.empty:
+        raise ValueError(f"oLMpics {task}: the sources {sorted(inputs.values())} gave no items")
+    counts = df.groupby("split", sort=False).size().to_dict()
+    log.info("%s (generated, seed %d): %s", task, seed, counts)
+    used_seed = None if task in DETERMINISTIC else seed  # the file must not depend on an unused seed
+    write_parquet(df, out, SCHEMA, {"suite": "olmpics", "dataset": f"generated/{task}", "seed": used_seed,
+                                    "sources": provenance, "generator": f"lmprobes {__version__}"})
+    return df
+
+
+def make_controls(release: Path, out: Path, *, seed: int) -> pd.DataFrame:
+    """NO-LANG and PERTURBED-LANG variants of every release MC-MLM item (both splits)."""
+    df = control_frame(read_parquet(release), seed=seed)
+    write_parquet(df, out, SCHEMA, {"suite": "olmpics", "dataset": "controls", "seed": seed,
+                                    "generator": f"lmprobes {__version__}"})
+    return df
+
+
+def _frame(rows: list[dict]) -> pd.DataFrame:
+    return pd.DataFrame.from_records(rows, columns=SCHEMA.names).astype({"seed": "Int64"})
+
+
+def _client(settings: dict) -> SparqlClient:
+    return SparqlClient(settings["endpoint"], cache_dir=Path(settings["cache"]), user_agent=settings["user_agent"],
+                        min_interval=settings["min_interval"])
 
 
 def zero_shot_items(release: pd.DataFrame) -> pd.DataFrame:
@@ -57,11 +144,11 @@ def methods_for(family: str, settings: dict) -> list[str]:
     return list(settings["masked_methods"] if family == "masked" else ["candidates"])
 
 
-def score_model(release: Path, figure3: Path, model_dir: Path, outs: dict[str, Path], *, slug: str, spec: dict,
+def score_model(release: Path, grids: Path, model_dir: Path, outs: dict[str, Path], *, slug: str, spec: dict,
                 device: str, settings: dict, progress: bool = True) -> None:
-    """Load the model once; score the dev items and the Figure 3 sets with each of its methods."""
+    """Load the model once; score the dev items and the grids with each of its methods."""
     lm = load_lm(slug, spec, model_dir, device)
-    datasets = {"zero_shot": zero_shot_items(read_parquet(release)), "figure3": read_parquet(figure3)}
+    datasets = {"zero_shot": zero_shot_items(read_parquet(release)), "grids": read_parquet(grids)}
     for name, items in datasets.items():
         scores = pd.concat([score_zero_shot(lm, items, method, progress=progress)
                             for method in methods_for(lm.family, settings)], ignore_index=True)
@@ -69,13 +156,21 @@ def score_model(release: Path, figure3: Path, model_dir: Path, outs: dict[str, P
         write_parquet(scores, outs[name], SCORE_SCHEMA, metadata)
 
 
-def make_tables(figure3: Path, zero_shot: list[Path], figure3_scores: list[Path], published: Path,
+def make_tables(grids: Path, zero_shot: list[Path], grid_scores: list[Path], published: Path, paper_table4: Path,
                 out_dir: Path, figures: list[Path], models: list[str]) -> None:
+    """The zero-shot table; per model Figure 3 (age grids) and Table 4 (objects), the paper's Table 4 beside."""
     scores = pd.concat([read_parquet(p) for p in zero_shot], ignore_index=True)
     tidy = zero_shot_table(scores, read_published(published))
     out_dir = Path(out_dir)
     write_zero_shot(tidy, out_dir / "zero_shot.csv", out_dir / "zero_shot.md")
-    grid = age_grid(read_parquet(figure3), pd.concat([read_parquet(p) for p in figure3_scores], ignore_index=True))
-    for model, out in zip(models, figures, strict=True):
-        method = grid.loc[grid["model"] == model, "method"].iloc[0] if (grid["model"] == model).any() else "mc_mlm"
-        plot_figure3(grid, out, model=model, method=method)
+    items = read_parquet(grids)
+    grid_scores = pd.concat([read_parquet(p) for p in grid_scores], ignore_index=True)
+    ages = age_grid(items, grid_scores)
+    paper = read_objects_matrix(paper_table4)
+    for model, figure in zip(models, figures, strict=True):
+        method = grid_scores.loc[grid_scores["model"] == model, "method"].iloc[0]
+        plot_figure3(ages, figure, model=model, method=method)
+        matrix = objects_matrix(items, grid_scores, model, method)
+        write_objects_matrix(matrix, out_dir / f"table4_{model}.csv", out_dir / f"table4_{model}.md",
+                             f"Table 4: {model} ({method}) on the objects grid; the paper's RoBERTa-L below",
+                             note="\n" + to_markdown(paper.reset_index().fillna("-")))

@@ -1,0 +1,5 @@
+from lmprobes.suites.olmpics.pipeline import make_controls
+from lmprobes.workflow import logged
+
+with logged(snakemake.log):
+    make_controls(snakemake.input[0], snakemake.output[0], seed=snakemake.params.seed)

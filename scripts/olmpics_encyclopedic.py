@@ -1,0 +1,12 @@
+from lmprobes.suites.olmpics.pipeline import make_generated
+from lmprobes.workflow import logged
+
+with logged(snakemake.log):
+    make_generated(
+        "encyclopedic_composition",
+        {},
+        snakemake.output[0],
+        seed=snakemake.params.seed,
+        provenance=snakemake.params.provenance,
+        wikidata=snakemake.params.wikidata,
+    )

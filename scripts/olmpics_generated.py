@@ -1,0 +1,11 @@
+from lmprobes.suites.olmpics.pipeline import make_generated
+from lmprobes.workflow import logged
+
+with logged(snakemake.log):
+    make_generated(
+        snakemake.wildcards.olmpics_task,
+        dict(snakemake.input.items()),
+        snakemake.output[0],
+        seed=snakemake.params.seed,
+        provenance=snakemake.params.provenance,
+    )
