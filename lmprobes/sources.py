@@ -157,6 +157,12 @@ def fetch(
     return digest
 
 
+def fetch_configured(source: dict, dest: str | os.PathLike, *, mirror, lockfile, download: dict, log: Log | None = None) -> str:
+    """``fetch`` with a config entry (``url``, ``sha256``) and the config's ``download`` settings."""
+    return fetch(source["url"], dest, source.get("sha256"), mirror=mirror, lockfile=lockfile,
+                 timeout=download["timeout"], retries=download["retries"], backoff=download["backoff"], log=log)
+
+
 def _local_source(url: str, mirror: str | os.PathLike | None) -> Path | None:
     """The local file to copy for ``url``, or None when it has to be downloaded."""
     parts = urlsplit(url)

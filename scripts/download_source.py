@@ -1,16 +1,12 @@
-from lmprobes.sources import fetch
+from lmprobes.sources import fetch_configured
 from lmprobes.workflow import logged
 
 with logged(snakemake.log) as log:
-    source, download = snakemake.params.source, snakemake.params.download
-    fetch(
-        source["url"],
+    fetch_configured(
+        snakemake.params.source,
         snakemake.output[0],
-        source.get("sha256"),
         mirror=snakemake.params.mirror,
         lockfile=snakemake.params.lockfile,
-        timeout=download["timeout"],
-        retries=download["retries"],
-        backoff=download["backoff"],
+        download=snakemake.params.download,
         log=log.warning,
     )

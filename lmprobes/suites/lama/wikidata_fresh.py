@@ -93,23 +93,11 @@ class CountingClient:
 # The dataset
 
 
-def build_wikidata_fresh(
-    client: SparqlClient,
-    relations_path: Path,
-    common_vocab_path: Path,
-    *,
-    seed: int,
-    max_per_relation: int = 1000,
-    candidates_per_relation: int = 20000,
-    relations: Sequence[str] | None = None,
-    log: Log | None = None,
-) -> pd.DataFrame:
+def build_wikidata_fresh(client: SparqlClient, relations_path: Path, common_vocab_path: Path, **options) -> pd.DataFrame:
     """The ``wikidata_fresh`` dataset: one row per sampled (subject, relation), in SCHEMA order,
-    relations in numeric order, rows by subject id within a relation."""
-    frame, _ = wikidata_fresh_with_stats(
-        client, relations_path, common_vocab_path, seed=seed, max_per_relation=max_per_relation,
-        candidates_per_relation=candidates_per_relation, relations=relations, log=log,
-    )
+    relations in numeric order, rows by subject id within a relation (options: see
+    ``wikidata_fresh_with_stats``)."""
+    frame, _ = wikidata_fresh_with_stats(client, relations_path, common_vocab_path, **options)
     return frame
 
 
