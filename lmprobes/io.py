@@ -55,6 +55,17 @@ def read_metadata(path) -> dict:
     return json.loads(raw.get(METADATA_KEY, b"{}"))
 
 
+def parse_json_object(line: str, where: str, error: type[Exception]) -> dict:
+    """One JSON-lines record, or ``error`` naming ``where`` (``file:line``)."""
+    try:
+        record = json.loads(line)
+    except json.JSONDecodeError as err:
+        raise error(f"{where}: not valid JSON ({err.msg})") from None
+    if not isinstance(record, dict):
+        raise error(f"{where}: expected a JSON object")
+    return record
+
+
 def write_text(text: str, path) -> None:
     with atomic_path(path) as tmp:
         tmp.write_text(text, encoding="utf-8")

@@ -9,12 +9,13 @@ Model-dependent filters (single-token object) are decided at scoring time.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterable, Iterator
 from pathlib import Path
 
 import pandas as pd
 import pyarrow as pa
+
+from lmprobes.io import parse_json_object
 
 CORPORA = ("google_re", "trex", "conceptnet", "squad")
 MASK = "[MASK]"
@@ -69,15 +70,8 @@ class ReleaseError(ValueError):
 def read_jsonl(path: Path) -> Iterator[tuple[int, dict]]:
     with open(path, encoding="utf-8") as f:
         for lineno, line in enumerate(f, start=1):
-            if not line.strip():
-                continue
-            try:
-                record = json.loads(line)
-            except json.JSONDecodeError as err:
-                raise ReleaseError(f"{path}:{lineno}: not valid JSON ({err.msg})") from None
-            if not isinstance(record, dict):
-                raise ReleaseError(f"{path}:{lineno}: expected a JSON object")
-            yield lineno, record
+            if line.strip():
+                yield lineno, parse_json_object(line, f"{path}:{lineno}", ReleaseError)
 
 
 def _field(path: Path, lineno: int, record: dict, key: str):

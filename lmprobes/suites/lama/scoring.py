@@ -142,14 +142,16 @@ def _score_tokens(lm: LM, facts: pd.DataFrame, common_vocab: list[str], *, metho
                   progress: bool) -> pd.DataFrame:
     tokenizer = lm.tokenizer
     allowed = common_vocab_ids(tokenizer, common_vocab)
-    labels = sorted(set(facts["obj_label"]) | {o for objs in valid_objects(facts).values() for o in objs})
+    valid = valid_objects(facts)
+    labels = sorted(set(facts["obj_label"]) | {o for objs in valid.values() for o in objs})
     gold_ids = {label: single_token_id(tokenizer, label) for label in labels}
     pieces = {label: word_ids(tokenizer, label).n_pieces for label in set(facts["obj_label"])}
-    reasons = [token_skip_reason(f, gold_ids[f.obj_label], set(allowed)) for f in facts.itertuples(index=False)]
+    allowed_set = set(allowed)
+    reasons = [token_skip_reason(f, gold_ids[f.obj_label], allowed_set) for f in facts.itertuples(index=False)]
     if method == "left_context":
         reasons = [reason or _left_context_reason(query) for reason, query in zip(reasons, facts["query"])]
     kept = [i for i, reason in enumerate(reasons) if not reason]
-    ranker = TokenRanker(allowed, valid_objects(facts), gold_ids, tokenizer, top_k)
+    ranker = TokenRanker(allowed, valid, gold_ids, tokenizer, top_k)
     records = list(facts.itertuples(index=False))
     items = [records[i] for i in kept]
 

@@ -25,7 +25,6 @@ TABLE2_COLUMNS = ["source", "corpus", "row", "model", "p1", "n_facts", "n_kept",
 PAPER_SYSTEMS = {"Freq": "Freq (paper)", "Txl": "Txl (paper)", "bert-base-cased": "Bb (paper)",
                  "bert-large-cased": "Bl (paper)"}
 FACT_COLUMNS = ["row_id", "corpus", "relation", "relation_label", "relation_type", "sub_label", "obj_label", "query"]
-PASSES = "passes_filters"
 
 
 def system_name(model: str, method: str) -> str:

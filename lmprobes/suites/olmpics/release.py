@@ -12,13 +12,13 @@ items.
 from __future__ import annotations
 
 import gzip
-import json
 import re
 from collections.abc import Iterator, Mapping
 from pathlib import Path
 
 import pandas as pd
 
+from lmprobes.io import parse_json_object
 from lmprobes.suites.olmpics.schema import MASK, SCHEMA, SPLITS, TASKS, make_item
 
 FLAVOUR = "release"
@@ -83,19 +83,11 @@ def _records(path: Path) -> Iterator[tuple[int, dict]]:
         with opener(path, "rt", encoding="utf-8") as f:
             for lineno, line in enumerate(f, start=1):
                 if line.strip():
-                    yield lineno, _parse(path, lineno, line)
+                    yield lineno, parse_json_object(line, f"{path}:{lineno}", ReleaseError)
     except (OSError, EOFError, UnicodeDecodeError) as err:
         raise ReleaseError(f"{path}: cannot read ({err})") from None
 
 
-def _parse(path: Path, lineno: int, line: str) -> dict:
-    try:
-        record = json.loads(line)
-    except json.JSONDecodeError as err:
-        raise ReleaseError(f"{path}:{lineno}: not valid JSON ({err.msg})") from None
-    if not isinstance(record, dict):
-        raise ReleaseError(f"{path}:{lineno}: expected a JSON object")
-    return record
 
 
 def _item(path: Path, lineno: int, record: dict, task: str, split: str, row: int) -> dict:
