@@ -1,0 +1,262 @@
+"""The training core of the oLMpics learning curves: one seeded run of a choice scorer on N examples.
+
+Every learned setting (MLP_MLM and LINEAR heads on cached encoder states, MC-QA fine-tuning, the
+MLM-BASELINE and ESIM baselines) is a ``torch.nn.Module`` that maps a batch of inputs to one logit per
+choice, ``(batch, n_choices)``, trained here with cross-entropy over those logits only.
+
+Conventions of the original AllenNLP implementation (``oLMpics/allennlp_models/config``):
+
+- transformer settings: AdamW (weight decay 0.1, none on biases and LayerNorm weights, betas 0.9/0.98),
+  batches of 8 with 2 accumulation steps (the loss of each batch is divided by 2, as AllenNLP does), 4
+  epochs, and AllenNLP's ``slanted_triangular`` schedule (cut_frac 0.06, ratio 32): the learning rate
+  rises linearly from lr/32 over the first 6% of the optimiser steps, then falls linearly back to lr/32.
+  ``schedule="linear"`` (HuggingFace's warm-up then linear decay to 0) is the named alternative.
+- baselines: Adam (L2 weight decay 0.1 added to the gradient), batches of 16, gradient norm clipped at
+  10, up to 75 epochs with patience 10 and ``reduce_on_plateau`` (halve the rate when dev accuracy did
+  not improve).
+- the reported accuracy is the best dev accuracy over epochs (AllenNLP keeps the best epoch by the
+  validation metric); ``select="last"`` reports the last epoch instead.
+- the N training examples of seed s are the first N of a permutation of the training set drawn from
+  ``numpy.random.default_rng(s)``, so the subsets of one seed are nested (62 ⊂ 125 ⊂ …); the original
+  drew ``random.sample`` independently per run. N larger than the training set is left out of the curve.
+
+A run is deterministic on CPU: the same seed gives the same subset, initialisation, batch order and
+accuracy, bit for bit.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass, field, replace
+
+import numpy as np
+import pyarrow as pa
+import torch
+from torch import nn
+from tqdm.auto import tqdm
+
+PAPER_N = (62, 125, 250, 500, 1000, 2000, 4000)
+SCHEDULES = ("slanted_triangular", "linear", "reduce_on_plateau", "constant")
+OPTIMIZERS = ("adamw", "adam")
+SELECTIONS = ("best", "last")
+NO_DECAY = re.compile(r"(^|\.)bias$|LayerNorm\.weight$|layer_norm\.weight$|(^|\.)norm\.weight$")
+
+CURVE_SCHEMA = pa.schema(
+    [
+        pa.field("task", pa.string()),
+        pa.field("flavour", pa.string()),
+        pa.field("variant", pa.string()),
+        pa.field("model", pa.string()),  # a model slug, or mlm_baseline / esim_baseline
+        pa.field("setting", pa.string()),  # mlp_mlm, linear, mc_qa, mlm_baseline, esim
+        pa.field("n_train", pa.int32()),
+        pa.field("seed", pa.int32()),
+        pa.field("accuracy", pa.float64()),  # percent on dev
+        pa.field("n_dev", pa.int32()),
+        pa.field("epoch", pa.int32()),  # 1-based epoch whose dev accuracy is reported
+        pa.field("epoch_accuracies", pa.list_(pa.float64())),
+    ]
+)
+
+
+class TrainingError(ValueError):
+    """A training request that cannot run as asked; the message names the option."""
+
+
+@dataclass(frozen=True)
+class HyperParameters:
+    lr: float
+    batch_size: int = 8
+    accumulation: int = 2
+    epochs: int = 4
+    weight_decay: float = 0.1
+    betas: tuple[float, float] = (0.9, 0.98)
+    optimizer: str = "adamw"
+    schedule: str = "slanted_triangular"
+    warmup: float = 0.06  # cut_frac of slanted_triangular, warm-up share of linear
+    ratio: float = 32.0  # slanted_triangular: lowest rate is lr / ratio
+    grad_norm: float | None = None
+    patience: int | None = None  # stop after this many epochs without a better dev accuracy
+    select: str = "best"
+    eval_batch_size: int = 256
+
+    def __post_init__(self) -> None:
+        for name, value, allowed in (("schedule", self.schedule, SCHEDULES), ("optimizer", self.optimizer, OPTIMIZERS),
+                                     ("select", self.select, SELECTIONS)):
+            if value not in allowed:
+                raise TrainingError(f"hyper-parameter {name}={value!r}; choose one of {list(allowed)}")
+        if self.lr <= 0 or self.batch_size < 1 or self.accumulation < 1 or self.epochs < 1:
+            raise TrainingError(f"lr, batch_size, accumulation and epochs must be positive: {self}")
+
+    @classmethod
+    def from_config(cls, settings: dict) -> HyperParameters:
+        """From a config mapping (``betas`` as a list); unknown keys are an error naming them."""
+        known = set(cls.__dataclass_fields__)
+        unknown = sorted(set(settings) - known)
+        if unknown:
+            raise TrainingError(f"unknown training option(s) {unknown}; known: {sorted(known)}")
+        values = dict(settings)
+        if "betas" in values:
+            values["betas"] = tuple(values["betas"])
+        return cls(**values)
+
+
+TRANSFORMER = HyperParameters(lr=1e-5)
+BASELINE = HyperParameters(lr=4e-4, batch_size=16, accumulation=1, epochs=75, optimizer="adam",
+                           schedule="reduce_on_plateau", grad_norm=10.0, patience=10, betas=(0.9, 0.999))
+
+
+@dataclass
+class Examples:
+    """Tensors whose first dimension indexes the examples, and the index of each answer."""
+
+    inputs: dict[str, torch.Tensor]
+    labels: torch.Tensor
+    meta: dict = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        for name, tensor in self.inputs.items():
+            if tensor.shape[0] != len(self.labels):
+                raise TrainingError(f"input {name!r} has {tensor.shape[0]} rows for {len(self.labels)} labels")
+
+    def __len__(self) -> int:
+        return len(self.labels)
+
+    def subset(self, indices: Sequence[int] | np.ndarray) -> Examples:
+        index = torch.as_tensor(np.asarray(indices, dtype=np.int64))
+        return Examples({k: v[index] for k, v in self.inputs.items()}, self.labels[index], self.meta)
+
+    def batches(self, order: torch.Tensor, size: int, device: torch.device) -> Iterator[tuple[dict, torch.Tensor]]:
+        for start in range(0, len(order), size):
+            index = order[start:start + size]
+            yield {k: v[index].to(device) for k, v in self.inputs.items()}, self.labels[index].to(device)
+
+
+@dataclass(frozen=True)
+class RunResult:
+    accuracy: float  # percent, of the selected epoch
+    epoch: int  # 1-based
+    epoch_accuracies: tuple[float, ...]
+
+
+def curve_points(n_available: int, grid: Sequence[int] = PAPER_N) -> list[int]:
+    """The N of ``grid`` the training set can supply (Always-Never has 1,004 training rows: no 2K, 4K)."""
+    return [n for n in grid if n <= n_available]
+
+
+def training_subset(n_available: int, n: int, seed: int) -> np.ndarray:
+    """The indices of the N training examples of ``seed``: nested across N for one seed."""
+    if not 0 < n <= n_available:
+        raise TrainingError(f"cannot draw {n} training examples from {n_available}")
+    return np.random.default_rng(seed).permutation(n_available)[:n]
+
+
+def slanted_triangular(step: int, total: int, cut_frac: float, ratio: float) -> float:
+    """AllenNLP's slanted triangular multiplier of the base rate at optimiser step ``step`` (0-based)."""
+    step = min(step, total)
+    cut = int(total * cut_frac)
+    if step < cut:
+        proportion = step / cut
+    else:
+        proportion = 1 - (step - cut) / max(total - cut, 1)
+    return (1 + proportion * (ratio - 1)) / ratio
+
+
+def linear_warmup(step: int, total: int, warmup: float) -> float:
+    """HuggingFace's ``get_linear_schedule_with_warmup`` multiplier."""
+    warm = int(total * warmup)
+    if step < warm:
+        return step / max(1, warm)
+    return max(0.0, (total - step) / max(1, total - warm))
+
+
+def parameter_groups(model: nn.Module, weight_decay: float) -> list[dict]:
+    """Trainable parameters, without weight decay on biases and LayerNorm weights (as the original)."""
+    decay, no_decay = [], []
+    for name, parameter in model.named_parameters():
+        if parameter.requires_grad:
+            (no_decay if NO_DECAY.search(name) else decay).append(parameter)
+    if not decay and not no_decay:
+        raise TrainingError(f"{type(model).__name__} has no trainable parameters")
+    return [{"params": decay, "weight_decay": weight_decay}, {"params": no_decay, "weight_decay": 0.0}]
+
+
+def make_optimizer(model: nn.Module, hp: HyperParameters) -> torch.optim.Optimizer:
+    groups = parameter_groups(model, hp.weight_decay)
+    if hp.optimizer == "adamw":
+        return torch.optim.AdamW(groups, lr=hp.lr, betas=hp.betas)
+    return torch.optim.Adam(groups, lr=hp.lr, betas=hp.betas)
+
+
+def step_multiplier(hp: HyperParameters, total_steps: int) -> Callable[[int], float]:
+    if hp.schedule == "slanted_triangular":
+        return lambda step: slanted_triangular(step, total_steps, hp.warmup, hp.ratio)
+    if hp.schedule == "linear":
+        return lambda step: linear_warmup(step, total_steps, hp.warmup)
+    return lambda step: 1.0
+
+
+@torch.no_grad()
+def predict(model: nn.Module, examples: Examples, batch_size: int, device: torch.device) -> torch.Tensor:
+    """The argmax choice per example (the first of tied maxima)."""
+    model.eval()
+    order = torch.arange(len(examples))
+    return torch.cat([model(**inputs).argmax(dim=-1).cpu() for inputs, _ in
+                      examples.batches(order, batch_size, device)]) if len(examples) else torch.zeros(0, dtype=torch.long)
+
+
+def accuracy(model: nn.Module, examples: Examples, batch_size: int, device: torch.device) -> float:
+    predicted = predict(model, examples, batch_size, device)
+    return 100.0 * float((predicted == examples.labels).double().mean())
+
+
+def fit(model: nn.Module, train: Examples, dev: Examples, hp: HyperParameters, *, seed: int,
+        device: torch.device | str = "cpu", progress: bool = False, description: str = "") -> RunResult:
+    """Train ``model`` on ``train`` with cross-entropy over its choice logits; dev accuracy per epoch."""
+    device = torch.device(device)
+    model.to(device)
+    generator = torch.Generator().manual_seed(seed)
+    optimizer = make_optimizer(model, hp)
+    steps_per_epoch = math.ceil(len(train) / (hp.batch_size * hp.accumulation))
+    multiplier = step_multiplier(hp, steps_per_epoch * hp.epochs)
+    plateau = (torch.optim.lr_scheduler.ReduceLROnPlateau(optimizer, mode="max", factor=0.5, patience=0)
+               if hp.schedule == "reduce_on_plateau" else None)
+    loss_fn = nn.CrossEntropyLoss()
+    history: list[float] = []
+    step = 0
+    bar = tqdm(range(hp.epochs), desc=description or "training", disable=not progress, leave=False)
+    for _ in bar:
+        model.train()
+        order = torch.randperm(len(train), generator=generator)
+        batches = list(train.batches(order, hp.batch_size, device))
+        for start in range(0, len(batches), hp.accumulation):
+            group = batches[start:start + hp.accumulation]
+            _set_rate(optimizer, hp.lr, multiplier(step) if plateau is None else None)
+            for inputs, labels in group:
+                loss = loss_fn(model(**inputs), labels) / len(group)
+                loss.backward()
+            if hp.grad_norm:
+                nn.utils.clip_grad_norm_(model.parameters(), hp.grad_norm)
+            optimizer.step()
+            optimizer.zero_grad(set_to_none=True)
+            step += 1
+        history.append(accuracy(model, dev, hp.eval_batch_size, device))
+        bar.set_postfix(dev=f"{history[-1]:.1f}")
+        if plateau is not None:
+            plateau.step(history[-1])
+        if hp.patience is not None and len(history) - 1 - history.index(max(history)) >= hp.patience:
+            break
+    chosen = history.index(max(history)) if hp.select == "best" else len(history) - 1
+    return RunResult(history[chosen], chosen + 1, tuple(history))
+
+
+def _set_rate(optimizer: torch.optim.Optimizer, base: float, multiplier: float | None) -> None:
+    if multiplier is None:  # reduce_on_plateau manages the rate itself
+        return
+    for group in optimizer.param_groups:
+        group["lr"] = base * multiplier
+
+
+def with_overrides(hp: HyperParameters, **changes) -> HyperParameters:
+    return replace(hp, **changes)

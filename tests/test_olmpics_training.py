@@ -1,0 +1,155 @@
+"""The learning-curve training core: schedules, subsets, parameter groups and seeded runs."""
+
+from __future__ import annotations
+
+import pytest
+import torch
+from torch import nn
+
+from lmprobes.suites.olmpics.training import (
+    BASELINE,
+    TRANSFORMER,
+    Examples,
+    HyperParameters,
+    TrainingError,
+    curve_points,
+    fit,
+    linear_warmup,
+    parameter_groups,
+    slanted_triangular,
+    training_subset,
+    with_overrides,
+)
+
+
+class Scorer(nn.Module):
+    """Choice logits = features @ w (one shared weight vector), with a LayerNorm to test the groups."""
+
+    def __init__(self, dim: int) -> None:
+        super().__init__()
+        self.LayerNorm = nn.LayerNorm(dim)
+        self.proj = nn.Linear(dim, 1)
+
+    def forward(self, features: torch.Tensor) -> torch.Tensor:  # (B, K, D) -> (B, K)
+        return self.proj(self.LayerNorm(features)).squeeze(-1)
+
+
+def separable(n: int, seed: int) -> Examples:
+    """Two choices; the answer's feature 0 is +1, the distractor's -1, the rest noise."""
+    generator = torch.Generator().manual_seed(seed)
+    features = torch.randn(n, 2, 4, generator=generator)
+    labels = torch.randint(0, 2, (n,), generator=generator)
+    features[:, :, 0] = -1.0
+    features[torch.arange(n), labels, 0] = 1.0
+    return Examples({"features": features}, labels)
+
+
+def test_slanted_triangular_matches_the_allennlp_formula_by_hand():
+    total, cut_frac, ratio = 100, 0.06, 32.0
+    cut = 6  # int(100 * 0.06)
+    expected = []
+    for step in range(total + 1):
+        p = step / cut if step < cut else 1 - (step - cut) / (total - cut)
+        expected.append((1 + p * (ratio - 1)) / ratio)
+    assert [slanted_triangular(s, total, cut_frac, ratio) for s in range(total + 1)] == pytest.approx(expected)
+    assert slanted_triangular(0, total, cut_frac, ratio) == pytest.approx(1 / 32)
+    assert slanted_triangular(6, total, cut_frac, ratio) == pytest.approx(1.0)
+
+
+def test_slanted_triangular_with_fewer_steps_than_the_warm_up_starts_at_the_peak():
+    # 4 steps x 0.06 -> cut 0: no warm-up, a linear fall from the peak
+    assert slanted_triangular(0, 4, 0.06, 32) == pytest.approx(1.0)
+    assert slanted_triangular(2, 4, 0.06, 32) == pytest.approx((1 + 0.5 * 31) / 32)
+
+
+def test_linear_warmup_is_huggingfaces_schedule():
+    assert [linear_warmup(s, 10, 0.2) for s in range(11)] == pytest.approx(
+        [0, 0.5, 1, 7 / 8, 6 / 8, 5 / 8, 4 / 8, 3 / 8, 2 / 8, 1 / 8, 0])
+
+
+def test_training_subsets_are_seeded_and_nested():
+    small, large = training_subset(1000, 62, seed=3), training_subset(1000, 125, seed=3)
+    assert list(large[:62]) == list(small)
+    assert len(set(large)) == 125 and max(large) < 1000
+    assert list(training_subset(1000, 62, seed=4)) != list(small)
+    with pytest.raises(TrainingError, match="cannot draw 2000"):
+        training_subset(1004, 2000, seed=1)
+
+
+def test_curve_points_leave_out_n_larger_than_the_training_set():
+    assert curve_points(1004) == [62, 125, 250, 500, 1000]
+    assert curve_points(4032) == [62, 125, 250, 500, 1000, 2000, 4000]
+
+
+def test_no_weight_decay_on_biases_and_layer_norm_weights():
+    decay, no_decay = parameter_groups(Scorer(4), 0.1)
+    assert decay["weight_decay"] == 0.1 and no_decay["weight_decay"] == 0.0
+    assert len(decay["params"]) == 1 and decay["params"][0].shape == (1, 4)  # proj.weight only
+    assert len(no_decay["params"]) == 3  # LayerNorm.weight, LayerNorm.bias, proj.bias
+
+
+def test_hyper_parameters_from_config_name_unknown_options():
+    hp = HyperParameters.from_config({"lr": 2e-5, "betas": [0.9, 0.98], "epochs": 2})
+    assert hp.betas == (0.9, 0.98) and hp.epochs == 2 and hp.batch_size == 8
+    with pytest.raises(TrainingError, match="learning_rate"):
+        HyperParameters.from_config({"learning_rate": 1e-5})
+    with pytest.raises(TrainingError, match="schedule='cosine'"):
+        HyperParameters(lr=1e-5, schedule="cosine")
+
+
+def test_the_originals_defaults():
+    assert (TRANSFORMER.lr, TRANSFORMER.batch_size, TRANSFORMER.accumulation, TRANSFORMER.epochs) == (1e-5, 8, 2, 4)
+    assert (TRANSFORMER.weight_decay, TRANSFORMER.betas, TRANSFORMER.warmup) == (0.1, (0.9, 0.98), 0.06)
+    assert (BASELINE.lr, BASELINE.batch_size, BASELINE.epochs, BASELINE.patience) == (4e-4, 16, 75, 10)
+
+
+def run(seed: int, hp: HyperParameters):
+    torch.manual_seed(seed)
+    model = Scorer(4)
+    return fit(model, separable(96, 0), separable(64, 1), hp, seed=seed), model
+
+
+def test_a_seeded_run_is_reproduced_exactly_and_learns_a_separable_task():
+    hp = with_overrides(TRANSFORMER, lr=5e-2, epochs=6)
+    (first, model_a), (second, model_b) = run(7, hp), run(7, hp)
+    assert first == second
+    assert torch.equal(model_a.proj.weight, model_b.proj.weight)
+    assert first.accuracy > 90 and len(first.epoch_accuracies) == 6
+    assert first.accuracy == max(first.epoch_accuracies)
+    assert first.epoch == first.epoch_accuracies.index(first.accuracy) + 1
+    other, _ = run(8, hp)
+    assert other.epoch_accuracies != first.epoch_accuracies or other != first
+
+
+def test_select_last_reports_the_final_epoch():
+    result, _ = run(7, with_overrides(TRANSFORMER, lr=5e-2, epochs=3, select="last"))
+    assert result.epoch == 3 and result.accuracy == result.epoch_accuracies[-1]
+
+
+def test_patience_stops_early_and_reduce_on_plateau_halves_the_rate():
+    hp = with_overrides(BASELINE, lr=1e-6, epochs=30, patience=2, batch_size=32)
+    result, _ = run(7, hp)
+    assert len(result.epoch_accuracies) < 30
+    best = result.epoch_accuracies.index(max(result.epoch_accuracies))
+    assert len(result.epoch_accuracies) == best + 3
+
+
+def test_accumulation_divides_the_loss_like_allennlp():
+    """Two accumulated batches of 8 give the gradient of one batch of 16 (mean loss)."""
+    data = separable(16, 2)
+    grads = []
+    for batch_size, accumulation in ((16, 1), (8, 2)):
+        torch.manual_seed(0)
+        model = Scorer(4)
+        hp = HyperParameters(lr=1e-3, batch_size=batch_size, accumulation=accumulation, epochs=1, optimizer="adam",
+                             schedule="constant", weight_decay=0.0, betas=(0.9, 0.999))
+        captured = {}
+        model.proj.weight.register_hook(lambda g, store=captured: store.setdefault("g", torch.zeros_like(g)).add_(g))
+        fit(model, data, data, hp, seed=0)
+        grads.append(captured["g"])
+    assert torch.allclose(grads[0], grads[1], atol=1e-6)
+
+
+def test_examples_check_their_shapes():
+    with pytest.raises(TrainingError, match="'features' has 3 rows for 2 labels"):
+        Examples({"features": torch.zeros(3, 2, 4)}, torch.zeros(2, dtype=torch.long))
