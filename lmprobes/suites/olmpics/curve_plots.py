@@ -1,0 +1,99 @@
+"""oLMpics learning curves with their controls, as small multiples (Figures 1, 2 and 4 style).
+
+One panel per model (shared y): dev accuracy (%, mean over seeds) against the number of training
+examples N on a log2 axis with a tick at every N. In each panel the standard curve is solid, NO LANG
+dashed and PERTURBED LANG dotted, in the model's colour, with a ±1 std band over seeds (none for a
+single seed); the task's baseline (MLM-BASELINE for the MC-MLM ``mlp_mlm`` setting, ESIM for MC-QA)
+is grey and chance a thin black line. The PNG carries no software/date metadata, so the same curves
+give the same bytes.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import matplotlib
+
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt
+import pandas as pd
+from matplotlib.ticker import NullLocator
+
+from lmprobes.io import atomic_path
+from lmprobes.suites.olmpics.curves import CurveError, seed_means
+from lmprobes.suites.olmpics.learning_tables import BASELINE_LABELS, BASELINES, PAPER_MODELS
+from lmprobes.suites.olmpics.schema import TASKS
+
+MAIN_SETTING = {"mc_mlm": "mlp_mlm", "mc_qa": "mc_qa"}
+BASELINE_SETTING = {"mc_mlm": "mlm_baseline", "mc_qa": "esim"}
+VARIANT_STYLES = {"standard": ("-", "standard"), "no_lang": ("--", "no lang"),
+                  "perturbed_lang": (":", "perturbed lang")}
+BASELINE_COLOUR = "#8c8c8c"
+PANEL_COLOURS = plt.get_cmap("tab10").colors
+
+
+def n_label(n: int) -> str:
+    """The paper's tick labels: 62, 125, ..., 1K, 2K, 4K."""
+    return f"{n // 1000}K" if n >= 1000 and n % 1000 == 0 else str(n)
+
+
+def plot_learning_curves(curves: pd.DataFrame, out_png: str | Path, task: str, *, flavour: str = "release",
+                         setting: str | None = None) -> None:
+    """The learning curves of ``task`` (``setting``: the setup's main one by default), one panel per model."""
+    if task not in TASKS:
+        raise CurveError(f"plot_learning_curves: unknown task {task!r}")
+    setup = TASKS[task].setup
+    setting = setting or MAIN_SETTING[setup]
+    means = seed_means(curves)
+    means = means[(means["task"] == task) & (means["flavour"] == flavour)]
+    models = _panel_models(means[means["setting"] == setting])
+    if not models:
+        raise CurveError(f"plot_learning_curves: no {setting} curves for task {task!r} ({flavour})")
+    baseline = means[(means["model"] == BASELINES[setup]) & (means["setting"] == BASELINE_SETTING[setup])
+                     & (means["variant"] == "standard")]
+    ns = sorted(set(means["n_train"]))
+    fig, axes = plt.subplots(1, len(models), figsize=(3.2 * len(models) + 0.6, 3.4), sharey=True, squeeze=False)
+    for i, (ax, model) in enumerate(zip(axes[0], models)):
+        mine = means[(means["model"] == model) & (means["setting"] == setting)]
+        _draw_panel(ax, mine, baseline, PANEL_COLOURS[i % len(PANEL_COLOURS)], BASELINE_LABELS[BASELINES[setup]])
+        _format_axes(ax, ns, 100.0 / TASKS[task].n_choices, PAPER_MODELS.get(model, model))
+    axes[0][0].set_ylabel("dev accuracy (%)")
+    axes[0][0].legend(fontsize=7, loc="best")
+    fig.suptitle(f"{task} ({flavour}), {setting}: learning curves with controls", fontsize=10)
+    fig.tight_layout()
+    with atomic_path(out_png) as tmp:
+        fig.savefig(tmp, format="png", dpi=100, metadata={"Software": None})
+    plt.close(fig)
+
+
+def _panel_models(means: pd.DataFrame) -> list[str]:
+    """The models with a curve, the paper's five first in the paper's order, baselines left out."""
+    models = sorted(set(means["model"]) - set(BASELINE_LABELS))
+    paper_order = list(PAPER_MODELS)
+    return sorted(models, key=lambda m: (paper_order.index(m) if m in paper_order else len(paper_order), m))
+
+
+def _draw_panel(ax, mine: pd.DataFrame, baseline: pd.DataFrame, colour, baseline_label: str) -> None:
+    for variant, (style, label) in VARIANT_STYLES.items():
+        curve = mine[mine["variant"] == variant].sort_values("n_train")
+        if len(curve):
+            _draw_curve(ax, curve, colour, style, label)
+    if len(baseline):
+        _draw_curve(ax, baseline.sort_values("n_train"), BASELINE_COLOUR, "-", baseline_label)
+
+
+def _draw_curve(ax, curve: pd.DataFrame, colour, style: str, label: str) -> None:
+    n, mean, spread = curve["n_train"], curve["accuracy"], curve["std"].fillna(0.0)
+    ax.plot(n, mean, linestyle=style, color=colour, marker="o", markersize=3, linewidth=1.4, label=label)
+    ax.fill_between(n, mean - spread, mean + spread, color=colour, alpha=0.15, linewidth=0)
+
+
+def _format_axes(ax, ns: list[int], chance: float, title: str) -> None:
+    ax.axhline(chance, color="black", linewidth=0.6, label="chance")
+    ax.set_xscale("log", base=2)
+    ax.set_xticks(ns)
+    ax.set_xticklabels([n_label(n) for n in ns], fontsize=7)
+    ax.xaxis.set_minor_locator(NullLocator())
+    ax.set_xlabel("training examples N")
+    ax.set_title(title, fontsize=9)
+    ax.grid(axis="y", linewidth=0.3)

@@ -1,0 +1,177 @@
+"""oLMpics learning-curve tables from hand-made curves, the published learning-curve cells, and the plots."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from lmprobes.suites.olmpics.curve_plots import n_label, plot_learning_curves
+from lmprobes.suites.olmpics.curves import CurveError
+from lmprobes.suites.olmpics.learning_tables import (
+    LEARNING_TABLES,
+    comparison,
+    learning_table,
+    published_learning_rows,
+    write_learning_tables,
+)
+from lmprobes.suites.olmpics.tables import read_published
+
+PUBLISHED = Path(__file__).resolve().parents[1] / "resources" / "olmpics" / "published.csv"
+W62, W125 = 0.23, 0.20  # the paper's weights of N = 62 and 125
+
+
+def runs(task: str, model: str, setting: str, variant: str, accuracies: dict[int, list[float]],
+         flavour: str = "release") -> list[dict]:
+    return [{"task": task, "flavour": flavour, "variant": variant, "model": model, "setting": setting, "n_train": n,
+             "seed": seed, "accuracy": accuracy, "n_dev": 100, "epoch": 2}
+            for n, per_seed in accuracies.items() for seed, accuracy in enumerate(per_seed)]
+
+
+def ws(a62: float, a125: float) -> float:
+    return (W62 * a62 + W125 * a125) / (W62 + W125)
+
+
+@pytest.fixture(scope="module")
+def curves() -> pd.DataFrame:
+    age, prop = "age_comparison", "property_conjunction"
+    rows = runs(age, "roberta-large", "mlp_mlm", "standard", {62: [90.0, 100.0], 125: [100.0, 100.0]})
+    rows += runs(age, "roberta-large", "mlp_mlm", "no_lang", {62: [50.0, 50.0], 125: [60.0, 60.0]})
+    rows += runs(age, "roberta-large", "mlp_mlm", "perturbed_lang", {62: [99.0], 125: [90.0]})
+    rows += runs(age, "roberta-large", "linear", "standard", {62: [70.0], 125: [80.0]})
+    rows += runs(age, "roberta-large", "linear", "no_lang", {62: [10.0], 125: [10.0]})  # not the table's LANGSENSE
+    rows += runs(age, "mlm_baseline", "mlm_baseline", "standard", {62: [55.0], 125: [65.0]})
+    rows += runs(age, "mlm_baseline", "mlm_baseline", "no_lang", {62: [50.0], 125: [70.0]})
+    rows += runs(age, "tiny-bert", "mlp_mlm", "standard", {62: [52.0], 125: [54.0]}, flavour="generated")
+    rows += runs(prop, "roberta-large", "mc_qa", "standard", {62: [40.0, 50.0], 125: [60.0, 70.0]})
+    rows += runs(prop, "roberta-large", "mc_qa", "no_lang", {62: [35.0, 35.0], 125: [65.0, 65.0]})
+    rows += runs(prop, "esim_baseline", "esim", "standard", {62: [36.0], 125: [40.0]})
+    return pd.DataFrame(rows)
+
+
+@pytest.fixture(scope="module")
+def zero_shot() -> pd.DataFrame:
+    return pd.DataFrame([
+        {"task": "age_comparison", "flavour": "release", "model": "roberta-large", "method": "mc_mlm", "accuracy": 97.5},
+        {"task": "age_comparison", "flavour": "release", "model": "roberta-large", "method": "candidates",
+         "accuracy": 10.0},  # another method: not the paper's zero-shot column
+        {"task": "age_comparison", "flavour": "release", "model": "mlm_baseline", "method": "mc_mlm", "accuracy": 50.0},
+    ])
+
+
+@pytest.fixture(scope="module")
+def published() -> pd.DataFrame:
+    return read_published(PUBLISHED)
+
+
+def test_reproduced_rows_are_the_curve_summaries(curves, zero_shot, published) -> None:
+    tidy = learning_table(curves, zero_shot, published)
+    ours = tidy[tidy["source"] == "reproduction"].set_index(["task", "flavour", "model"])
+    roberta = ours.loc[("age_comparison", "release", "roberta-large")]
+    assert roberta["system"] == "RoBERTa-L" and roberta["table"] == "table2" and roberta["chance"] == 50.0
+    assert roberta["zero_shot"] == 97.5
+    assert roberta["mlp_ws"] == pytest.approx(ws(95.0, 100.0)) and roberta["mlp_max"] == 100.0
+    assert roberta["linear_ws"] == pytest.approx(ws(70.0, 80.0)) and roberta["linear_max"] == 80.0
+    assert roberta["langsense_nolang"] == pytest.approx(ws(45.0, 40.0))  # from MLP_MLM, not LINEAR
+    assert roberta["langsense_pert"] == pytest.approx(ws(0.0, 10.0))  # 95 - 99 clipped to 0
+    assert (roberta["n_seeds"], roberta["ns"]) == (2, "62;125")  # the standard curve's (perturbed has one seed)
+    baseline = ours.loc[("age_comparison", "release", "mlm_baseline")]
+    assert baseline["system"] == "MLM-Baseline" and baseline["zero_shot"] == 50.0
+    assert baseline["mlp_ws"] == pytest.approx(ws(55.0, 65.0)) and baseline["mlp_max"] == 65.0
+    assert baseline["langsense_nolang"] == pytest.approx(ws(5.0, 0.0)) and np.isnan(baseline["langsense_pert"])
+    tiny = ours.loc[("age_comparison", "generated", "tiny-bert")]
+    assert tiny["system"] == "tiny-bert [generated]" and np.isnan(tiny["zero_shot"])
+    qa = ours.loc[("property_conjunction", "release", "roberta-large")]
+    assert qa["mc_qa_ws"] == pytest.approx(ws(45.0, 65.0)) and qa["mc_qa_max"] == 65.0
+    assert qa["langsense_nolang"] == pytest.approx(ws(10.0, 0.0)) and np.isnan(qa["zero_shot"])
+    assert np.isnan(qa["mlp_ws"]) and qa["chance"] == pytest.approx(100 / 3)
+    esim = ours.loc[("property_conjunction", "release", "esim_baseline")]
+    assert esim["system"] == "ESIM-Baseline" and esim["mc_qa_ws"] == pytest.approx(ws(36.0, 40.0))
+
+
+def test_table_order_is_task_then_ours_then_the_papers(curves, zero_shot, published) -> None:
+    tidy = learning_table(curves, zero_shot, published)
+    assert tidy["task"].drop_duplicates().tolist() == list(LEARNING_TABLES)
+    age = tidy[tidy["task"] == "age_comparison"]
+    assert age["system"].tolist() == ["RoBERTa-L", "MLM-Baseline", "tiny-bert [generated]", "RoBERTa-L (paper)",
+                                      "BERT-WWM (paper)", "BERT-L (paper)", "RoBERTa-B (paper)", "BERT-B (paper)",
+                                      "MLM-Baseline (paper)"]
+
+
+def test_published_learning_cells_are_read_as_the_paper_prints_them(published) -> None:
+    zero = published[published["column"] == "zero_shot"]
+    assert len(zero) == 42 and zero["note"].isna().all()  # the zero-shot rows, unchanged
+    assert published["note"].notna().sum() == 16  # OCR glyphs read as digits
+    paper = published_learning_rows(published).set_index(["task", "model"])
+    assert len(paper) == 48  # 8 tables x (5 LMs + a baseline)
+    assert paper.loc[("age_comparison", "bert-large-uncased-whole-word-masking"),
+                     ["zero_shot", "mlp_ws", "mlp_max", "linear_ws", "linear_max", "langsense_pert",
+                      "langsense_nolang"]].tolist() == [70, 82, 100, 69, 85, 13, 15]
+    baseline = paper.loc[("age_comparison", "mlm_baseline")]  # zero-shot from the "mlm-baseline" rows
+    assert [baseline["zero_shot"], baseline["mlp_ws"], baseline["mlp_max"]] == [49, 58, 79]
+    assert np.isnan(baseline["linear_ws"]) and np.isnan(baseline["langsense_nolang"])
+    esim = paper.loc[("encyclopedic_composition", "esim_baseline")]
+    assert [esim["mc_qa_ws"], esim["mc_qa_max"], esim["langsense_pert"]] == [49, 54, 3]
+    assert np.isnan(paper.loc[("always_never", "roberta-large"), "langsense_pert"])  # unreadable glyph: absent
+    assert paper.loc[("property_conjunction", "bert-large-uncased"), ["langsense_pert", "langsense_nolang"]] \
+        .tolist() == [2, 5]
+    glyphs = published[published["note"].notna()].set_index(["table", "paper_label", "column"])
+    assert glyphs.loc[("table2", "BERT-L", "langsense_nolang"), "value"] == 0
+    assert glyphs.loc[("table11", "RoBERTa-L", "langsense_nolang"), "note"] \
+        == "ocr glyph $\\mathfrak{D}_{\\mathfrak{p}}$ read as 2"
+    learning = published[published["column"] != "zero_shot"]
+    assert len(learning) == 215 and not learning.duplicated(["table", "model", "column"]).any()
+
+
+def test_comparison_is_reproduced_minus_paper(curves, zero_shot, published) -> None:
+    rows = comparison(learning_table(curves, zero_shot, published)).set_index(["task", "model"])
+    assert ("age_comparison", "tiny-bert") not in rows.index  # no paper row
+    roberta = rows.loc[("age_comparison", "roberta-large")]
+    assert roberta["d_zero_shot"] == pytest.approx(97.5 - 98)
+    assert roberta["d_mlp_ws"] == pytest.approx(ws(95.0, 100.0) - 98)
+    assert np.isnan(roberta["d_mc_qa_ws"])
+    assert rows.loc[("property_conjunction", "esim_baseline"), "d_mc_qa_max"] == pytest.approx(40.0 - 49)
+
+
+def test_written_tables_and_medals(curves, zero_shot, published, tmp_path) -> None:
+    paths = write_learning_tables(curves, zero_shot, published, tmp_path / "a")
+    assert [p.name for p in paths] == ["learning_curves.csv", "learning_curves.md", "learning_curves_comparison.csv",
+                                       "learning_curves_comparison.md", "table12_medals.csv", "table12_medals.md"]
+    tidy = pd.read_csv(tmp_path / "a" / "learning_curves.csv")
+    assert tidy["mlp_ws"].tolist() == pytest.approx(learning_table(curves, zero_shot, published)["mlp_ws"].tolist(),
+                                                    nan_ok=True)
+    markdown = (tmp_path / "a" / "learning_curves.md").read_text()
+    assert "### Table 8: Property conjunction (MC-QA, chance 33.3%)" in markdown
+    assert "| RoBERTa-L | 97.5 | 97.3 | 100.0 | 74.7 | 80.0 | 4.7 | 42.7 |\n| RoBERTa-L (paper) | 98.0 |" in markdown
+    medals = pd.read_csv(tmp_path / "a" / "table12_medals.csv").set_index(["task", "source", "model"])
+    # ours: score 97.5 (zero-shot), bar max(50, baseline 59.7) + 5, high bar 80, LANGSENSE nolang 42.7
+    assert medals.loc[("age_comparison", "reproduction", "roberta-large"), "medal"] == "success"
+    # WS 54.3 vs ESIM 37.9 + 5, below the high bar 73.3: partial; ESIM gets no medal
+    assert medals.loc[("property_conjunction", "reproduction", "roberta-large"), "medal"] == "partial"
+    assert ("property_conjunction", "reproduction", "esim_baseline") not in medals.index
+    assert medals.loc[("always_never", "paper", "roberta-large"), "medal"] == "fail"  # WS 44 < baseline 46 + 5
+    medal_md = (tmp_path / "a" / "table12_medals.md").read_text()
+    # columns: ours (RoBERTa-L, tiny-bert [generated]: 52.9 < chance 50 + 5), then the paper's five
+    assert "| Age comparison | ✓ | ✗ | ✓ | ✓ | ✗ | ~ | ✗ |" in medal_md
+    write_learning_tables(curves, zero_shot, published, tmp_path / "b")
+    for path in paths:
+        assert path.read_bytes() == (tmp_path / "b" / path.name).read_bytes()
+
+
+def test_zero_shot_duplicates_are_an_error(curves, zero_shot, published) -> None:
+    with pytest.raises(CurveError, match="age_comparison/release/roberta-large appears 2 times"):
+        learning_table(curves, pd.concat([zero_shot, zero_shot.iloc[:1]]), published)
+
+
+def test_plot_is_written_and_byte_identical(curves, tmp_path) -> None:
+    first, second = tmp_path / "one.png", tmp_path / "two.png"
+    plot_learning_curves(curves, first, "age_comparison")
+    plot_learning_curves(curves, second, "age_comparison")
+    assert first.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" and first.read_bytes() == second.read_bytes()
+    plot_learning_curves(curves, tmp_path / "qa.png", "property_conjunction")
+    assert (tmp_path / "qa.png").stat().st_size > 0
+    with pytest.raises(CurveError, match="no mlp_mlm curves for task 'always_never'"):
+        plot_learning_curves(curves, tmp_path / "none.png", "always_never")
+    assert [n_label(n) for n in (62, 500, 1000, 4000, 1500)] == ["62", "500", "1K", "4K", "1500"]
