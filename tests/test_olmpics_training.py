@@ -86,6 +86,8 @@ def test_no_weight_decay_on_biases_and_layer_norm_weights():
     assert decay["weight_decay"] == 0.1 and no_decay["weight_decay"] == 0.0
     assert len(decay["params"]) == 1 and decay["params"][0].shape == (1, 4)  # proj.weight only
     assert len(no_decay["params"]) == 3  # LayerNorm.weight, LayerNorm.bias, proj.bias
+    decay, no_decay = parameter_groups(Scorer(4), 0.1, exempt=False)  # the baselines' plain Adam
+    assert len(decay["params"]) == 4 and not no_decay["params"]
 
 
 def test_hyper_parameters_from_config_name_unknown_options():
@@ -101,6 +103,7 @@ def test_the_originals_defaults():
     assert (TRANSFORMER.lr, TRANSFORMER.batch_size, TRANSFORMER.accumulation, TRANSFORMER.epochs) == (1e-5, 8, 2, 4)
     assert (TRANSFORMER.weight_decay, TRANSFORMER.betas, TRANSFORMER.warmup) == (0.1, (0.9, 0.98), 0.06)
     assert (BASELINE.lr, BASELINE.batch_size, BASELINE.epochs, BASELINE.patience) == (4e-4, 16, 75, 10)
+    assert TRANSFORMER.decay_exempt and not BASELINE.decay_exempt
 
 
 def run(seed: int, hp: HyperParameters):

@@ -14,6 +14,7 @@ from lmprobes.models import load_lm
 from lmprobes.suites.lama.wikidata import SparqlClient
 from lmprobes.suites.olmpics.age import age_comparison, figure3_sets, multihop_composition
 from lmprobes.suites.olmpics.controls import control_frame
+from lmprobes.suites.olmpics.controls_qa import qa_control_frame
 from lmprobes.suites.olmpics.generate_antonym import generate_antonym_negation
 from lmprobes.suites.olmpics.generate_encyclopedic import generate_encyclopedic_composition
 from lmprobes.suites.olmpics.generate_objects import generate_objects_comparison
@@ -118,8 +119,9 @@ def make_generated(task: str, inputs: dict, out: Path, *, seed: int, provenance:
 
 
 def make_controls(release: Path, out: Path, *, seed: int) -> pd.DataFrame:
-    """NO-LANG and PERTURBED-LANG variants of every release MC-MLM item (both splits)."""
-    df = control_frame(read_parquet(release), seed=seed)
+    """NO-LANG and PERTURBED-LANG variants of every release item (both splits; MC-MLM, then MC-QA)."""
+    items = read_parquet(release)
+    df = pd.concat([control_frame(items, seed=seed), qa_control_frame(items, seed=seed)], ignore_index=True)
     write_parquet(df, out, SCHEMA, {"suite": "olmpics", "dataset": "controls", "seed": seed,
                                     "generator": f"lmprobes {__version__}"})
     return df

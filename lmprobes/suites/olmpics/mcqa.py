@@ -1,0 +1,291 @@
+"""MC-QA learning curves: the whole pre-trained encoder fine-tuned with a fresh one-logit head per choice.
+
+As the original (oLMpics ``transformer_mc_qa`` reader and model):
+
+- each choice k of an item is the tokenizer's own pair encoding of (question, choice):
+  ``[CLS] q [SEP] a_k [SEP]`` for BERT, ``<s> q </s></s> a_k </s>`` for RoBERTa; at most ``max_pieces``
+  pieces (longest-first truncation). The K sequences go through the encoder as one batch of B*K;
+  the tensors are padded to the longest sequence of the set and each batch is trimmed back to its
+  own longest, so padding costs nothing.
+- the score of a choice is a fresh ``Linear(H, 1)`` (weight normal(0, 0.02), bias 0) on the encoder's
+  pooled output after dropout (the config's ``hidden_dropout_prob``); the K scores of an item are
+  its logits for the cross-entropy of ``training.fit``; the whole network is trained
+  (``training.TRANSFORMER``: AdamW, lr 1e-5, batch 8 x 2, 4 epochs, slanted triangular).
+- ``pooling="pooler"`` (the original) is HF's pooler, dense + tanh on the first token's final hidden
+  state; ``pooling="first"`` puts the head on that hidden state directly. A pooler missing from the
+  checkpoint (RoBERTa's; the tiny test models') is newly initialised, as transformers does, but drawn
+  from the run's seed here so that runs are reproducible.
+
+Differences from the original, deliberate: BERT's segment ids are the tokenizer's (0 for the question,
+1 for the choice); the original passed all zeros (a TODO in its reader). Training is in float32
+whatever the model's scoring dtype.
+
+Every (task, variant, N, seed) run starts from the same pre-trained weights: the encoder is loaded
+once, a CPU copy of its state is kept and loaded back before each run, the head and any missing
+weights are drawn from the run's seed, and dropout draws from a generator seeded with it
+(``seeded``), so a run never sees another's updates and the same seed gives the same curve.
+Causal models have no MC-QA setting here (the original fine-tuned masked encoders only).
+"""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+import pandas as pd
+import torch
+from torch import nn
+from tqdm.auto import tqdm
+
+from lmprobes.models import resolve_device
+from lmprobes.suites.olmpics.schema import TASKS
+from lmprobes.suites.olmpics.training import (
+    CURVE_SCHEMA,
+    PAPER_N,
+    TRANSFORMER,
+    Examples,
+    HyperParameters,
+    RunResult,
+    curve_points,
+    fit,
+    training_subset,
+)
+
+POOLINGS = ("pooler", "first")
+SETTING = "mc_qa"
+HEAD_STD = 0.02
+GROUP_KEYS = ["task", "flavour", "variant"]
+
+
+class McQaError(ValueError):
+    """Items, a model or an option the MC-QA setting cannot use; the message names it."""
+
+
+# --- inputs ------------------------------------------------------------------------------------
+
+
+def mc_qa_examples(tokenizer, items: pd.DataFrame, max_pieces: int = 256) -> Examples:
+    """``(n, K, L)`` pair encodings of every (stem, choice), padded to the longest of the set."""
+    rows = items.to_dict("records")
+    if not rows:
+        raise McQaError("no MC-QA items to encode")
+    if tokenizer.pad_token_id is None:
+        raise McQaError(f"tokenizer {type(tokenizer).__name__} has no padding token")
+    n_choices = len(rows[0]["choices"])
+    encoded = [encode_item(tokenizer, row, n_choices, max_pieces) for row in rows]
+    length = max(len(pair["input_ids"]) for item in encoded for pair in item)
+    names = [name for name in ("input_ids", "attention_mask", "token_type_ids") if name in encoded[0][0]]
+    inputs = {name: torch.zeros(len(rows), n_choices, length, dtype=torch.long) for name in names}
+    inputs["input_ids"].fill_(tokenizer.pad_token_id)
+    for i, item in enumerate(encoded):
+        for k, pair in enumerate(item):
+            for name in names:
+                inputs[name][i, k, :len(pair[name])] = torch.tensor(pair[name])
+    labels = torch.tensor([int(row["answer"]) for row in rows], dtype=torch.long)
+    return Examples(inputs, labels, {"row_id": [row["row_id"] for row in rows]})
+
+
+def encode_item(tokenizer, row: dict, n_choices: int, max_pieces: int) -> list[dict]:
+    choices = list(row["choices"])
+    if len(choices) != n_choices:
+        raise McQaError(f"{row['row_id']}: {len(choices)} choices, but the first item of the set has {n_choices}")
+    return [tokenizer(row["stem"], choice, truncation=True, max_length=max_pieces) for choice in choices]
+
+
+# --- the model ----------------------------------------------------------------------------------
+
+
+class McQaModel(nn.Module):
+    """A pre-trained encoder and a fresh ``Linear(hidden, 1)`` on its pooled first token: (B, K) logits."""
+
+    def __init__(self, encoder: nn.Module, hidden: int, *, pooling: str = "pooler", dropout: float = 0.1) -> None:
+        super().__init__()
+        if pooling not in POOLINGS:
+            raise McQaError(f"pooling={pooling!r}; choose one of {list(POOLINGS)}")
+        self.encoder = encoder
+        self.pooling = pooling
+        self.dropout = nn.Dropout(dropout)
+        self.classifier = nn.Linear(hidden, 1)
+        nn.init.normal_(self.classifier.weight, mean=0.0, std=HEAD_STD)
+        nn.init.zeros_(self.classifier.bias)
+
+    def forward(self, input_ids: torch.Tensor, attention_mask: torch.Tensor,
+                token_type_ids: torch.Tensor | None = None) -> torch.Tensor:
+        batch, n_choices, _ = input_ids.shape
+        length = int(attention_mask.sum(dim=-1).max())  # padding is on the right
+
+        def flat(tensor: torch.Tensor) -> torch.Tensor:
+            return tensor[..., :length].reshape(batch * n_choices, length)
+
+        inputs = {"input_ids": flat(input_ids), "attention_mask": flat(attention_mask)}
+        if token_type_ids is not None:
+            inputs["token_type_ids"] = flat(token_type_ids)
+        output = self.encoder(**inputs)
+        pooled = self.pooled(output)
+        return self.classifier(self.dropout(pooled)).view(batch, n_choices)
+
+    def pooled(self, output) -> torch.Tensor:
+        if self.pooling == "first":
+            return output.last_hidden_state[:, 0]
+        if getattr(output, "pooler_output", None) is None:
+            raise McQaError(f"{type(self.encoder).__name__} has no pooler; use pooling='first'")
+        return output.pooler_output
+
+
+# --- the pre-trained encoder, loaded once --------------------------------------------------------
+
+
+@dataclass
+class PretrainedEncoder:
+    """The tokenizer, the encoder on its device, and the pre-trained state every run starts from."""
+
+    slug: str
+    tokenizer: object
+    encoder: nn.Module
+    initial_state: dict[str, torch.Tensor]  # on the CPU
+    fresh_keys: tuple[str, ...]  # weights the checkpoint lacks: drawn anew from each run's seed
+    init_std: float
+    dropout: float
+    hidden: int
+
+
+def load_encoder(model_dir: str | Path, *, slug: str, device: torch.device) -> PretrainedEncoder:
+    """Tokenizer and ``AutoModel`` encoder from a local folder, offline, in float32."""
+    from transformers import AutoModel, AutoTokenizer
+
+    model_dir = Path(model_dir)
+    if not (model_dir / "config.json").exists():
+        raise McQaError(f"model {slug!r}: no config.json in {model_dir}")
+    tokenizer = AutoTokenizer.from_pretrained(model_dir, local_files_only=True)
+    encoder, info = AutoModel.from_pretrained(model_dir, local_files_only=True, dtype=torch.float32,
+                                              output_loading_info=True)
+    encoder.to(device)
+    config = encoder.config
+    return PretrainedEncoder(
+        slug=slug, tokenizer=tokenizer, encoder=encoder,
+        initial_state={name: value.detach().cpu().clone() for name, value in encoder.state_dict().items()},
+        fresh_keys=tuple(sorted(info["missing_keys"])), init_std=getattr(config, "initializer_range", HEAD_STD),
+        dropout=getattr(config, "hidden_dropout_prob", 0.1), hidden=config.hidden_size,
+    )
+
+
+def fresh_model(pretrained: PretrainedEncoder, *, pooling: str = "pooler") -> McQaModel:
+    """The encoder reset to its pre-trained state and a new head; call inside ``seeded``."""
+    pretrained.encoder.load_state_dict(pretrained.initial_state)
+    parameters = dict(pretrained.encoder.named_parameters())
+    with torch.no_grad():
+        for name in pretrained.fresh_keys:
+            if name in parameters:  # a missing buffer is computed by the model itself
+                reinitialise(name, parameters[name], pretrained.init_std)
+    return McQaModel(pretrained.encoder, pretrained.hidden, pooling=pooling, dropout=pretrained.dropout)
+
+
+def reinitialise(name: str, parameter: torch.Tensor, std: float) -> None:
+    """transformers' own initialisation: biases 0, LayerNorm weights 1, other weights normal(0, std)."""
+    if name.endswith("bias"):
+        parameter.zero_()
+    elif "norm" in name.lower():
+        parameter.fill_(1.0)
+    else:
+        parameter.normal_(mean=0.0, std=std)
+
+
+@contextlib.contextmanager
+def seeded(seed: int, device: torch.device | str = "cpu") -> Iterator[None]:
+    """Draw initialisation and dropout from ``seed``, leaving the caller's random state untouched."""
+    device = torch.device(device)
+    devices = [device.index if device.index is not None else torch.cuda.current_device()] if device.type == "cuda" else []
+    with torch.random.fork_rng(devices=devices):
+        torch.manual_seed(seed)
+        yield
+
+
+def fine_tune(pretrained: PretrainedEncoder, train: Examples, dev: Examples, *, seed: int,
+              hp: HyperParameters = TRANSFORMER, device: torch.device | str = "cpu", pooling: str = "pooler",
+              progress: bool = False, description: str = "") -> tuple[RunResult, McQaModel]:
+    """One run from the pre-trained weights: the result and the trained model (sharing the encoder)."""
+    with seeded(seed, device):
+        model = fresh_model(pretrained, pooling=pooling)
+        result = fit(model, train, dev, hp, seed=seed, device=device, progress=progress, description=description)
+    return result, model
+
+
+# --- curves ---------------------------------------------------------------------------------------
+
+
+def mc_qa_curves(model_dir: str | Path, spec: dict, items: pd.DataFrame, *, grid: Sequence[int] = PAPER_N,
+                 seeds: Sequence[int] = (1,), hp: HyperParameters = TRANSFORMER, device: str = "auto",
+                 progress: bool = False, slug: str | None = None, pooling: str = "pooler",
+                 max_pieces: int = 256) -> pd.DataFrame:
+    """Learning curves (CURVE_SCHEMA, setting ``mc_qa``) of one model on the MC-QA rows of ``items``.
+
+    One row per (task, flavour, variant, N, seed): dev accuracy of the run trained on the first N
+    train rows of ``training_subset(.., seed)``; N the train split cannot supply is left out.
+    """
+    slug = slug or Path(model_dir).name
+    groups = item_groups(items, "mc_qa", what="MC-QA fine-tuning")
+    if spec.get("family") != "masked":
+        tasks = sorted({task for task, _, _ in groups})
+        raise McQaError(f"model {slug!r} is a {spec.get('family')!r} model: MC-QA fine-tuning needs a masked "
+                        f"encoder (tasks {tasks})")
+    target = resolve_device(device)
+    pretrained = load_encoder(model_dir, slug=slug, device=target)
+    plan = [(key, n, seed) for key, frame in groups.items() for n in curve_points(count_split(frame, "train"), grid)
+            for seed in seeds]
+    examples = {key: split_examples(pretrained.tokenizer, frame, max_pieces) for key, frame in groups.items()}
+    rows = []
+    for key, n, seed in tqdm(plan, desc=f"mc_qa {slug}", disable=not progress):
+        train, dev = examples[key]
+        subset = train.subset(training_subset(len(train), n, seed))
+        result, _ = fine_tune(pretrained, subset, dev, seed=seed, hp=hp, device=target, pooling=pooling,
+                              description=f"{key[0]}/{key[2]} N={n} seed={seed}")
+        rows.append(curve_row(key, slug, SETTING, n, seed, result, len(dev)))
+    return curve_frame(rows)
+
+
+def split_examples(tokenizer, frame: pd.DataFrame, max_pieces: int) -> tuple[Examples, Examples]:
+    train = mc_qa_examples(tokenizer, frame[frame["split"] == "train"], max_pieces)
+    dev = mc_qa_examples(tokenizer, frame[frame["split"] == "dev"], max_pieces)
+    return train, dev
+
+
+# --- helpers shared with the baselines ----------------------------------------------------------------
+
+
+def item_groups(items: pd.DataFrame, setup: str, *, what: str,
+                splits: Sequence[str] = ("train", "dev"),
+                error: type[ValueError] = McQaError) -> dict[tuple[str, str, str], pd.DataFrame]:
+    """Rows by (task, flavour, variant), in order of first appearance; every task must be of ``setup``
+    and every group needs rows of each of ``splits``."""
+    if items.empty:
+        raise error(f"{what}: no items")
+    wrong = sorted({task for task in items["task"] if task not in TASKS or TASKS[task].setup != setup})
+    if wrong:
+        raise error(f"{what} takes {setup} tasks only; got {wrong}")
+    groups = {}
+    for key, frame in items.groupby(GROUP_KEYS, sort=False):
+        for split in splits:
+            if count_split(frame, split) == 0:
+                raise error(f"{what}: {'/'.join(key)} has no {split} rows")
+        groups[tuple(key)] = frame.sort_values("row", kind="stable")
+    return groups
+
+
+def count_split(frame: pd.DataFrame, split: str) -> int:
+    return int((frame["split"] == split).sum())
+
+
+def curve_row(key: tuple[str, str, str], model: str, setting: str, n: int, seed: int, result: RunResult,
+              n_dev: int) -> dict:
+    task, flavour, variant = key
+    return {"task": task, "flavour": flavour, "variant": variant, "model": model, "setting": setting,
+            "n_train": n, "seed": seed, "accuracy": result.accuracy, "n_dev": n_dev, "epoch": result.epoch,
+            "epoch_accuracies": list(result.epoch_accuracies)}
+
+
+def curve_frame(rows: list[dict]) -> pd.DataFrame:
+    frame = pd.DataFrame.from_records(rows, columns=CURVE_SCHEMA.names)
+    return frame.astype({"n_train": "int32", "seed": "int32", "n_dev": "int32", "epoch": "int32",
+                         "accuracy": "float64"})

@@ -1,0 +1,185 @@
+"""MC-QA fine-tuning on the tiny models: pair encodings, the head's logit by hand, seeded and leak-free runs."""
+
+from __future__ import annotations
+
+import random
+
+import pandas as pd
+import pytest
+import torch
+
+from lmprobes.suites.olmpics.mcqa import (
+    McQaError,
+    McQaModel,
+    fine_tune,
+    fresh_model,
+    load_encoder,
+    mc_qa_curves,
+    mc_qa_examples,
+    seeded,
+)
+from lmprobes.suites.olmpics.schema import SCHEMA, make_item
+from lmprobes.suites.olmpics.training import CURVE_SCHEMA, TRANSFORMER, with_overrides
+
+WORDS = ["dog", "cat", "boat", "water", "church", "man", "farmer", "doctor", "corn", "crop", "bird", "tree"]
+FAST = with_overrides(TRANSFORMER, lr=1e-3, epochs=2, batch_size=4)
+
+
+@pytest.fixture(autouse=True, scope="module")
+def one_thread():
+    """Tiny models run far faster on one thread than on two contended ones (a shared 2-core machine)."""
+    threads = torch.get_num_threads()
+    torch.set_num_threads(1)
+    yield
+    torch.set_num_threads(threads)
+
+
+def qa_rows(n_train: int, n_dev: int, seed: int = 0) -> pd.DataFrame:
+    rng = random.Random(seed)
+    rows = []
+    for split, count in (("train", n_train), ("dev", n_dev)):
+        for row in range(1, count + 1):
+            answer, *others = rng.sample(WORDS, 3)
+            choices = [answer, *others]
+            rng.shuffle(choices)
+            stem = f"what is related to {answer} and is usually located at {rng.choice(WORDS)}"
+            rows.append(make_item("property_conjunction", "release", "standard", split, row, id=f"{split}{row}",
+                                  stem=stem, choices=choices, answer=choices.index(answer)))
+    return pd.DataFrame.from_records(rows, columns=SCHEMA.names)
+
+
+@pytest.fixture(scope="module")
+def bert_encoder(tiny_dir):
+    return load_encoder(tiny_dir("bert"), slug="tiny-bert", device=torch.device("cpu"))
+
+
+def test_examples_hold_each_pair_encoding_padded_to_the_longest(tiny_roberta):
+    tokenizer = tiny_roberta.tokenizer
+    items = pd.DataFrame.from_records([
+        make_item("property_conjunction", "release", "standard", "dev", 1, id="a", stem="what is related to dog",
+                  choices=["cat", "water lily", "x"], answer=1),
+        make_item("property_conjunction", "release", "standard", "dev", 2, id="b",
+                  stem="what is usually located at church and has a property of old", choices=["man", "b", "c"],
+                  answer=0),
+    ], columns=SCHEMA.names)
+    examples = mc_qa_examples(tokenizer, items)
+    pairs = [[tokenizer(row["stem"], choice)["input_ids"] for choice in row["choices"]] for _, row in items.iterrows()]
+    longest = max(len(ids) for item in pairs for ids in item)
+    assert set(examples.inputs) == {"input_ids", "attention_mask"}  # RoBERTa has no segment ids
+    assert examples.inputs["input_ids"].shape == (2, 3, longest)
+    for i, item in enumerate(pairs):
+        for k, ids in enumerate(item):
+            row = examples.inputs["input_ids"][i, k].tolist()
+            assert row == ids + [tokenizer.pad_token_id] * (longest - len(ids))
+            assert examples.inputs["attention_mask"][i, k].tolist() == [1] * len(ids) + [0] * (longest - len(ids))
+            # <s> q </s></s> a </s>
+            assert ids[0] == tokenizer.bos_token_id and ids[-1] == tokenizer.eos_token_id
+            assert [tokenizer.eos_token_id] * 2 in [ids[j:j + 2] for j in range(len(ids) - 1)]
+    assert examples.labels.tolist() == [1, 0]
+
+
+def test_bert_examples_carry_segment_ids_and_truncate_to_max_pieces(tiny_bert):
+    items = qa_rows(0, 3)
+    examples = mc_qa_examples(tiny_bert.tokenizer, items, max_pieces=9)
+    assert examples.inputs["token_type_ids"].shape == examples.inputs["input_ids"].shape
+    assert examples.inputs["input_ids"].shape[-1] == 9
+    first = tiny_bert.tokenizer(items["stem"][0], items["choices"][0][0], truncation=True, max_length=9)
+    assert examples.inputs["token_type_ids"][0, 0].tolist() == first["token_type_ids"]
+
+
+@pytest.mark.parametrize("pooling", ["pooler", "first"])
+def test_choice_logit_equals_a_manual_head_on_the_unpadded_pair(bert_encoder, pooling):
+    items = qa_rows(0, 4)
+    examples = mc_qa_examples(bert_encoder.tokenizer, items)
+    with seeded(5):
+        model = fresh_model(bert_encoder, pooling=pooling).eval()
+    encoder = bert_encoder.encoder
+    with torch.no_grad():
+        logits = model(**examples.inputs)
+        for i, row in enumerate(items.to_dict("records")):
+            for k, choice in enumerate(row["choices"]):
+                pair = bert_encoder.tokenizer(row["stem"], choice, return_tensors="pt")
+                first = encoder(**pair).last_hidden_state[0, 0]
+                if pooling == "pooler":
+                    first = torch.tanh(encoder.pooler.dense.weight @ first + encoder.pooler.dense.bias)
+                expected = model.classifier.weight[0] @ first + model.classifier.bias[0]
+                assert logits[i, k].item() == pytest.approx(expected.item(), abs=1e-5)
+    assert logits.shape == (4, 3)
+
+
+def test_fresh_model_restores_the_pretrained_encoder_and_draws_head_and_pooler_from_the_seed(bert_encoder):
+    assert "pooler.dense.weight" in bert_encoder.fresh_keys  # the tiny checkpoint is a BertForMaskedLM
+    with seeded(1):
+        first = fresh_model(bert_encoder)
+        head, pooler = first.classifier.weight.clone(), bert_encoder.encoder.pooler.dense.weight.clone()
+    with torch.no_grad():
+        bert_encoder.encoder.embeddings.word_embeddings.weight.add_(1.0)  # as a training run would
+    with seeded(1):
+        again = fresh_model(bert_encoder)
+    assert torch.equal(again.classifier.weight, head)
+    assert torch.equal(bert_encoder.encoder.pooler.dense.weight, pooler)
+    state = bert_encoder.encoder.state_dict()
+    assert all(torch.equal(state[name], value) for name, value in bert_encoder.initial_state.items()
+               if name not in bert_encoder.fresh_keys)
+    with seeded(2):
+        other = fresh_model(bert_encoder)
+    assert not torch.equal(other.classifier.weight, head)
+
+
+def test_a_run_does_not_leak_into_the_next(bert_encoder):
+    examples = mc_qa_examples(bert_encoder.tokenizer, qa_rows(12, 6))
+    train = examples.subset(range(12))
+    dev = examples.subset(range(12, 18))
+
+    def run(seed: int) -> tuple[object, dict[str, torch.Tensor]]:
+        result, model = fine_tune(bert_encoder, train, dev, seed=seed, hp=FAST)
+        return result, {name: value.detach().clone() for name, value in model.state_dict().items()}
+
+    result, weights = run(1)
+    _, other_weights = run(2)
+    again_result, again_weights = run(1)
+    assert again_result == result
+    assert all(torch.equal(again_weights[name], value) for name, value in weights.items())
+    assert any(not torch.equal(other_weights[name], value) for name, value in weights.items())
+    # training changed the encoder itself (the whole network is fine-tuned)
+    assert not torch.equal(weights["encoder.embeddings.word_embeddings.weight"],
+                           bert_encoder.initial_state["embeddings.word_embeddings.weight"])
+
+
+def test_same_seed_same_curve(tiny_dir):
+    items = qa_rows(10, 6)
+    spec = {"family": "masked"}
+    first = mc_qa_curves(tiny_dir("roberta"), spec, items, grid=(4, 8, 62), seeds=(1, 2), hp=FAST, device="cpu",
+                         slug="tiny-roberta")
+    again = mc_qa_curves(tiny_dir("roberta"), spec, items, grid=(4, 8, 62), seeds=(1, 2), hp=FAST, device="cpu",
+                         slug="tiny-roberta")
+    pd.testing.assert_frame_equal(first, again)
+    assert list(first.columns) == CURVE_SCHEMA.names
+    assert first[["n_train", "seed"]].values.tolist() == [[4, 1], [4, 2], [8, 1], [8, 2]]
+    assert set(first["setting"]) == {"mc_qa"} and set(first["model"]) == {"tiny-roberta"}
+    assert (first["n_dev"] == 6).all() and first["epoch_accuracies"].map(len).eq(2).all()
+
+
+def test_causal_model_is_refused_naming_model_and_task(tiny_dir):
+    with pytest.raises(McQaError, match=r"tiny-gpt2.*property_conjunction"):
+        mc_qa_curves(tiny_dir("gpt2"), {"family": "causal"}, qa_rows(4, 2), grid=(4,), slug="tiny-gpt2", device="cpu")
+
+
+def test_mc_mlm_items_and_bad_pooling_are_refused(tiny_dir, bert_encoder):
+    items = pd.DataFrame.from_records([make_item(
+        "age_comparison", "release", "standard", split, 1, id="x",
+        stem="A 15 year old person age is [MASK] than a 16 year old person .", choices=["younger", "older"], answer=0)
+        for split in ("train", "dev")], columns=SCHEMA.names)
+    with pytest.raises(McQaError, match="age_comparison"):
+        mc_qa_curves(tiny_dir("bert"), {"family": "masked"}, items, grid=(1,), device="cpu")
+    with pytest.raises(McQaError, match="pooling"):
+        McQaModel(bert_encoder.encoder, bert_encoder.hidden, pooling="mean")
+
+
+def test_fine_tuning_learns_a_copy_task_well_above_chance(bert_encoder):
+    items = qa_rows(200, 60, seed=2)
+    items["stem"] = [f"what is related to {row['choices'][row['answer']]}" for row in items.to_dict("records")]
+    examples = mc_qa_examples(bert_encoder.tokenizer, items)
+    train, dev = examples.subset(range(200)), examples.subset(range(200, 260))
+    result, _ = fine_tune(bert_encoder, train, dev, seed=1, hp=with_overrides(TRANSFORMER, lr=1e-3))
+    assert result.accuracy > 65  # chance is 33%
