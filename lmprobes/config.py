@@ -3,11 +3,18 @@
 The JSON schema (rules/schemas/config.schema.yaml) checks keys and types and fills defaults;
 what a schema cannot say (a suite naming a model that does not exist, a source a suite needs
 that is not configured, a causal model under a masked-only method) is checked here.
+
+``check_config_file`` checks the file as written, which the loaded dict no longer shows: a key
+given twice in one mapping (two ``models:`` blocks, a model listed twice) is refused, naming both
+lines, since Snakemake's loader silently keeps the last one; bytes that are not UTF-8 and YAML
+syntax errors are reported with their line.
 """
 
 from __future__ import annotations
 
 from pathlib import Path
+
+import yaml
 
 MODELS_DIR = Path("resources/models")
 SOURCES_DIR = Path("resources/sources")
@@ -22,9 +29,13 @@ class ConfigError(ValueError):
 
 
 def check_config(config: dict) -> None:
+    if not isinstance(config.get("models"), dict):  # the schema lets it be absent; every check below needs it
+        raise ConfigError("models: missing; config.yaml must define the models block")
     for suite in config.get("suites", {}):
         if suite not in SUITES:
             raise ConfigError(f"suites.{suite}: unknown suite; known suites: {', '.join(SUITES)}")
+    for name in config.get("sources", {}):
+        source_path(config, name)
     for suite, settings in config.get("suites", {}).items():
         _check_suite_models(config, suite, settings)
         _check_suite_sources(config, suite, settings)
@@ -33,6 +44,8 @@ def check_config(config: dict) -> None:
         _check_ettinger(config, suites["ettinger"])
     if suites.get("lama"):
         _check_lama(config, suites["lama"])
+    if suites.get("olmpics"):
+        _check_olmpics_curves(config, suites["olmpics"].get("learning_curves", {}))
 
 
 def _check_suite_models(config: dict, suite: str, settings: dict) -> None:
@@ -83,6 +96,25 @@ def _check_lama(config: dict, settings: dict) -> None:
                 )
 
 
+def _check_olmpics_curves(config: dict, settings: dict) -> None:
+    """Learning curves train MLM heads or fine-tune encoders: masked models only, valid training options."""
+    from lmprobes.suites.olmpics.training import HyperParameters, TrainingError
+
+    key = "suites.olmpics.learning_curves"
+    for i, slug in enumerate(settings.get("models", [])):
+        if slug not in config["models"]:
+            raise ConfigError(f"{key}.models[{i}]: unknown model {slug!r}; configured models: "
+                              f"{', '.join(sorted(config['models']))}")
+        if config["models"][slug]["family"] != "masked":
+            raise ConfigError(f"{key}.models[{i}]: {slug!r} is a causal model; the oLMpics learning curves "
+                              "(MC-MLM heads, MC-QA fine-tuning of an encoder) need a masked LM")
+    for setting, options in settings.get("training", {}).items():
+        try:
+            HyperParameters.from_config({"lr": 1.0, **options})  # lr defaults per setting
+        except (TrainingError, TypeError) as error:
+            raise ConfigError(f"{key}.training.{setting}: {error}") from None
+
+
 def model_kind(spec: dict) -> str:
     """``hub`` (downloaded), ``local`` (a path used as is) or ``tiny`` (built by the workflow)."""
     for kind, key in (("hub", "hub_id"), ("local", "path"), ("tiny", "tiny")):
@@ -102,4 +134,50 @@ def model_dir(config: dict, slug: str) -> Path:
 def source_path(config: dict, name: str) -> Path:
     """Where a source is stored: resources/sources/<name>/<file name of the URL>."""
     url = config["sources"][name]["url"]
-    return SOURCES_DIR / name / url.rstrip("/").rsplit("/", 1)[-1]
+    filename = url.rstrip("/").rsplit("/", 1)[-1]
+    if filename in ("", ".", "..") or filename.endswith(":"):
+        raise ConfigError(f"sources.{name}.url: {url!r} names no file (its last path segment is {filename!r})")
+    return SOURCES_DIR / name / filename
+
+
+class _UniqueKeyLoader(yaml.SafeLoader):
+    """YAML's safe loader, refusing a key given twice in one mapping (PyYAML keeps the last)."""
+
+    def construct_mapping(self, node: yaml.MappingNode, deep: bool = False) -> dict:
+        first_line: dict = {}
+        for key_node, _ in node.value:
+            key = self.construct_object(key_node, deep=deep)
+            try:
+                repeated = key in first_line
+            except TypeError:  # an unhashable key: the base class reports it
+                break
+            if repeated:
+                raise yaml.constructor.ConstructorError(
+                    None, None, f"key {key!r} given twice in one mapping (first on line {first_line[key]})",
+                    key_node.start_mark,
+                )
+            first_line[key] = key_node.start_mark.line + 1
+        return super().construct_mapping(node, deep=deep)
+
+
+_UniqueKeyLoader.add_constructor(yaml.resolver.BaseResolver.DEFAULT_MAPPING_TAG, _UniqueKeyLoader.construct_mapping)
+
+
+def check_config_file(path: str | Path) -> None:
+    """The config file as written: UTF-8, YAML (or JSON), no key twice in a mapping; else ConfigError naming file:line."""
+    data = Path(path).read_bytes()
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as error:
+        line = data[: error.start].count(b"\n") + 1
+        raise ConfigError(f"{path}:{line}: not UTF-8 ({error.reason})") from None
+    try:
+        loaded = yaml.load(text, Loader=_UniqueKeyLoader)  # a SafeLoader subclass: no arbitrary objects
+    except yaml.MarkedYAMLError as error:
+        mark = error.problem_mark or error.context_mark
+        line = mark.line + 1 if mark is not None else 1
+        raise ConfigError(f"{path}:{line}: {error.problem or error}") from None
+    except (yaml.YAMLError, RecursionError) as error:
+        raise ConfigError(f"{path}:1: not valid YAML ({error!r:.200})") from None
+    if not isinstance(loaded, dict):
+        raise ConfigError(f"{path}:1: expected a mapping of keys at the top level, got {type(loaded).__name__}")

@@ -22,6 +22,7 @@ from lmprobes.suites.olmpics.pipeline import (
     read_release_manifest as read_olmpics_manifest,
 )
 from lmprobes.suites.lama.release import CORPORA as LAMA_CORPORA
+from lmprobes.suites.olmpics.schema import TASKS as OLMPICS_TASKS
 
 validate(config, "schemas/config.schema.yaml")
 BLIMP = config["suites"]["blimp"]
@@ -36,6 +37,9 @@ ETTINGER_TABLES = QUANTITATIVE + QUALITATIVE
 LAMA = config["suites"]["lama"]
 BLIMP_TABLES = list(BLIMP_TITLES)
 CONCEPTNET_LITE_DB = LAMA["generated"]["conceptnet_gen"]["conceptnet_lite_db"]
+CURVES = OLMPICS["learning_curves"]
+CURVES_MLM_TASKS = [t for t in CURVES["tasks"] if OLMPICS_TASKS[t].setup == "mc_mlm"]
+CURVES_QA_TASKS = [t for t in CURVES["tasks"] if OLMPICS_TASKS[t].setup == "mc_qa"]
 
 
 def alternatives(names):
@@ -54,6 +58,10 @@ wildcard_constraints:
     olmpics_task=alternatives(
         t for t in OLMPICS_GENERATED if t != "encyclopedic_composition"
     ),
+    mlm_task=alternatives(CURVES_MLM_TASKS),
+    qa_task=alternatives(CURVES_QA_TASKS),
+    curve_task=alternatives(CURVES["tasks"]),
+    variant=alternatives(CURVES["variants"]),
 
 
 def get_final_outputs():
@@ -106,11 +114,26 @@ def get_final_outputs():
         targets += expand(
             "results/plots/olmpics/figure3_{model}.png", model=OLMPICS["models"]
         )
+    if CURVES["models"]:
+        targets += get_olmpics_curves(None)
+        targets += expand(
+            "results/tables/olmpics/{table}.{ext}",
+            table=["learning_curves", "learning_curves_comparison", "table12_medals"],
+            ext=["csv", "md"],
+        )
+        targets += expand(
+            "results/plots/olmpics/learning_curves_{task}.png", task=CURVES["tasks"]
+        )
     return targets
 
 
 def get_source(wildcards):
     return config["sources"][wildcards.source]
+
+
+def get_finetuning_mem_mb(wildcards, attempt):
+    """Fine-tuning holds weights, gradients and two AdamW moments: four times the weights."""
+    return 4 * MODELS[wildcards.model]["mem_mb"] * attempt
 
 
 def get_model_spec(wildcards):
@@ -272,3 +295,37 @@ def get_olmpics_generator_provenance(wildcards):
         role: config["sources"].get(OLMPICS["sources"].get(role), role)
         for role in OLMPICS_GENERATED[wildcards.olmpics_task]
     }
+
+
+def get_olmpics_task_hidden(wildcards):
+    """The cached mask hidden states of one (model, task), every variant."""
+    return expand(
+        "results/cache/olmpics/{model}/hidden/{task}.{variant}.parquet",
+        model=wildcards.model,
+        task=wildcards.mlm_task,
+        variant=CURVES["variants"],
+    )
+
+
+def get_olmpics_glove(wildcards):
+    return str(source_path(config, OLMPICS["sources"]["glove"]))
+
+
+def get_olmpics_curves(wildcards):
+    """Every learning-curve file: MC-MLM per (model, task), MC-QA per (model, task, variant), baselines."""
+    curves = expand(
+        "results/curves/olmpics/{model}/{task}.parquet",
+        model=CURVES["models"],
+        task=CURVES_MLM_TASKS,
+    )
+    curves += expand(
+        "results/curves/olmpics/{model}/{task}.{variant}.parquet",
+        model=CURVES["models"],
+        task=CURVES_QA_TASKS,
+        variant=CURVES["variants"],
+    )
+    if CURVES["baselines"]:
+        curves += expand(
+            "results/curves/olmpics/baselines/{task}.parquet", task=CURVES["tasks"]
+        )
+    return curves

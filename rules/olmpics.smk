@@ -147,3 +147,145 @@ rule olmpics_controls:
         seed=config["seed"],
     script:
         "../scripts/olmpics_controls.py"
+
+
+# --- learning curves (paper Sections 3.2-3.3) ---------------------------------------------------
+
+
+# One job per model: the encoder runs once over every (task, split, variant) of the MC-MLM tasks and
+# the mask hidden states are cached with the MLM head's weights; every head is then trained from them.
+rule olmpics_encode:
+    input:
+        release="results/datasets/olmpics/release.parquet",
+        controls="results/datasets/olmpics/controls.parquet",
+        model=get_model_dir,
+    output:
+        hidden=expand(
+            "results/cache/olmpics/{{model}}/hidden/{task}.{variant}.parquet",
+            task=CURVES_MLM_TASKS,
+            variant=CURVES["variants"],
+        ),
+        head="results/cache/olmpics/{model}/head.safetensors",
+    log:
+        "logs/cache/olmpics/{model}.log",
+    benchmark:
+        "benchmarks/cache/olmpics/{model}.tsv"
+    retries: 1
+    conda:
+        "../envs/lmprobes.yaml"
+    threads: 2
+    resources:
+        gpu=1,
+        mem_mb=get_scoring_mem_mb,
+        runtime=60,
+    params:
+        spec=get_model_spec,
+        tasks=CURVES_MLM_TASKS,
+        variants=CURVES["variants"],
+        device=config["device"],
+        progress=config["progress"],
+    script:
+        "../scripts/olmpics_encode.py"
+
+
+# The MLP_MLM and LINEAR curves of one (model, task): every N, seed and variant, from the cache.
+rule olmpics_mc_mlm_curves:
+    input:
+        hidden=get_olmpics_task_hidden,
+        head="results/cache/olmpics/{model}/head.safetensors",
+    output:
+        "results/curves/olmpics/{model}/{mlm_task}.parquet",
+    log:
+        "logs/curves/olmpics/{model}/{mlm_task}.log",
+    benchmark:
+        "benchmarks/curves/olmpics/{model}/{mlm_task}.tsv"
+    conda:
+        "../envs/lmprobes.yaml"
+    threads: 2
+    resources:
+        mem_mb=4000,
+        runtime=120,
+    params:
+        curves=CURVES,
+        progress=config["progress"],
+    script:
+        "../scripts/olmpics_mc_mlm_curves.py"
+
+
+# MC-QA fine-tunes the whole network for every N and seed: one GPU job per (model, task, variant).
+rule olmpics_mc_qa_curves:
+    input:
+        release="results/datasets/olmpics/release.parquet",
+        controls="results/datasets/olmpics/controls.parquet",
+        model=get_model_dir,
+    output:
+        "results/curves/olmpics/{model}/{qa_task}.{variant}.parquet",
+    log:
+        "logs/curves/olmpics/{model}/{qa_task}.{variant}.log",
+    benchmark:
+        "benchmarks/curves/olmpics/{model}/{qa_task}.{variant}.tsv"
+    retries: 2
+    conda:
+        "../envs/lmprobes.yaml"
+    threads: 2
+    resources:
+        gpu=1,
+        mem_mb=get_finetuning_mem_mb,
+        runtime=720,
+    params:
+        spec=get_model_spec,
+        curves=CURVES,
+        device=config["device"],
+        progress=config["progress"],
+    script:
+        "../scripts/olmpics_mc_qa_curves.py"
+
+
+# The non-pretrained baselines over GloVe: MLM-BASELINE (MC-MLM tasks) or ESIM (MC-QA tasks).
+rule olmpics_baseline_curves:
+    input:
+        release="results/datasets/olmpics/release.parquet",
+        controls="results/datasets/olmpics/controls.parquet",
+        glove=get_olmpics_glove,
+    output:
+        "results/curves/olmpics/baselines/{curve_task}.parquet",
+    log:
+        "logs/curves/olmpics/baselines/{curve_task}.log",
+    benchmark:
+        "benchmarks/curves/olmpics/baselines/{curve_task}.tsv"
+    conda:
+        "../envs/lmprobes.yaml"
+    threads: 2
+    resources:
+        mem_mb=4000,
+        runtime=240,
+    params:
+        curves=CURVES,
+        seed=config["seed"],
+        progress=config["progress"],
+    script:
+        "../scripts/olmpics_baseline_curves.py"
+
+
+rule olmpics_learning_tables:
+    input:
+        curves=get_olmpics_curves,
+        zero_shot=get_olmpics_scores("zero_shot"),
+        published="resources/olmpics/published.csv",
+    output:
+        tables=expand(
+            "results/tables/olmpics/{table}.{ext}",
+            table=["learning_curves", "learning_curves_comparison", "table12_medals"],
+            ext=["csv", "md"],
+        ),
+        figures=expand(
+            "results/plots/olmpics/learning_curves_{task}.png", task=CURVES["tasks"]
+        ),
+    log:
+        "logs/tables/olmpics_learning.log",
+    conda:
+        "../envs/lmprobes.yaml"
+    params:
+        tasks=CURVES["tasks"],
+    script:
+        "../scripts/olmpics_learning_tables.py"

@@ -1,6 +1,5 @@
-from lmprobes.models import download_model
+from lmprobes.models import download_configured
 from lmprobes.workflow import logged
 
 with logged(snakemake.log):
-    spec = snakemake.params.spec
-    download_model(spec["hub_id"], spec["revision"], snakemake.output[0])
+    download_configured(snakemake.params.spec, snakemake.output[0])

@@ -34,7 +34,8 @@ def test_full_config_is_valid_and_covers_the_papers_models():
     assert papers <= set(config["suites"]["ettinger"]["models"])
     unpinned = sorted(name for name, s in config["sources"].items() if not s["sha256"])
     # Their hashes are unknown offline: recorded in the lock file on first download.
-    assert unpinned == ["conceptnet_assertions", "lama_release", "lama_trex_raw", "olmpics_doq", "olmpics_wordnet"]
+    assert unpinned == ["conceptnet_assertions", "lama_release", "lama_trex_raw", "olmpics_doq", "olmpics_glove",
+                        "olmpics_wordnet"]
 
 
 def test_defaults_are_filled_in_nested_entries():
@@ -73,6 +74,14 @@ def test_schema_errors_name_the_key(mutate, culprit):
         (lambda c: c["suites"]["ettinger"]["sources"].update(role="nowhere"), r"suites\.ettinger\.sources\.role: source 'nowhere'"),
         (lambda c: c["suites"]["ettinger"].update(qualitative_model="tiny"), r"qualitative_model: 'tiny'"),
         (lambda c: c["suites"]["lama"].update(method="masked"), r"suites\.lama\.models\[6\]: 'gpt2' is a causal model.*'masked'"),
+        (lambda c: c["suites"]["olmpics"]["learning_curves"]["models"].append("gpt2"),
+         r"suites\.olmpics\.learning_curves\.models\[5\]: 'gpt2' is a causal model.*need a masked LM"),
+        (lambda c: c["suites"]["olmpics"]["learning_curves"]["training"].update(mc_qa={"learning_rate": 1e-5}),
+         r"suites\.olmpics\.learning_curves\.training\.mc_qa: unknown training option\(s\) \['learning_rate'\]"),
+        (lambda c: c["suites"]["olmpics"]["learning_curves"]["training"].update(esim={"schedule": "cosine"}),
+         r"learning_curves\.training\.esim: hyper-parameter schedule='cosine'"),
+        (lambda c: c["sources"]["olmpics_glove"].update(url="https://example.org/data/.."),
+         r"sources\.olmpics_glove\.url: .* names no file"),
     ],
 )
 def test_cross_checks_name_the_key(mutate, message):

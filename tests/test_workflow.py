@@ -122,7 +122,8 @@ def test_two_clean_runs_give_byte_identical_parquet(demo, tmp_path):
     run = snakemake(other, "all")
     assert run.returncode == 0, run.stderr[-5000:]
     files = sorted(p.relative_to(demo) for p in (demo / "results").rglob("*.parquet"))
-    assert len(files) == 4 + 12 + 1 + 3, "Ettinger datasets and scores, then BLiMP's"
+    olmpics = 3 + 2 * 2 + 2 * 2 * 3 + (2 * 2 + 2 * 3 + 3)  # datasets, scores, caches, curves
+    assert len(files) == 4 + 12 + 1 + 3 + olmpics, "Ettinger datasets and scores, BLiMP's, then oLMpics'"
     for rel in files:
         assert (demo / rel).read_bytes() == (other / rel).read_bytes(), rel
 
@@ -143,13 +144,15 @@ def test_full_config_plans_every_rule_for_every_model():
     counts = job_counts(run.stdout)
     assert counts == {"all": 1, "download_model": 10, "ettinger_dataset": 4,
                       "ettinger_score": 10, "ettinger_tables": 1, "extract_source": 2, "lama_dataset": 4,
-                      "download_source": 11, "conceptnet_edges": 1, "lama_trex_raw": 1, "lama_conceptnet_gen": 1,
+                      "download_source": 12, "conceptnet_edges": 1, "lama_trex_raw": 1, "lama_conceptnet_gen": 1,
                       "lama_wikidata_fresh": 1,
                       "lama_score": 9, "lama_tables": 1,
                       "download_blimp": 1, "blimp_dataset": 1, "blimp_score": 7, "blimp_tables": 1,
                       "download_olmpics": 1, "olmpics_release": 1, "olmpics_grids": 1,
                       "olmpics_zero_shot": 6, "olmpics_tables": 1, "olmpics_generated": 6,
-                      "olmpics_encyclopedic": 1, "olmpics_controls": 1}
+                      "olmpics_encyclopedic": 1, "olmpics_controls": 1,
+                      "olmpics_encode": 5, "olmpics_mc_mlm_curves": 5 * 6, "olmpics_mc_qa_curves": 5 * 2 * 3,
+                      "olmpics_baseline_curves": 8, "olmpics_learning_tables": 1}
 
 
 def write_config(workdir: Path, name: str, config: dict) -> str:
@@ -382,7 +385,8 @@ def test_olmpics_release_to_zero_shot_tables(demo, tmp_path):
     generated = ["age_comparison", "multihop_composition", "antonym_negation", "property_conjunction",
                  "objects_comparison"]
     olmpics = {"release": {"url": OLMPICS.as_uri() + "/", "manifest": str(manifest)},
-               "models": ["tiny-bert", "tiny-gpt2"], "masked_methods": ["mc_mlm"], "generate": generated}
+               "models": ["tiny-bert", "tiny-gpt2"], "masked_methods": ["mc_mlm"], "generate": generated,
+               "learning_curves": {"models": []}}
     name = write_config(demo, "olmpics.yaml", {"sources": sources, "suites": {"olmpics": olmpics}})
     run = snakemake(demo, "all", configs=(DEMO, "fast.yaml", name))
     assert run.returncode == 0, run.stdout[-3000:] + run.stderr[-3000:]
@@ -426,3 +430,32 @@ def test_olmpics_release_to_zero_shot_tables(demo, tmp_path):
     again = snakemake(demo, *targets, configs=(DEMO, "fast.yaml", name))
     assert again.returncode == 0, again.stderr[-3000:]
     assert {task: (folder / f"{task}.parquet").read_bytes() for task in generated} == before
+
+
+def test_demo_learning_curves(demo):
+    """The reduced grid: every (setting, variant, N, seed) per model and task, the encoder run once per
+    (task, split, variant) into the cache, baselines with their untrained point, tables and figures."""
+    cache = demo / "results/cache/olmpics/tiny-bert/hidden"
+    for task in ("age_comparison", "taxonomy_conjunction"):
+        for variant in ("standard", "no_lang", "perturbed_lang"):
+            rows = read_parquet(cache / f"{task}.{variant}.parquet")
+            assert rows["row_id"].is_unique and set(rows["split"]) == {"train", "dev"}
+            assert rows.groupby("split").size().to_dict() == {"train": 40, "dev": 24}
+        curves = read_parquet(demo / f"results/curves/olmpics/tiny-bert/{task}.parquet")
+        runs = set(zip(curves["setting"], curves["variant"], curves["n_train"], curves["seed"]))
+        assert runs == {(s, v, n, 1) for s in ("mlp_mlm", "linear")
+                        for v in ("standard", "no_lang", "perturbed_lang") for n in (8, 16)}
+        assert curves["accuracy"].between(0, 100).all() and (curves["n_dev"] == 24).all()
+    for variant in ("standard", "no_lang", "perturbed_lang"):
+        qa = read_parquet(demo / f"results/curves/olmpics/tiny-roberta/property_conjunction.{variant}.parquet")
+        assert set(zip(qa["setting"], qa["n_train"])) == {("mc_qa", 8), ("mc_qa", 16)}
+    baseline = read_parquet(demo / "results/curves/olmpics/baselines/age_comparison.parquet")
+    assert set(baseline["n_train"]) == {0, 8, 16} and set(baseline["model"]) == {"mlm_baseline"}
+    esim = read_parquet(demo / "results/curves/olmpics/baselines/property_conjunction.parquet")
+    assert set(esim["setting"]) == {"esim"} and set(esim["n_train"]) == {8, 16}
+    tables = demo / "results/tables/olmpics"
+    markdown = (tables / "learning_curves.md").read_text()
+    assert "### Table 2: Age comparison" in markdown and "RoBERTa-L (paper)" in markdown and "tiny-bert" in markdown
+    assert "✓" in (tables / "table12_medals.md").read_text()
+    for task in ("age_comparison", "taxonomy_conjunction", "property_conjunction"):
+        assert (demo / f"results/plots/olmpics/learning_curves_{task}.png").read_bytes()[:4] == b"\x89PNG"

@@ -151,16 +151,22 @@ class PretrainedEncoder:
     hidden: int
 
 
-def load_encoder(model_dir: str | Path, *, slug: str, device: torch.device) -> PretrainedEncoder:
-    """Tokenizer and ``AutoModel`` encoder from a local folder, offline, in float32."""
+def load_encoder(model_dir: str | Path, *, slug: str, device: torch.device, spec: dict | None = None) -> PretrainedEncoder:
+    """Tokenizer and ``AutoModel`` encoder from a local folder, offline, in float32 (safetensors and no
+    shipped code unless the model's config entry allows them, as ``load_lm``)."""
     from transformers import AutoModel, AutoTokenizer
 
-    model_dir = Path(model_dir)
+    from lmprobes.models import check_model_folder
+
+    model_dir, spec = Path(model_dir), spec or {}
     if not (model_dir / "config.json").exists():
         raise McQaError(f"model {slug!r}: no config.json in {model_dir}")
-    tokenizer = AutoTokenizer.from_pretrained(model_dir, local_files_only=True)
+    check_model_folder(slug, spec, model_dir)
+    trust = bool(spec.get("trust_remote_code", False))
+    tokenizer = AutoTokenizer.from_pretrained(model_dir, local_files_only=True, trust_remote_code=trust)
     encoder, info = AutoModel.from_pretrained(model_dir, local_files_only=True, dtype=torch.float32,
-                                              output_loading_info=True)
+                                              output_loading_info=True, trust_remote_code=trust,
+                                              use_safetensors=None if spec.get("allow_pickle") else True)
     encoder.to(device)
     config = encoder.config
     return PretrainedEncoder(
@@ -231,7 +237,7 @@ def mc_qa_curves(model_dir: str | Path, spec: dict, items: pd.DataFrame, *, grid
         raise McQaError(f"model {slug!r} is a {spec.get('family')!r} model: MC-QA fine-tuning needs a masked "
                         f"encoder (tasks {tasks})")
     target = resolve_device(device)
-    pretrained = load_encoder(model_dir, slug=slug, device=target)
+    pretrained = load_encoder(model_dir, slug=slug, device=target, spec=spec)
     plan = [(key, n, seed) for key, frame in groups.items() for n in curve_points(count_split(frame, "train"), grid)
             for seed in seeds]
     examples = {key: split_examples(pretrained.tokenizer, frame, max_pieces) for key, frame in groups.items()}

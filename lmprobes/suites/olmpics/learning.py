@@ -1,0 +1,132 @@
+"""The oLMpics learning-curve stages as file-to-file functions (what the rule scripts call).
+
+Items are the release's standard rows plus their NO LANG / PERTURBED LANG controls (``controls.parquet``).
+Every curve file holds CURVE_SCHEMA rows; the baselines' files also hold the MLM-BASELINE's untrained
+(zero-shot) accuracy as rows with ``n_train`` 0, the paper's baseline zero-shot column.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Sequence
+from itertools import product
+from pathlib import Path
+
+import pandas as pd
+
+from lmprobes import __version__
+from lmprobes.io import read_parquet, write_parquet
+from lmprobes.models import load_lm
+from lmprobes.suites.olmpics.baselines import baseline_curves, baseline_zero_shot, words_needed
+from lmprobes.suites.olmpics.curve_plots import plot_learning_curves
+from lmprobes.suites.olmpics.glove import read_glove
+from lmprobes.suites.olmpics.heads import extract_head, load_head, save_head
+from lmprobes.suites.olmpics.hidden import encode_mask_states, read_hidden_cache, write_hidden_cache
+from lmprobes.suites.olmpics.learning_tables import write_learning_tables
+from lmprobes.suites.olmpics.mcqa import mc_qa_curves
+from lmprobes.suites.olmpics.probing import MC_MLM, mc_mlm_curves
+from lmprobes.suites.olmpics.schema import TASKS
+from lmprobes.suites.olmpics.tables import zero_shot_accuracy
+from lmprobes.suites.olmpics.training import BASELINE, CURVE_SCHEMA, TRANSFORMER, HyperParameters
+from lmprobes.suites.olmpics.baselines import ESIM
+
+log = logging.getLogger("lmprobes.olmpics")
+
+DEFAULT_TRAINING = {"mc_mlm": MC_MLM, "mc_qa": TRANSFORMER, "mlm_baseline": BASELINE, "esim": ESIM}
+BASELINE_KIND = {"mc_mlm": "mlm_baseline", "mc_qa": "esim"}
+
+
+def hyper_parameters(curves: dict, setting: str) -> HyperParameters:
+    """The original's hyper-parameters of ``setting`` with the config's overrides."""
+    overrides = curves.get("training", {}).get(setting, {})
+    defaults = DEFAULT_TRAINING[setting]
+    return HyperParameters.from_config({**_as_config(defaults), **overrides})
+
+
+def _as_config(hp: HyperParameters) -> dict:
+    return {name: getattr(hp, name) for name in hp.__dataclass_fields__}
+
+
+def curve_items(release: Path, controls: Path, *, tasks: Sequence[str], variants: Sequence[str]) -> pd.DataFrame:
+    """Standard release rows and their controls for ``tasks`` and ``variants`` (both splits)."""
+    items = pd.concat([read_parquet(release), read_parquet(controls)], ignore_index=True)
+    return items[items["task"].isin(list(tasks)) & items["variant"].isin(list(variants))].reset_index(drop=True)
+
+
+def _metadata(dataset: str, **extra) -> dict:
+    return {"suite": "olmpics", "dataset": dataset, "generator": f"lmprobes {__version__}", **extra}
+
+
+def encode_model(release: Path, controls: Path, model_dir: Path, hidden_outs: Sequence[Path], head_out: Path, *,
+                 slug: str, spec: dict, tasks: Sequence[str], variants: Sequence[str], device: str,
+                 progress: bool = True) -> None:
+    """Load the model once; cache the mask hidden states of every (task, variant) and the MLM head."""
+    lm = load_lm(slug, spec, model_dir, device)
+    items = curve_items(release, controls, tasks=tasks, variants=variants)
+    encoded = encode_mask_states(lm, items, progress=progress)
+    candidates = sorted({int(i) for ids in encoded["candidate_ids"] for i in ids})
+    save_head(extract_head(lm, candidates), head_out)
+    for (task, variant), out in zip(product(tasks, variants), hidden_outs, strict=True):
+        part = encoded[(encoded["task"] == task) & (encoded["variant"] == variant)].reset_index(drop=True)
+        if part.empty:
+            raise ValueError(f"oLMpics {task} ({variant}): no items to encode in {release} / {controls}")
+        write_hidden_cache(part, out, {**lm.describe(), **_metadata(f"hidden/{task}.{variant}")})
+        log.info("%s %s (%s): %d rows cached", slug, task, variant, len(part))
+
+
+def mc_mlm_curves_file(hidden: Sequence[Path], head: Path, out: Path, *, model: str, curves: dict,
+                       progress: bool = True) -> pd.DataFrame:
+    """MLP_MLM and LINEAR curves of one (model, task) from its cached states: the encoder is not run."""
+    caches = [read_hidden_cache(path) for path in hidden]
+    frame = mc_mlm_curves(caches, load_head(head), settings=curves["mc_mlm_settings"], grid=curves["grid"],
+                          seeds=curves["seeds"], hp=hyper_parameters(curves, "mc_mlm"), model=model,
+                          progress=progress)
+    write_parquet(frame, out, CURVE_SCHEMA, _metadata("curves", model=model))
+    return frame
+
+
+def mc_qa_curves_file(release: Path, controls: Path, model_dir: Path, out: Path, *, slug: str, spec: dict, task: str,
+                      variant: str, curves: dict, device: str, progress: bool = True) -> pd.DataFrame:
+    """MC-QA fine-tuning curves of one (model, task, variant)."""
+    items = curve_items(release, controls, tasks=[task], variants=[variant])
+    frame = mc_qa_curves(model_dir, spec, items, grid=curves["grid"], seeds=curves["seeds"],
+                         hp=hyper_parameters(curves, "mc_qa"), device=device, progress=progress, slug=slug)
+    write_parquet(frame, out, CURVE_SCHEMA, _metadata("curves", model=slug))
+    return frame
+
+
+def baseline_curves_file(release: Path, controls: Path, glove: Path, out: Path, *, task: str, curves: dict, seed: int,
+                         progress: bool = True) -> pd.DataFrame:
+    """The task's baseline (MLM-BASELINE or ESIM) curves, every variant; MLM-BASELINE also untrained (N = 0)."""
+    items = curve_items(release, controls, tasks=[task], variants=curves["variants"])
+    kind = BASELINE_KIND[TASKS[task].setup]
+    vectors = read_glove(glove, vocabulary=words_needed(items))
+    frame = baseline_curves(items, vectors, kind=kind, grid=curves["grid"], seeds=curves["seeds"],
+                            hp=hyper_parameters(curves, kind), progress=progress)
+    if kind == "mlm_baseline":
+        frame = pd.concat([untrained_rows(baseline_zero_shot(items, vectors, seed)), frame], ignore_index=True)
+    write_parquet(frame, out, CURVE_SCHEMA, _metadata("curves", model=kind))
+    return frame
+
+
+def untrained_rows(zero_shot: pd.DataFrame) -> pd.DataFrame:
+    """The MLM-BASELINE's random-head accuracy as curve rows at N = 0."""
+    return zero_shot.assign(setting="mlm_baseline", n_train=0, epoch=0,
+                            epoch_accuracies=[[] for _ in range(len(zero_shot))]).reindex(columns=CURVE_SCHEMA.names)
+
+
+def make_learning_tables(curves: Sequence[Path], zero_shot: Sequence[Path], published: Path, tables: Sequence[Path],
+                         figures: Sequence[Path], *, tasks: Sequence[str]) -> None:
+    """Tables 2-11 and the medals of Table 12 beside the paper's; one learning-curve figure per task."""
+    every = pd.concat([read_parquet(path) for path in curves], ignore_index=True)
+    trained, untrained = every[every["n_train"] > 0], every[every["n_train"] == 0]
+    scores = [read_parquet(path) for path in zero_shot]
+    accuracy = zero_shot_accuracy(pd.concat(scores, ignore_index=True)) if scores else pd.DataFrame(
+        columns=["task", "flavour", "model", "method", "accuracy"])
+    baseline = untrained[untrained["variant"] == "standard"].groupby(["task", "flavour", "model"], as_index=False)[
+        "accuracy"].mean().assign(method="mc_mlm")
+    accuracy = pd.concat([accuracy[["task", "flavour", "model", "method", "accuracy"]], baseline], ignore_index=True)
+    out_dir = Path(tables[0]).parent
+    write_learning_tables(trained, accuracy, pd.read_csv(published, dtype={"value": float}), out_dir)
+    for task, figure in zip(tasks, figures, strict=True):
+        plot_learning_curves(trained, figure, task)

@@ -1,0 +1,17 @@
+import torch
+
+from lmprobes.suites.olmpics.learning import baseline_curves_file
+from lmprobes.workflow import logged
+
+with logged(snakemake.log):
+    torch.set_num_threads(snakemake.threads)
+    baseline_curves_file(
+        snakemake.input.release,
+        snakemake.input.controls,
+        snakemake.input.glove,
+        snakemake.output[0],
+        task=snakemake.wildcards.curve_task,
+        curves=snakemake.params.curves,
+        seed=snakemake.params.seed,
+        progress=snakemake.params.progress,
+    )

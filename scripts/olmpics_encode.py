@@ -1,0 +1,20 @@
+import torch
+
+from lmprobes.suites.olmpics.learning import encode_model
+from lmprobes.workflow import logged
+
+with logged(snakemake.log):
+    torch.set_num_threads(snakemake.threads)
+    encode_model(
+        snakemake.input.release,
+        snakemake.input.controls,
+        snakemake.input.model,
+        snakemake.output.hidden,
+        snakemake.output.head,
+        slug=snakemake.wildcards.model,
+        spec=snakemake.params.spec,
+        tasks=snakemake.params.tasks,
+        variants=snakemake.params.variants,
+        device=snakemake.params.device,
+        progress=snakemake.params.progress,
+    )

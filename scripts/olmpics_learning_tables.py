@@ -1,0 +1,12 @@
+from lmprobes.suites.olmpics.learning import make_learning_tables
+from lmprobes.workflow import logged
+
+with logged(snakemake.log):
+    make_learning_tables(
+        snakemake.input.curves,
+        snakemake.input.zero_shot,
+        snakemake.input.published,
+        snakemake.output.tables,
+        snakemake.output.figures,
+        tasks=snakemake.params.tasks,
+    )
