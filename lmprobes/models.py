@@ -1,7 +1,25 @@
-"""Getting models: hub snapshots at a pinned revision, offline loading, device and dtype."""
+"""Getting models: hub snapshots at a pinned revision, offline loading, device and dtype.
+
+A model folder is treated as untrusted input, because loading one can run code:
+
+- ``auto_map`` in ``config.json`` or ``tokenizer_config.json`` names Python files shipped with
+  the weights that ``trust_remote_code`` would import. Such a folder is refused unless the
+  model's entry in config.yaml says ``trust_remote_code: true``; otherwise transformers is
+  told ``trust_remote_code=False`` explicitly (never left to ask on a terminal).
+- Pickle weights (``pytorch_model.bin`` and friends) are unpickled by ``torch.load``. A folder
+  whose only weights are pickles is refused unless the entry says ``allow_pickle: true``;
+  loads pass ``use_safetensors=True`` otherwise, so a stray ``.bin`` beside the safetensors
+  is never read. ``transformers_weights`` in ``config.json`` (which transformers obeys before
+  looking at use_safetensors) must name a safetensors file under the same rule.
+
+The hub download asks only for safetensors, JSON and tokenizer files (``*.bin``, ``*.pt``,
+``*.pkl``... and ``*.py`` are listed in ``ignore_patterns`` too, unless the entry allows
+them) and checks the snapshot by the same rules before it becomes ``resources/models/<slug>``.
+"""
 
 from __future__ import annotations
 
+import json
 import logging
 import os
 import shutil
@@ -13,36 +31,148 @@ from lmprobes.engine.lm import DTYPES, LM
 
 log = logging.getLogger("lmprobes.models")
 
-# What a scoring job needs from a hub repository (no TF/Flax/ONNX weights).
-SNAPSHOT_PATTERNS = [
-    "*.json",
-    "*.safetensors",
-    "*.txt",
-    "*.model",
-    "merges.txt",
-    "vocab.*",
-]
+# What a scoring job needs from a hub repository: weights as safetensors, configs and tokenizer
+# files (vocab.txt, merges.txt, vocab.json, tokenizer.json, sentencepiece *.model).
+SNAPSHOT_PATTERNS = ["*.json", "*.safetensors", "*.txt", "*.model"]
+# Files that torch.load / pickle would open, fetched only with allow_pickle.
+PICKLE_PATTERNS = ["*.bin", "*.pt", "*.pth", "*.pkl", "*.pickle", "*.ckpt", "*.joblib"]
+PICKLE_WEIGHTS_PATTERNS = ["pytorch_model*.bin"]
+# Remote code, fetched only with trust_remote_code.
+CODE_PATTERNS = ["*.py"]
+
+SAFE_WEIGHTS = ("model.safetensors", "model.safetensors.index.json")
+PICKLE_WEIGHTS = ("pytorch_model.bin", "pytorch_model.bin.index.json")
+# Files whose auto_map makes transformers import Python code from the folder.
+CODE_CONFIGS = ("config.json", "tokenizer_config.json")
 
 
 class ModelError(RuntimeError):
     """A model that cannot be used as configured; the message names the model and the path."""
 
 
-def download_model(hub_id: str, revision: str, dest: Path) -> Path:
-    """Snapshot ``hub_id`` at ``revision`` into ``dest`` (meant for a cluster's login node)."""
+class UnsafeModelError(ModelError, ValueError):
+    """A model folder that would run code or unpickle objects without the config allowing it."""
+
+
+# ---------------------------------------------------------------------------------------------
+# Checking a model folder
+
+
+def check_model_folder(slug: str, spec: dict, model_dir: Path) -> None:
+    """Refuse remote code and pickle-only weights in ``model_dir`` unless ``spec`` allows them."""
+    model_dir = Path(model_dir)
+    if not spec.get("trust_remote_code", False):
+        _refuse_remote_code(slug, model_dir)
+    if not spec.get("allow_pickle", False):
+        _refuse_pickle_weights(slug, model_dir)
+    if not any((model_dir / name).is_file() for name in (*SAFE_WEIGHTS, *PICKLE_WEIGHTS)):
+        raise ModelError(f"model {slug!r}: no weights in {model_dir} (model.safetensors or pytorch_model.bin)")
+
+
+def _refuse_remote_code(slug: str, model_dir: Path) -> None:
+    for name in CODE_CONFIGS:
+        path = model_dir / name
+        if path.is_file() and "auto_map" in read_json_object(slug, path):
+            raise UnsafeModelError(
+                f"model {slug!r}: {path} has auto_map, i.e. Python code shipped with the model that "
+                "loading it would run; set `trust_remote_code: true` in this model's entry of "
+                "config.yaml only if you trust that code"
+            )
+
+
+def _refuse_pickle_weights(slug: str, model_dir: Path) -> None:
+    config = model_dir / "config.json"
+    explicit = read_json_object(slug, config).get("transformers_weights") if config.is_file() else None
+    if explicit is not None and not str(explicit).endswith((".safetensors", ".safetensors.index.json")):
+        raise UnsafeModelError(
+            f"model {slug!r}: {config} names transformers_weights {explicit!r}, not a safetensors file; "
+            "set `allow_pickle: true` in this model's entry of config.yaml to load pickle weights"
+        )
+    has_safe = any((model_dir / name).is_file() for name in SAFE_WEIGHTS)
+    pickles = sorted(name for name in PICKLE_WEIGHTS if (model_dir / name).is_file())
+    if pickles and not has_safe:
+        raise UnsafeModelError(
+            f"model {slug!r}: {model_dir} has only pickle weights ({', '.join(pickles)}), which "
+            "torch.load would unpickle; convert them to model.safetensors, or set `allow_pickle: true` "
+            "in this model's entry of config.yaml"
+        )
+
+
+def read_json_object(slug: str, path: Path) -> dict:
+    """A model folder's JSON file, which must hold an object; anything else names the file."""
+    try:
+        value = json.loads(Path(path).read_text(encoding="utf-8"))
+    except (UnicodeDecodeError, json.JSONDecodeError) as error:
+        raise ModelError(f"model {slug!r}: {path} is not valid JSON ({error})") from error
+    if not isinstance(value, dict):
+        raise ModelError(f"model {slug!r}: {path} holds a JSON {type(value).__name__}, not an object")
+    return value
+
+
+# ---------------------------------------------------------------------------------------------
+# Hub snapshots
+
+
+def snapshot_patterns(*, allow_pickle: bool = False, trust_remote_code: bool = False) -> tuple[list[str], list[str]]:
+    """``(allow_patterns, ignore_patterns)`` for ``snapshot_download``."""
+    allow, ignore = list(SNAPSHOT_PATTERNS), []
+    if allow_pickle:
+        allow += PICKLE_WEIGHTS_PATTERNS
+    else:
+        ignore += PICKLE_PATTERNS
+    if trust_remote_code:
+        allow += CODE_PATTERNS
+    else:
+        ignore += CODE_PATTERNS
+    return allow, ignore
+
+
+def download_model(
+    hub_id: str, revision: str, dest: Path, *, allow_pickle: bool = False, trust_remote_code: bool = False
+) -> Path:
+    """Snapshot ``hub_id`` at ``revision`` into ``dest`` (meant for a cluster's login node).
+
+    The snapshot goes to a hidden sibling first and replaces ``dest`` only once it passed
+    ``check_model_folder``; a refused snapshot is deleted.
+    """
     from huggingface_hub import snapshot_download
 
     dest = Path(dest)
+    name = f"{hub_id}@{revision}"
     tmp = dest.with_name(f".{dest.name}.partial")
-    snapshot_download(repo_id=hub_id, revision=revision, local_dir=tmp, allow_patterns=SNAPSHOT_PATTERNS)
-    if not any(tmp.glob("*.safetensors")):
+    allow, ignore = snapshot_patterns(allow_pickle=allow_pickle, trust_remote_code=trust_remote_code)
+    snapshot_download(repo_id=hub_id, revision=revision, local_dir=tmp, allow_patterns=allow, ignore_patterns=ignore)
+    try:
+        check_model_folder(name, {"allow_pickle": allow_pickle, "trust_remote_code": trust_remote_code}, tmp)
+    except UnsafeModelError:
         shutil.rmtree(tmp, ignore_errors=True)
-        raise ModelError(f"{hub_id}@{revision}: no safetensors weights in the snapshot")
+        raise
+    except ModelError as error:
+        shutil.rmtree(tmp, ignore_errors=True)
+        if allow_pickle:
+            raise
+        raise ModelError(f"{error}; pickle weights (*.bin) are not downloaded unless the model's entry "
+                         "in config.yaml sets `allow_pickle: true`") from error
     shutil.rmtree(tmp / ".cache", ignore_errors=True)
     if dest.exists():
         shutil.rmtree(dest)
     os.replace(tmp, dest)
     return dest
+
+
+def download_configured(spec: dict, dest: Path) -> Path:
+    """``download_model`` with a model's config entry (hub_id, revision, allow_pickle, trust_remote_code)."""
+    return download_model(
+        spec["hub_id"],
+        spec.get("revision", "main"),
+        dest,
+        allow_pickle=bool(spec.get("allow_pickle", False)),
+        trust_remote_code=bool(spec.get("trust_remote_code", False)),
+    )
+
+
+# ---------------------------------------------------------------------------------------------
+# Loading
 
 
 def resolve_device(device: str) -> torch.device:
@@ -56,14 +186,17 @@ def resolve_device(device: str) -> torch.device:
 def load_lm(slug: str, spec: dict, model_dir: Path, device: str = "auto") -> LM:
     """Load a configured model from a local folder, offline, on ``device`` in ``spec['dtype']``.
 
-    A masked model whose tokenizer has no mask token is refused here, before any scoring.
+    The folder is checked first (``check_model_folder``). A masked model whose tokenizer has no
+    mask token is refused here, before any scoring.
     """
     from transformers import AutoModelForCausalLM, AutoModelForMaskedLM, AutoTokenizer
 
     model_dir = Path(model_dir)
     if not (model_dir / "config.json").exists():
         raise ModelError(f"model {slug!r}: no config.json in {model_dir} (download or build it first)")
-    tokenizer = AutoTokenizer.from_pretrained(model_dir, local_files_only=True)
+    check_model_folder(slug, spec, model_dir)
+    trust_remote_code = bool(spec.get("trust_remote_code", False))
+    tokenizer = AutoTokenizer.from_pretrained(model_dir, local_files_only=True, trust_remote_code=trust_remote_code)
     family = spec["family"]
     if family == "masked" and tokenizer.mask_token is None:
         raise ModelError(
@@ -73,7 +206,15 @@ def load_lm(slug: str, spec: dict, model_dir: Path, device: str = "auto") -> LM:
     auto = AutoModelForMaskedLM if family == "masked" else AutoModelForCausalLM
     dtype = DTYPES[spec.get("dtype", "float32")]
     target = resolve_device(device)
-    model = auto.from_pretrained(model_dir, local_files_only=True, dtype=dtype).to(target).eval()
+    model = auto.from_pretrained(
+        model_dir,
+        local_files_only=True,
+        dtype=dtype,
+        trust_remote_code=trust_remote_code,
+        # None lets transformers prefer safetensors and fall back to the pickle only when allowed.
+        use_safetensors=None if spec.get("allow_pickle", False) else True,
+    )
+    model = model.to(target).eval()
     return LM(
         name=slug,
         model=model,

@@ -2,29 +2,50 @@
 
 ``fetch`` streams a URL (or copies it from a local mirror) into ``<dest>.part``, checks its
 sha256 and only then renames it onto ``dest``, so ``dest`` is either absent or complete and
-verified. Interrupted downloads resume from the ``.part`` with an HTTP Range request.
+verified. Interrupted downloads resume from the ``.part`` with an HTTP Range request (a
+server that ignores Range sends the whole file again). ``timeout`` bounds silence (no byte for
+``timeout`` seconds) and trickling (less than ``CHUNK_SIZE`` bytes in ``timeout`` seconds):
+either fails the attempt, which is retried like a server error. A ``.part`` is renamed onto
+``dest`` only once the body is complete by the server's framing (Content-Length or chunked
+encoding) and, for a pinned source, has the pinned sha256; a ``.part`` left by a failed run is
+resumed by the next one.
 Unpinned sources (no sha256 in config.yaml) are downloaded anyway; the hash seen is recorded
 in a lockfile and logged so that it can be pinned.
 
 ``safe_extract`` unpacks zip and tar archives after checking every member stays inside the
-target folder, and swaps the result into place only once everything was written.
+target folder, and swaps the result into place only once everything was written. Archives come
+from the network, so they are treated as hostile: members that climb out with ``..``, absolute
+names, links pointing outside, device files and FIFOs are refused, and so are decompression
+bombs (more than ``MAX_TOTAL_BYTES`` uncompressed, more than ``MAX_MEMBERS`` members, or a
+member that expands more than ``MAX_RATIO`` times; each overridable by keyword). The limits are
+checked on the sizes the archive declares, before anything is written; zipfile and tarfile never
+write more than a member declares (zipfile fails on the CRC of a member whose data is longer).
+A corrupt or truncated archive raises ``BadArchiveError`` naming it; nothing is left behind.
+Checksums: zip members have CRC-32s, bzip2 and xz check their blocks, and a tar.gz is read to
+its gzip trailer; a plain tar has only header checksums (damaged data inside it goes unnoticed
+unless the download's sha256 was pinned).
 """
 
 from __future__ import annotations
 
+import contextlib
 import fcntl
 import hashlib
 import logging
+import lzma
 import os
 import posixpath
 import shutil
 import stat
 import tarfile
 import tempfile
+import threading
 import time
 import zipfile
-from collections.abc import Callable, Iterable
+import zlib
+from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
+from typing import Self
 from urllib.parse import unquote, urlsplit
 from urllib.request import url2pathname
 
@@ -45,6 +66,20 @@ MAX_RETRY_AFTER = 600.0
 MAX_CONNECT_TIMEOUT = 30.0
 MAX_SYMLINK_DEPTH = 40
 LOCKFILE_HEADER = ("url", "sha256", "bytes")
+
+# Decompression-bomb limits of safe_extract. The biggest archive the workflow unpacks (LAMA's
+# data.zip) is far below them; DEFLATE tops out near 1030:1, bzip2 and xz go much further.
+MAX_TOTAL_BYTES = 8 << 30
+MAX_MEMBERS = 100_000
+MAX_RATIO = 200.0
+# Members smaller than this are exempt from the ratio test: they cannot fill a disk, and short
+# runs of one byte legitimately compress very well.
+RATIO_MIN_BYTES = 1 << 20
+# A symlink member holds its target path; anything longer than PATH_MAX is not a link target.
+MAX_LINK_BYTES = 4096
+# First bytes of the formats safe_extract reads, to tell a damaged archive from a non-archive.
+ARCHIVE_MAGIC = {b"PK\x03\x04": "zip", b"PK\x05\x06": "zip", b"\x1f\x8b": "gzip", b"BZh": "bzip2",
+                 b"\xfd7zXZ\x00": "xz"}
 DEFAULT_USER_AGENT = "lmprobes/0.1 (+research reproduction workflow)"
 
 Log = Callable[[str], None]
@@ -62,12 +97,24 @@ class ChecksumError(SourceError):
         self.url, self.dest, self.expected, self.seen = url, dest, expected, seen
 
 
-class UnsafeArchiveError(SourceError):
+class UnsafeArchiveError(SourceError, ValueError):
     """An archive member would be written outside the target folder, or is a device file."""
 
     def __init__(self, archive: Path, member: str, reason: str) -> None:
         super().__init__(f"unsafe member '{member}' in {archive}: {reason}")
         self.archive, self.member, self.reason = archive, member, reason
+
+
+class ArchiveLimitError(UnsafeArchiveError):
+    """An archive that would unpack to more bytes or members than allowed (a decompression bomb)."""
+
+
+class BadArchiveError(SourceError, ValueError):
+    """A file that is not a zip or tar archive, or one that is corrupt or truncated."""
+
+    def __init__(self, archive: Path, reason: str) -> None:
+        super().__init__(f"cannot unpack {archive}: {reason}")
+        self.archive, self.reason = archive, reason
 
 
 class Retryable(Exception):
@@ -135,7 +182,9 @@ def fetch(
     is fetched again (an unpinned one too, as it cannot be verified) and replaced only once
     the new copy is verified. With ``mirror`` the file is copied from
     ``mirror_path(mirror, url)`` and the network is never used; ``file://`` URLs are always
-    read from their local path. ``retries`` counts attempts after the first one.
+    read from their local path. ``retries`` counts attempts after the first one. An attempt
+    fails when no byte arrives for ``timeout`` seconds, or no ``CHUNK_SIZE`` bytes do (a
+    trickling body): 16 KiB a minute at the default 60 s.
     """
     dest = Path(dest)
     warn = log or logger.warning
@@ -157,7 +206,9 @@ def fetch(
     return digest
 
 
-def fetch_configured(source: dict, dest: str | os.PathLike, *, mirror, lockfile, download: dict, log: Log | None = None) -> str:
+def fetch_configured(
+    source: dict, dest: str | os.PathLike, *, mirror, lockfile, download: dict, log: Log | None = None
+) -> str:
     """``fetch`` with a config entry (``url``, ``sha256``) and the config's ``download`` settings."""
     return fetch(source["url"], dest, source.get("sha256"), mirror=mirror, lockfile=lockfile,
                  timeout=download["timeout"], retries=download["retries"], backoff=download["backoff"], log=log)
@@ -225,7 +276,7 @@ def _download_once(session: requests.Session, url: str, part: Path, timeout: flo
     try:
         with session.get(url, headers=headers, stream=True, timeout=http_timeouts(timeout)) as response:
             mode = _write_mode(url, part, offset, response)
-            _stream_body(url, part, mode, response)
+            _stream_body(part, mode, response, timeout)
     except (requests.ConnectionError, requests.Timeout, requests.exceptions.ChunkedEncodingError) as error:
         raise Retryable(f"{type(error).__name__}: {error}") from error
     except requests.RequestException as error:
@@ -271,15 +322,64 @@ def retry_after(response: requests.Response) -> float | None:
     return min(seconds, MAX_RETRY_AFTER) if seconds >= 0 else None
 
 
-def _stream_body(url: str, part: Path, mode: str, response: requests.Response) -> None:
+def _stream_body(part: Path, mode: str, response: requests.Response, timeout: float) -> None:
     expected = content_length(response)
     received = 0
-    with open(part, mode) as handle:
-        for chunk in response.iter_content(CHUNK_SIZE):
-            handle.write(chunk)
-            received += len(chunk)
+    with open(part, mode) as handle, _TrickleGuard(response, timeout) as guard:
+        try:
+            for chunk in response.iter_content(CHUNK_SIZE):
+                handle.write(chunk)
+                received += len(chunk)
+                guard.progress()
+        except requests.RequestException:
+            if not guard.tripped:
+                raise
+        # The guard's shutdown can also look like a clean end of a body without Content-Length.
+        if guard.tripped:
+            raise Retryable(f"body slower than {CHUNK_SIZE} bytes in {timeout:g} s ({received} bytes received)")
     if expected is not None and received < expected:
         raise Retryable(f"body cut short: {received} of {expected} bytes")
+
+
+class _TrickleGuard:
+    """Shuts a response down when no CHUNK_SIZE bytes arrived for ``timeout`` seconds.
+
+    The socket timeout only catches silence: a server that sends a byte just under every
+    ``timeout`` seconds would hold a download open for ever without this watchdog.
+    """
+
+    def __init__(self, response: requests.Response, timeout: float) -> None:
+        self.response, self.timeout = response, timeout
+        self.tripped = False
+        self._last = time.monotonic()
+        self._done = threading.Event()
+        self._thread = threading.Thread(target=self._watch, name="lmprobes-trickle-guard", daemon=True)
+
+    def __enter__(self) -> Self:
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        self._done.set()
+        self._thread.join()
+
+    def progress(self) -> None:
+        self._last = time.monotonic()
+
+    def _watch(self) -> None:
+        while not self._done.wait(self.timeout / 4):
+            if time.monotonic() - self._last > self.timeout:
+                self.tripped = True
+                _interrupt(self.response)
+                return
+
+
+def _interrupt(response: requests.Response) -> None:
+    """Wake a read blocked on ``response`` in another thread (urllib3 >= 2.3 has shutdown())."""
+    stop = getattr(response.raw, "shutdown", None) or response.close
+    # RuntimeError: the body ended (connection back in the pool) just as the guard fired.
+    with contextlib.suppress(OSError, RuntimeError):
+        stop()
 
 
 def content_length(response: requests.Response) -> int | None:
@@ -340,25 +440,31 @@ def _render_lockfile(rows: dict[str, tuple[str, str]]) -> str:
 
 
 def safe_extract(
-    archive: str | os.PathLike, target: str | os.PathLike, *, members: list[str] | None = None
+    archive: str | os.PathLike,
+    target: str | os.PathLike,
+    *,
+    members: list[str] | None = None,
+    max_total_bytes: int = MAX_TOTAL_BYTES,
+    max_members: int = MAX_MEMBERS,
+    max_ratio: float = MAX_RATIO,
 ) -> list[Path]:
     """Unpack a zip or tar archive (plain, gz, bz2, xz) into ``target``; return its files, sorted.
 
     Every member is checked before anything is written. The archive is unpacked into a
     hidden sibling of ``target`` that then replaces ``target``; on error nothing is left.
     ``members`` restricts extraction to these names (a directory name selects its contents).
+    The size limits apply to the whole archive, selected members or not: a zip member may
+    expand ``max_ratio`` times its stored size, a tar archive as a whole (its members are not
+    compressed one by one) ``max_ratio`` times the archive's size.
     """
     archive, target = Path(archive), Path(target)
-    if zipfile.is_zipfile(archive):
-        extract = _extract_zip
-    elif tarfile.is_tarfile(archive):
-        extract = _extract_tar
-    else:
-        raise SourceError(f"cannot unpack {archive}: not a zip or tar archive")
+    extract = _extract_zip if _archive_kind(archive) == "zip" else _extract_tar
+    budget = _Budget(archive, max_total_bytes, max_members, max_ratio)
     target.parent.mkdir(parents=True, exist_ok=True)
     staging = Path(tempfile.mkdtemp(prefix=f".{target.name}.tmp-", dir=target.parent))
     try:
-        extract(archive, staging, members)
+        with _format_errors_name(archive):
+            extract(archive, staging, members, budget)
         relative = _files_under(staging)
         _replace_directory(staging, target)
     except BaseException:
@@ -367,9 +473,80 @@ def safe_extract(
     return [target / path for path in relative]
 
 
-def _extract_zip(archive: Path, staging: Path, members: list[str] | None) -> None:
+def _archive_kind(archive: Path) -> str:
+    """``zip`` or ``tar``; a damaged archive or a file of another kind raises BadArchiveError."""
+    if not archive.is_file():
+        raise BadArchiveError(archive, "no such file")
+    with _format_errors_name(archive):
+        if zipfile.is_zipfile(archive):
+            return "zip"
+        if tarfile.is_tarfile(archive):
+            return "tar"
+    with open(archive, "rb") as handle:
+        head = handle.read(512)
+    looks_like = next((kind for magic, kind in ARCHIVE_MAGIC.items() if head.startswith(magic)), None)
+    if looks_like or head[257:262] == b"ustar":
+        raise BadArchiveError(archive, f"corrupt or truncated {looks_like or 'tar'} archive")
+    raise BadArchiveError(archive, "not a zip or tar archive")
+
+
+@contextlib.contextmanager
+def _format_errors_name(archive: Path) -> Iterator[None]:
+    """Turn the errors that damaged archive data raises (deep in zipfile, tarfile and the
+    decompressors) into a BadArchiveError naming the archive; system errors pass through."""
+    try:
+        yield
+    except SourceError:
+        raise
+    except (zipfile.BadZipFile, tarfile.TarError, zlib.error, lzma.LZMAError, EOFError) as error:
+        raise BadArchiveError(archive, f"corrupt or truncated archive ({type(error).__name__}: {error})") from error
+    except (NotImplementedError, RuntimeError) as error:
+        # zipfile: unsupported compression method, or an encrypted member.
+        raise BadArchiveError(archive, f"unsupported archive ({error})") from error
+    except OSError as error:
+        if error.errno is not None:  # disk full, permissions: not the archive's fault
+            raise
+        # bz2 and gzip report damaged streams as OSError without an errno.
+        raise BadArchiveError(archive, f"corrupt or truncated archive ({type(error).__name__}: {error})") from error
+
+
+class _Budget:
+    """Running totals of an archive's members, refused as soon as they pass the limits."""
+
+    def __init__(self, archive: Path, max_total_bytes: int, max_members: int, max_ratio: float) -> None:
+        self.archive = archive
+        self.max_total_bytes = max_total_bytes
+        self.max_members = max_members
+        self.max_ratio = max_ratio
+        self.archive_bytes = max(archive.stat().st_size, 1)
+        self.total = self.members = 0
+
+    def add(self, name: str, size: int, stored: int | None) -> None:
+        """Count a member of ``size`` bytes unpacked; ``stored`` is its compressed size (None in a tar)."""
+        self.members += 1
+        self.total += size
+        if self.members > self.max_members:
+            self._refuse(name, f"more than max_members={self.max_members} members")
+        if self.total > self.max_total_bytes:
+            self._refuse(name, f"unpacks to more than max_total_bytes={self.max_total_bytes} bytes")
+        if stored is not None and size >= RATIO_MIN_BYTES and size > self.max_ratio * max(stored, 1):
+            ratio = size / max(stored, 1)
+            self._refuse(name, f"expands {ratio:.0f} times its stored size (max_ratio={self.max_ratio:g})")
+        if stored is None and self.total >= RATIO_MIN_BYTES and self.total > self.max_ratio * self.archive_bytes:
+            ratio = self.total / self.archive_bytes
+            self._refuse(name, f"the archive expands {ratio:.0f} times its size (max_ratio={self.max_ratio:g})")
+
+    def _refuse(self, name: str, reason: str) -> None:
+        raise ArchiveLimitError(self.archive, name, f"decompression bomb: {reason}; nothing was extracted")
+
+
+def _extract_zip(archive: Path, staging: Path, members: list[str] | None, budget: _Budget) -> None:
     with zipfile.ZipFile(archive) as bundle:
+        for info in bundle.infolist():
+            budget.add(info.filename, info.file_size, info.compress_size)
         infos = _select(archive, bundle.infolist(), lambda info: info.filename, members)
+        for info in infos:
+            _check_zip_type(archive, info)
         links = {_clean(info.filename): _zip_link_target(bundle, info) for info in infos if _is_zip_symlink(info)}
         for info in infos:
             _check_member(archive, info.filename, links)
@@ -380,6 +557,14 @@ def _extract_zip(archive: Path, staging: Path, members: list[str] | None) -> Non
             bundle.extract(info, staging)
 
 
+def _check_zip_type(archive: Path, info: zipfile.ZipInfo) -> None:
+    mode = info.external_attr >> 16
+    if stat.S_ISCHR(mode) or stat.S_ISBLK(mode) or stat.S_ISFIFO(mode) or stat.S_ISSOCK(mode):
+        raise UnsafeArchiveError(archive, info.filename, "device files and FIFOs are not allowed")
+    if _is_zip_symlink(info) and info.file_size > MAX_LINK_BYTES:
+        raise UnsafeArchiveError(archive, info.filename, f"symlink target of {info.file_size} bytes")
+
+
 def _is_zip_symlink(info: zipfile.ZipInfo) -> bool:
     return stat.S_ISLNK(info.external_attr >> 16)
 
@@ -388,9 +573,14 @@ def _zip_link_target(bundle: zipfile.ZipFile, info: zipfile.ZipInfo) -> str:
     return bundle.read(info).decode("utf-8", errors="replace")
 
 
-def _extract_tar(archive: Path, staging: Path, members: list[str] | None) -> None:
+def _extract_tar(archive: Path, staging: Path, members: list[str] | None, budget: _Budget) -> None:
     with tarfile.open(archive) as bundle:
-        infos = _select(archive, bundle.getmembers(), lambda info: info.name, members)
+        listed = []
+        # Listed one header at a time, so that a bomb is refused before the rest is decompressed.
+        for info in bundle:
+            budget.add(info.name, info.size if info.isreg() else 0, None)
+            listed.append(info)
+        infos = _select(archive, listed, lambda info: info.name, members)
         links = {_clean(info.name): info.linkname for info in infos if info.issym()}
         for info in infos:
             _check_tar_member(archive, info, links)
@@ -398,6 +588,17 @@ def _extract_tar(archive: Path, staging: Path, members: list[str] | None) -> Non
             bundle.extractall(staging, members=infos, **_tar_filter())
         except tarfile.FilterError as error:
             raise UnsafeArchiveError(archive, error.tarinfo.name, str(error)) from error
+        _read_to_the_end(bundle)
+
+
+def _read_to_the_end(bundle: tarfile.TarFile) -> None:
+    """Read what follows the last member, so that gzip checks its trailing CRC-32 and length.
+
+    tarfile stops at the end-of-archive blocks, before the gzip trailer: without this, damaged
+    data inside a .tar.gz would be unpacked without complaint.
+    """
+    while bundle.fileobj.read(CHUNK_SIZE):
+        pass
 
 
 def _tar_filter() -> dict:
