@@ -1,13 +1,24 @@
-"""Deterministic, atomic file outputs: Parquet tables with provenance, CSV and Markdown."""
+"""Deterministic, atomic file outputs: Parquet tables with provenance, CSV and Markdown; strict input lines.
+
+Inputs are read line by line from bytes (``utf8_lines``), so that a byte that is not UTF-8, or a
+gzip stream that is cut short, is reported with its file and line instead of escaping as a bare
+UnicodeDecodeError or EOFError. JSON records are parsed strictly (``parse_json`` /
+``parse_json_object``): a key repeated within one object is refused (``json.loads`` would keep the
+last one silently; the releases are written by JSON encoders, which never repeat a key, so a
+repeat means a hand-edited or damaged record), and so are ``NaN``/``Infinity``, which Python
+accepts but JSON does not have.
+"""
 
 from __future__ import annotations
 
+import gzip
 import json
 import os
-import tempfile
+import secrets
+import zlib
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Iterator
 
 import pandas as pd
 import pyarrow as pa
@@ -18,17 +29,34 @@ METADATA_KEY = b"lmprobes"
 
 @contextmanager
 def atomic_path(path: str | os.PathLike) -> Iterator[Path]:
-    """Yield a temporary sibling of ``path``; move it into place only if the block succeeds."""
+    """Yield a temporary sibling of ``path``; move it into place only if the block succeeds.
+
+    A process killed inside the block leaves at most the hidden ``.{name}.*.tmp`` sibling, never
+    a partial ``path``.
+    """
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    os.close(fd)
-    tmp = Path(tmp)
+    tmp = _new_sibling(path)
     try:
         yield tmp
         os.replace(tmp, path)
     finally:
         tmp.unlink(missing_ok=True)
+
+
+def _new_sibling(path: Path) -> Path:
+    """A new empty ``.{name}.<random>.tmp`` next to ``path``.
+
+    Created with mode 0666 less the umask, as any new file; ``tempfile.mkstemp`` would make it
+    0600, and ``os.replace`` would carry that owner-only mode over to the finished output.
+    """
+    while True:
+        tmp = path.with_name(f".{path.name}.{secrets.token_hex(6)}.tmp")
+        try:
+            os.close(os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666))
+        except FileExistsError:
+            continue
+        return tmp
 
 
 def write_parquet(df: pd.DataFrame, path, schema: pa.Schema, metadata: dict) -> None:
@@ -43,7 +71,10 @@ def write_parquet(df: pd.DataFrame, path, schema: pa.Schema, metadata: dict) -> 
     encoded = json.dumps(metadata, sort_keys=True, default=str).encode()
     table = table.replace_schema_metadata({METADATA_KEY: encoded})
     with atomic_path(path) as tmp:
-        pq.write_table(table, tmp, compression="zstd", write_statistics=True)
+        try:
+            pq.write_table(table, tmp, compression="zstd", write_statistics=True)
+        except OSError as err:  # a full disk or quota: Arrow's message does not name the file
+            raise OSError(err.errno, f"{path}: not written ({err.strerror or err})") from err
 
 
 def read_parquet(path) -> pd.DataFrame:
@@ -55,15 +86,73 @@ def read_metadata(path) -> dict:
     return json.loads(raw.get(METADATA_KEY, b"{}"))
 
 
-def parse_json_object(line: str, where: str, error: type[Exception]) -> dict:
-    """One JSON-lines record, or ``error`` naming ``where`` (``file:line``)."""
+class StrictJsonError(ValueError):
+    """JSON that ``json.loads`` accepts but a release record must not have (repeated key, NaN)."""
+
+
+def _unique_keys(pairs: list[tuple[str, object]]) -> dict:
+    record = dict(pairs)
+    if len(record) != len(pairs):
+        seen: set[str] = set()
+        repeated = next(key for key, _ in pairs if key in seen or seen.add(key))
+        raise StrictJsonError(f"key {repeated!r} appears twice in one object")
+    return record
+
+
+def _no_constant(name: str) -> float:
+    raise StrictJsonError(f"{name} is not a JSON value")
+
+
+_STRICT_DECODER = json.JSONDecoder(object_pairs_hook=_unique_keys, parse_constant=_no_constant)
+
+
+def loads_strict(text: str) -> object:
+    """``json.loads`` refusing repeated keys and NaN/Infinity; every failure is a ValueError."""
     try:
-        record = json.loads(line)
+        return _STRICT_DECODER.decode(text)
+    except (json.JSONDecodeError, StrictJsonError):
+        raise
+    except ValueError as err:  # an integer of more than 4300 digits (sys.get_int_max_str_digits)
+        raise StrictJsonError(str(err)) from None
+    except RecursionError:
+        raise StrictJsonError("nested too deeply") from None
+
+
+def parse_json(text: str, where: str, error: type[Exception]) -> object:
+    """One JSON value, parsed strictly (see the module docstring), or ``error`` naming ``where``."""
+    try:
+        return loads_strict(text)
     except json.JSONDecodeError as err:
         raise error(f"{where}: not valid JSON ({err.msg})") from None
+    except StrictJsonError as err:
+        raise error(f"{where}: not valid JSON ({err})") from None
+
+
+def parse_json_object(line: str, where: str, error: type[Exception]) -> dict:
+    """One JSON-lines record, or ``error`` naming ``where`` (``file:line``)."""
+    record = parse_json(line, where, error)
     if not isinstance(record, dict):
         raise error(f"{where}: expected a JSON object")
     return record
+
+
+def utf8_lines(path, error: type[Exception], opener: Callable = open) -> Iterator[tuple[int, str]]:
+    """``(line number, text)`` for each line of ``path`` (split at ``\\n``, ending kept), decoded as UTF-8.
+
+    ``opener`` is ``open`` or ``gzip.open``. Bytes that are not UTF-8, and compressed data that is
+    truncated or corrupt, raise ``error`` naming ``file:line``.
+    """
+    lineno = 0
+    try:
+        with opener(path, "rb") as handle:
+            for lineno, data in enumerate(handle, start=1):
+                try:
+                    text = data.decode("utf-8")
+                except UnicodeDecodeError as err:
+                    raise error(f"{path}:{lineno}: not UTF-8 ({err.reason} at byte {err.start + 1})") from None
+                yield lineno, text
+    except (EOFError, zlib.error, gzip.BadGzipFile) as err:
+        raise error(f"{path}:{lineno + 1}: compressed data is truncated or corrupt ({err})") from None
 
 
 def write_text(text: str, path) -> None:

@@ -7,6 +7,7 @@ sys.path.insert(0, workflow.basedir)
 
 from lmprobes.config import (
     check_config,
+    check_config_file,
     model_dir,
     model_kind,
     source_path,
@@ -24,6 +25,8 @@ from lmprobes.suites.olmpics.pipeline import (
 from lmprobes.suites.lama.release import CORPORA as LAMA_CORPORA
 from lmprobes.suites.olmpics.schema import TASKS as OLMPICS_TASKS
 
+for path in workflow.configfiles:  # Snakemake's YAML loader keeps the last of two equal keys
+    check_config_file(path)
 validate(config, "schemas/config.schema.yaml")
 BLIMP = config["suites"]["blimp"]
 BLIMP_PARADIGMS = read_release_manifest(BLIMP["release"]["manifest"])

@@ -183,3 +183,11 @@ def test_fine_tuning_learns_a_copy_task_well_above_chance(bert_encoder):
     train, dev = examples.subset(range(200)), examples.subset(range(200, 260))
     result, _ = fine_tune(bert_encoder, train, dev, seed=1, hp=with_overrides(TRANSFORMER, lr=1e-3))
     assert result.accuracy > 65  # chance is 33%
+
+
+def test_the_mc_qa_timing_bench_runs_and_extrapolates(capsys):
+    from lmprobes.suites.olmpics.mcqa_bench import main
+
+    assert main(["--tiny", "--sizes", "4,8", "--n-dev", "4", "--threads", "1"]) == 0
+    printed = capsys.readouterr().out
+    assert "run at N=4" in printed and "full MC-QA grid (7 N x 6 seeds x 3 variants x 2 tasks)" in printed

@@ -8,23 +8,28 @@ Loader quirks of the release (spec/BLIMP.md), handled here:
 - 7 pairs have identical good and bad sentences: flagged in ``identical``;
 - the first determiner-with-adjective paradigm is ``..._with_adjective_1``, its siblings
   ``..._with_adj_...``: the UID is taken as written, never derived.
+
+Records are parsed strictly (``lmprobes.io.loads_strict``: a key given twice in one record, or NaN,
+is an error) from lines decoded one by one, so every malformed input names its file and line.
 """
 
 from __future__ import annotations
 
-import json
+import re
 from collections.abc import Sequence
 from pathlib import Path
 
 import pandas as pd
 import pyarrow as pa
 
+from lmprobes.io import loads_strict, utf8_lines
 from lmprobes.suites.blimp.paradigms import FIELD_FIXES, FIELDS, PARADIGM_CATEGORY, TERM_CATEGORY
 
 TEXT_KEYS = ("sentence_good", "sentence_bad", "field", "linguistics_term", "UID", "pairID")
 FLAG_KEYS = ("simple_LM_method", "one_prefix_method", "two_prefix_method", "lexically_identical")
 ONE_PREFIX_KEYS = ("one_prefix_prefix", "one_prefix_word_good", "one_prefix_word_bad")
 TWO_PREFIX_KEYS = ("two_prefix_prefix_good", "two_prefix_prefix_bad", "two_prefix_word")
+PAIR_ID = re.compile(r"[0-9]{1,9}")  # sorted as an integer
 PREFIX_KEYS = {"one_prefix_method": ONE_PREFIX_KEYS, "two_prefix_method": TWO_PREFIX_KEYS}
 
 SCHEMA = pa.schema(
@@ -71,10 +76,9 @@ def build_blimp(files: Sequence[Path]) -> pd.DataFrame:
 def read_paradigm(path: Path) -> list[dict]:
     """The parsed records of one paradigm file (blank lines skipped); every line has the same UID."""
     records = []
-    with open(path, encoding="utf-8") as f:
-        for lineno, line in enumerate(f, start=1):
-            if line.strip():
-                records.append(parse_record(_load_json(line, path, lineno), path, lineno))
+    for lineno, line in utf8_lines(path, BlimpDataError):
+        if line.strip():
+            records.append(parse_record(_load_json(line, path, lineno), path, lineno))
     if not records:
         raise BlimpDataError(f"{path}: no records")
     first = records[0]
@@ -126,8 +130,8 @@ def quirk_counts(records: Sequence[dict]) -> dict[str, int]:
 
 def _load_json(line: str, path: Path, lineno: int) -> object:
     try:
-        return json.loads(line)
-    except json.JSONDecodeError as err:
+        return loads_strict(line)
+    except ValueError as err:
         raise BlimpDataError(f"{path}:{lineno}: invalid JSON ({err})") from None
 
 
@@ -141,11 +145,11 @@ def _check_types(raw: dict, where: str) -> None:
     for key in FLAG_KEYS:
         if not isinstance(raw[key], bool):
             raise BlimpDataError(f"{where}: {key} must be true or false, got {raw[key]!r}")
-    if not raw["pairID"].isdigit():
-        raise BlimpDataError(f"{where}: pairID must be a number written as a string, got {raw['pairID']!r}")
+    if not PAIR_ID.fullmatch(raw["pairID"]):
+        raise BlimpDataError(f"{where}: pairID must be a number (1-9 digits) written as a string, got {raw['pairID']!r}")
     length = raw.get("dependency_length")
-    if length is not None and (isinstance(length, bool) or not isinstance(length, int)):
-        raise BlimpDataError(f"{where}: dependency_length must be an integer, got {length!r}")
+    if length is not None and (isinstance(length, bool) or not isinstance(length, int) or not 0 <= length < 2**31):
+        raise BlimpDataError(f"{where}: dependency_length must be an integer from 0 to 2**31 - 1, got {length!r}")
     if raw.get("crucial_item") is not None and not isinstance(raw["crucial_item"], str):
         raise BlimpDataError(f"{where}: crucial_item must be a string, got {raw['crucial_item']!r}")
 

@@ -4,17 +4,26 @@ Items are model-independent: a row holds the left context of the target position
 target word; the scorer adds ``[MASK] .`` (masked LMs) or scores the next token (causal LMs).
 Perturbations follow the paper: CPRAG Shuf / Trunc / Shuf+Trunc (Table 4), ROLE -Obj / -Sub /
 -Both (Table 7), built with the regular expressions of the released code.
+
+A TSV is decoded line by line, and each row remembers its line, so that every malformed input
+(bytes that are not UTF-8, a row of the wrong width, a bad value) is reported with its file and
+line. Item ids are keys: an id given twice is refused, as is a column name given twice in the
+header (a row would silently keep only the last of the two values).
 """
 
 from __future__ import annotations
 
 import csv
+import math
 import random
 import re
+from collections.abc import Iterator
 from pathlib import Path
 
 import pandas as pd
 import pyarrow as pa
+
+from lmprobes.io import utf8_lines
 
 DATASETS = ("cprag", "role", "neg_simp", "neg_nat")
 
@@ -31,6 +40,9 @@ ROLE_CONDITIONS = ("orig", "obj", "sub", "both")
 NEG_CONDITIONS = ("TA", "FA", "TN", "FN")
 # Upper edges of the max-cloze bins of Table 8 (applied to the cloze rounded to 2 decimals).
 ROLE_CLOZE_BINS = (0.17, 0.23, 0.33, 0.77)
+# Item numbers are sorted as integers; nine digits keep them far inside int64.
+ITEM_NUMBER = re.compile(r"[0-9]{1,9}")
+ROLE_ITEM = re.compile(r"([0-9]{1,9})-([ab])")
 
 _COMMON = [
     pa.field("row_id", pa.string()),
@@ -77,32 +89,57 @@ class DatasetError(ValueError):
     """A malformed source file; the message names the file, and the line where there is one."""
 
 
-def read_tsv(path: Path, dataset: str) -> list[dict[str, str]]:
-    """Rows of a released TSV as dicts, after checking the header and every row's width."""
+class Row(dict):
+    """One TSV row, column name -> field, that knows its line in the file."""
+
+    line: int = 0
+
+
+def read_tsv(path: Path, dataset: str) -> list[Row]:
+    """Rows of a released TSV, after checking the header, every row's width and the item ids."""
     path = Path(path)
-    with open(path, encoding="utf-8", newline="") as f:
-        reader = csv.reader(f, delimiter="\t", quoting=csv.QUOTE_NONE)
-        header = next(reader, None)
-        if header is None:
-            raise DatasetError(f"{path}: empty file, expected a header with columns {COLUMNS[dataset]}")
-        missing = [c for c in COLUMNS[dataset] if c not in header]
-        if missing:
-            raise DatasetError(f"{path}: missing column(s) {missing}; header is {header}")
-        rows = []
-        for lineno, fields in enumerate(reader, start=2):
-            if not any(field.strip() for field in fields):
-                continue
-            if len(fields) != len(header):
-                raise DatasetError(f"{path}:{lineno}: {len(fields)} fields, header has {len(header)}")
-            rows.append(dict(zip(header, fields)))
+    reader = csv.reader((line for _, line in utf8_lines(path, DatasetError)), delimiter="\t", quoting=csv.QUOTE_NONE)
+    try:
+        rows = list(_checked_rows(path, dataset, reader))
+    except csv.Error as err:
+        raise DatasetError(f"{path}:{reader.line_num}: not a TSV line ({err})") from None
     if not rows:
         raise DatasetError(f"{path}: no data rows")
     return rows
 
 
-def _require(condition: bool, path: Path, row: dict, message: str) -> None:
+def _checked_rows(path: Path, dataset: str, reader) -> Iterator[Row]:
+    header = next(reader, None)
+    if header is None:
+        raise DatasetError(f"{path}: empty file, expected a header with columns {COLUMNS[dataset]}")
+    missing = [c for c in COLUMNS[dataset] if c not in header]
+    if missing:
+        raise DatasetError(f"{path}:1: missing column(s) {missing}; header is {header}")
+    repeated = sorted({c for c in header if header.count(c) > 1})
+    if repeated:
+        raise DatasetError(f"{path}:1: column(s) {repeated} appear twice in the header")
+    first_line: dict[str, int] = {}
+    for fields in reader:
+        if not any(field.strip() for field in fields):
+            continue
+        if len(fields) != len(header):
+            raise DatasetError(f"{path}:{reader.line_num}: {len(fields)} fields, header has {len(header)}")
+        row = Row(zip(header, fields))
+        row.line = reader.line_num
+        item = row["item"].strip()
+        if item in first_line:
+            raise DatasetError(f"{path}:{row.line}: item {item!r} already given on line {first_line[item]}")
+        first_line[item] = row.line
+        yield row
+
+
+def _require(condition: bool, path: Path, row: Row, message: str) -> None:
     if not condition:
-        raise DatasetError(f"{path}: item {row.get('item', '?')!r}: {message}")
+        raise DatasetError(f"{path}:{row.line}: item {row.get('item', '?')!r}: {message}")
+
+
+def _require_item_number(path: Path, row: Row) -> None:
+    _require(ITEM_NUMBER.fullmatch(row["item"].strip()) is not None, path, row, "item must be a number (1-9 digits)")
 
 
 # --- CPRAG-102 ---------------------------------------------------------------------------
@@ -137,6 +174,7 @@ def cprag_contexts(row: dict, shuffles: int, seed: int):
 def build_cprag(path: Path, shuffles: int, seed: int) -> pd.DataFrame:
     records = []
     for row in read_tsv(path, "cprag"):
+        _require_item_number(path, row)
         _require(row["constraint"] in ("H", "L"), path, row, f"constraint must be H or L, got {row['constraint']!r}")
         for col in CPRAG_COMPLETIONS:
             _require(bool(row[col].strip()), path, row, f"empty {col}")
@@ -185,13 +223,14 @@ def cloze_bin(max_cloze: float) -> str:
     return f">{ROLE_CLOZE_BINS[-1]:.2f}"
 
 
-def _parse_role_row(path: Path, row: dict) -> dict:
-    match = re.fullmatch(r"(\d+)-([ab])", row["item"].strip())
+def _parse_role_row(path: Path, row: Row) -> dict:
+    match = ROLE_ITEM.fullmatch(row["item"].strip())
     _require(match is not None, path, row, "item must look like '61-a' or '61-b'")
     try:
         clozes = [float(row[c]) for c in ("exp_cloze", "tgt_cloze", "tgt_cloze(strict)")]
     except ValueError as err:
-        raise DatasetError(f"{path}: item {row['item']!r}: cloze value is not a number ({err})") from None
+        raise DatasetError(f"{path}:{row.line}: item {row['item']!r}: cloze value is not a number ({err})") from None
+    _require(all(math.isfinite(c) for c in clozes), path, row, f"cloze values must be finite, got {clozes}")
     _require(bool(row["target"].split()), path, row, "empty target")
     return {
         "item": row["item"].strip(),
@@ -208,13 +247,15 @@ def _parse_role_row(path: Path, row: dict) -> dict:
 
 
 def build_role(path: Path) -> pd.DataFrame:
-    parsed = [_parse_role_row(path, row) for row in read_tsv(path, "role")]
+    rows = read_tsv(path, "role")
+    parsed = [_parse_role_row(path, row) for row in rows]
     roles_by_pair: dict[str, set] = {}
     for p in parsed:
         roles_by_pair.setdefault(p["pair"], set()).add(p["role"])
     incomplete = sorted(pair for pair, roles in roles_by_pair.items() if roles != {"a", "b"})
     if incomplete:
-        raise DatasetError(f"{path}: pairs without both an a and a b sentence: {incomplete}")
+        line = next(row.line for row, p in zip(rows, parsed) if p["pair"] == incomplete[0])
+        raise DatasetError(f"{path}:{line}: pairs without both an a and a b sentence: {incomplete}")
     records = []
     for p in parsed:
         for condition, perturb in ROLE_PERTURBATIONS.items():
@@ -254,6 +295,7 @@ def neg_conditions(row: dict):
 def build_neg(path: Path, dataset: str) -> pd.DataFrame:
     records = []
     for row in read_tsv(path, dataset):
+        _require_item_number(path, row)
         for col in ("target_aff", "target_neg"):
             _require(bool(row[col].strip()), path, row, f"empty {col}")
         if dataset == "neg_nat":

@@ -9,13 +9,22 @@ the rest of the file to a plain line-by-line parser that can name the offending 
 Only kept (English, selected-relation) lines have their JSON checked: decoding the JSON of the
 ~90% non-English lines of the real file would cost more than everything else together, for
 lines that never reach the output. Every line's field count is checked.
+
+Bad input always names the file and line: a gzip stream that is cut short or corrupt is reported at
+the line where reading stopped (always an error, also with ``on_error="skip"``: the rest of the file
+cannot be read), and a file without a single line is an error. The info JSON must be standard JSON
+(``NaN``/``Infinity`` are refused) with a finite weight. A key repeated within the info object is
+not looked for: the exporter writes each key once, and the check (a Python hook on every decoded
+object) would about double the decoding time of the kept lines, which dominates the stream.
 """
 
 from __future__ import annotations
 
 import gzip
 import json
+import math
 import os
+import zlib
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 
@@ -105,7 +114,7 @@ def read_line_blocks(path, stats: dict[str, int], on_error: str) -> Iterator[Lin
             lines = pa.array(range(done + 1, done + batch.num_rows + 1), pa.int64())
             done += batch.num_rows
             yield LineBlock({name: batch.column(name) for name in FIELDS}, lines)
-    except pa.ArrowInvalid:  # a line with the wrong field count, or not UTF-8
+    except (pa.ArrowInvalid, OSError):  # a line with the wrong field count, not UTF-8, or corrupt gzip data
         yield from read_line_blocks_slowly(path, done, stats, on_error)
 
 
@@ -113,27 +122,37 @@ def read_line_blocks_slowly(path, skip_lines: int, stats: dict[str, int], on_err
     """Plain Python parsing of the lines after ``skip_lines``; reports malformed lines precisely."""
     columns: list[list[str]] = [[] for _ in FIELDS]
     lines: list[int] = []
-    opener = gzip.open if is_gzip(path) else open
-    with opener(path, "rb") as handle:
-        for number, data in enumerate(handle, start=1):
-            if number <= skip_lines:
-                continue
-            fields = split_line(path, number, data)
-            if isinstance(fields, ConceptNetError):
-                if lines:  # so that an earlier bad line among them is reported first
-                    yield block_from_lists(columns, lines)
-                    columns, lines = [[] for _ in FIELDS], []
-                stats["rows_read"] += 1
-                report_malformed(fields, stats, on_error)
-                continue
-            for column, value in zip(columns, fields):
-                column.append(value)
-            lines.append(number)
-            if len(lines) >= FALLBACK_BLOCK_LINES:
+    for number, data in raw_lines(path):
+        if number <= skip_lines:
+            continue
+        fields = split_line(path, number, data)
+        if isinstance(fields, ConceptNetError):
+            if lines:  # so that an earlier bad line among them is reported first
                 yield block_from_lists(columns, lines)
                 columns, lines = [[] for _ in FIELDS], []
+            stats["rows_read"] += 1
+            report_malformed(fields, stats, on_error)
+            continue
+        for column, value in zip(columns, fields):
+            column.append(value)
+        lines.append(number)
+        if len(lines) >= FALLBACK_BLOCK_LINES:
+            yield block_from_lists(columns, lines)
+            columns, lines = [[] for _ in FIELDS], []
     if lines:
         yield block_from_lists(columns, lines)
+
+
+def raw_lines(path) -> Iterator[tuple[int, bytes]]:
+    """``(number, bytes)`` of every line; corrupt or truncated gzip data raises, naming the line."""
+    number = 0
+    opener = gzip.open if is_gzip(path) else open
+    try:
+        with opener(path, "rb") as handle:
+            for number, data in enumerate(handle, start=1):
+                yield number, data
+    except (EOFError, zlib.error, gzip.BadGzipFile) as error:
+        raise malformed_error(path, number + 1, f"compressed data is truncated or corrupt ({error})") from None
 
 
 def split_line(path, number: int, data: bytes) -> list[str] | ConceptNetError:
@@ -157,6 +176,13 @@ def block_from_lists(columns: list[list[str]], lines: list[int]) -> LineBlock:
 
 TERM_AND_POS = r"^/c/en/(?P<term>[^/]*)(?:/(?P<pos>[^/]*))?"
 encode_json = json.JSONEncoder(ensure_ascii=False).encode  # json.dumps builds an encoder per call
+
+
+def _no_constant(name: str) -> float:
+    raise ValueError(f"{name} is not a JSON value")
+
+
+decode_json = json.JSONDecoder(parse_constant=_no_constant).decode
 
 
 def malformed_error(path, number: int, problem: str) -> ConceptNetError:
@@ -192,18 +218,29 @@ def reject(path, block: LineBlock, bad: pa.Array, problem: str) -> tuple[LineBlo
 def parse_info(path, number: int, text: str) -> dict:
     """The JSON info of a kept line, checked: an object with a numeric weight."""
     try:
-        info = json.loads(text)
+        info = decode_json(text)
     except json.JSONDecodeError as error:
         raise malformed_error(path, number, f"info is not JSON ({error.msg})") from None
+    except (ValueError, RecursionError) as error:  # NaN / Infinity, or absurdly deep nesting
+        raise malformed_error(path, number, f"info is not JSON ({error or 'nested too deeply'})") from None
     if not isinstance(info, dict):
         raise malformed_error(path, number, "info is not a JSON object")
     weight = info.get("weight")
     if isinstance(weight, bool) or not isinstance(weight, (int, float)):
         raise malformed_error(path, number, f"weight {weight!r} is not a number")
+    if not is_finite_number(weight):
+        raise malformed_error(path, number, f"weight {weight!r} is not a finite number")
     for key in ("dataset", "surfaceText"):
         if not isinstance(info.get(key), (str, type(None))):
             raise malformed_error(path, number, f"{key} {info[key]!r} is not a string")
     return info
+
+
+def is_finite_number(value: float) -> bool:
+    try:
+        return math.isfinite(value)
+    except OverflowError:  # an integer beyond the range of a float
+        return False
 
 
 def info_columns(path, block: LineBlock) -> tuple[dict[str, list], list[bool], list[tuple[int, ConceptNetError]]]:
@@ -331,6 +368,8 @@ def iter_english_edges(
     for batch in rechunk(batches, chunk_rows):
         stats["english_edges"] += batch.num_rows
         yield batch
+    if stats["rows_read"] == 0:
+        raise ConceptNetError(f"{path}: empty file, no ConceptNet assertions")
 
 
 def stream_to_parquet(
@@ -348,12 +387,11 @@ def stream_to_parquet(
     our own key is written (no stored Arrow schema), so equal inputs give equal bytes.
     """
     stats = new_stats()
-    with atomic_path(out) as tmp:
-        # store_schema=False: key-value metadata added at the end then reads back as schema metadata.
-        with pq.ParquetWriter(tmp, EDGE_SCHEMA, compression="zstd", store_schema=False) as writer:
-            for batch in iter_english_edges(path, chunk_rows=chunk_rows, relations=relations,
-                                            on_error=on_error, stats=stats):
-                writer.write_batch(batch)
-            provenance = {**(metadata or {}), "stats": stats}
-            writer.add_key_value_metadata({METADATA_KEY: json.dumps(provenance, sort_keys=True, default=str).encode()})
+    # store_schema=False: key-value metadata added at the end then reads back as schema metadata.
+    with atomic_path(out) as tmp, pq.ParquetWriter(tmp, EDGE_SCHEMA, compression="zstd", store_schema=False) as writer:
+        for batch in iter_english_edges(path, chunk_rows=chunk_rows, relations=relations,
+                                        on_error=on_error, stats=stats):
+            writer.write_batch(batch)
+        provenance = {**(metadata or {}), "stats": stats}
+        writer.add_key_value_metadata({METADATA_KEY: json.dumps(provenance, sort_keys=True, default=str).encode()})
     return stats

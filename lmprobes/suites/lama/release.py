@@ -5,21 +5,27 @@ by dropping rows: the Google-RE judgment filter (more "no" than "yes"), the 100-
 masked sentences, membership of the object in the common vocabulary, and the (subject, object)
 dedupe of the template-queried corpora (T-REx, Google-RE), which LAMA applies after filtering.
 Model-dependent filters (single-token object) are decided at scoring time.
+
+Every field read is type-checked (labels and ids are strings, sentence and alias fields lists of
+strings, judgments a list of objects): a wrong type raises ReleaseError naming the file and line,
+here rather than as a TypeError in a template or when the table is written.
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Iterator
 from pathlib import Path
 
 import pandas as pd
 import pyarrow as pa
 
-from lmprobes.io import parse_json_object
+from lmprobes.io import parse_json_object, utf8_lines
 
 CORPORA = ("google_re", "trex", "conceptnet", "squad")
 MASK = "[MASK]"
 MAX_WORDS = 100
+RELATION_ID = re.compile(r"P[0-9]+")  # names a T-REx file: no other characters allowed
 # Hard-coded in the released code (they are not in relations.jsonl).
 GOOGLE_RE_TEMPLATES = {
     "place_of_birth": "[X] was born in [Y] .",
@@ -27,6 +33,7 @@ GOOGLE_RE_TEMPLATES = {
     "place_of_death": "[X] died in [Y] .",
 }
 TEMPLATE_CORPORA = ("google_re", "trex", "trex_raw", "wikidata_fresh")
+SENTENCE_FILES = {"conceptnet": Path("ConceptNet/test.jsonl"), "squad": Path("Squad/test.jsonl")}
 
 SCHEMA = pa.schema(
     [
@@ -68,16 +75,41 @@ class ReleaseError(ValueError):
 
 
 def read_jsonl(path: Path) -> Iterator[tuple[int, dict]]:
-    with open(path, encoding="utf-8") as f:
-        for lineno, line in enumerate(f, start=1):
-            if line.strip():
-                yield lineno, parse_json_object(line, f"{path}:{lineno}", ReleaseError)
+    for lineno, line in utf8_lines(path, ReleaseError):
+        if line.strip():
+            yield lineno, parse_json_object(line, f"{path}:{lineno}", ReleaseError)
 
 
-def _field(path: Path, lineno: int, record: dict, key: str):
+def _field(path: Path, lineno: int, record: dict, key: str, kind: type = str):
+    """A required field of type ``kind`` (a list means a list of strings)."""
     if key not in record:
         raise ReleaseError(f"{path}:{lineno}: missing field {key!r}")
-    return record[key]
+    return _typed(path, lineno, key, record[key], kind)
+
+
+def _optional(path: Path, lineno: int, record: dict, *keys: str, kind: type = str):
+    """The first of ``keys`` present and not null, of type ``kind``; None if there is none."""
+    for key in keys:
+        if record.get(key) is not None:
+            return _typed(path, lineno, key, record[key], kind)
+    return None
+
+
+def _typed(path: Path, lineno: int, key: str, value, kind: type):
+    wrong = not isinstance(value, kind) or (kind is list and not all(isinstance(item, str) for item in value))
+    if wrong:
+        expected = "list of strings" if kind is list else kind.__name__
+        raise ReleaseError(f"{path}:{lineno}: field {key!r} should be a {expected}, got {value!r:.80}")
+    return value
+
+
+def _judgments(path: Path, lineno: int, record: dict) -> list[dict]:
+    if "judgments" not in record:
+        raise ReleaseError(f"{path}:{lineno}: missing field 'judgments'")
+    judgments = record["judgments"]
+    if not isinstance(judgments, list) or not all(isinstance(j, dict) for j in judgments):
+        raise ReleaseError(f"{path}:{lineno}: field 'judgments' should be a list of objects, got {judgments!r:.80}")
+    return judgments
 
 
 def load_relations(path: Path) -> dict[str, dict]:
@@ -86,12 +118,24 @@ def load_relations(path: Path) -> dict[str, dict]:
         template = _field(path, lineno, record, "template")
         if "[X]" not in template or "[Y]" not in template:
             raise ReleaseError(f"{path}:{lineno}: template {template!r} lacks [X] or [Y]")
-        relations[_field(path, lineno, record, "relation")] = record
+        _optional(path, lineno, record, "label")
+        _optional(path, lineno, record, "type")
+        relation = _field(path, lineno, record, "relation")
+        if not RELATION_ID.fullmatch(relation):
+            raise ReleaseError(f"{path}:{lineno}: relation {relation!r} is not a Wikidata property id (P<digits>)")
+        if relation in relations:
+            raise ReleaseError(f"{path}:{lineno}: relation {relation} is listed twice")
+        relations[relation] = record
+    if not relations:
+        raise ReleaseError(f"{path}: no relations")
     return relations
 
 
 def load_common_vocab(path: Path) -> set[str]:
-    return {line.strip() for line in Path(path).read_text(encoding="utf-8").splitlines() if line.strip()}
+    vocab = {line.strip() for _, line in utf8_lines(path, ReleaseError) if line.strip()}
+    if not vocab:
+        raise ReleaseError(f"{path}: empty common vocabulary")
+    return vocab
 
 
 def fill_template(template: str, subject: str) -> str:
@@ -147,9 +191,9 @@ def trex_rows(release: Path, relations: dict[str, dict]) -> Iterator[dict]:
                 template=meta["template"],
                 relation_label=meta.get("label"),
                 relation_type=meta.get("type"),
-                sub_uri=record.get("sub_uri"),
-                obj_uri=record.get("obj_uri"),
-                uuid=record.get("uuid"),
+                sub_uri=_optional(path, lineno, record, "sub_uri"),
+                obj_uri=_optional(path, lineno, record, "obj_uri"),
+                uuid=_optional(path, lineno, record, "uuid"),
             )
 
 
@@ -167,27 +211,29 @@ def google_re_rows(release: Path) -> Iterator[dict]:
                 masked_sentences=[fill_template(template, sub)],
                 template=template,
                 relation_label=relation.replace("_", " "),
-                sub_uri=record.get("sub"),
-                obj_uri=record.get("obj"),
-                uuid=record.get("uuid"),
-                judgments=_field(path, lineno, record, "judgments"),
-                sub_aliases=list(record.get("sub_aliases") or []),
-                obj_aliases=list(record.get("obj_aliases") or []),
+                sub_uri=_optional(path, lineno, record, "sub"),
+                obj_uri=_optional(path, lineno, record, "obj"),
+                uuid=_optional(path, lineno, record, "uuid"),
+                judgments=_judgments(path, lineno, record),
+                sub_aliases=list(_optional(path, lineno, record, "sub_aliases", kind=list) or []),
+                obj_aliases=list(_optional(path, lineno, record, "obj_aliases", kind=list) or []),
             )
 
 
 def _sentence_rows(corpus: str, path: Path) -> Iterator[dict]:
     for lineno, record in read_jsonl(path):
-        sentences = _field(path, lineno, record, "masked_sentences")
+        sentences = _field(path, lineno, record, "masked_sentences", kind=list)
         if not sentences or not all(MASK in s for s in sentences):
             raise ReleaseError(f"{path}:{lineno}: every masked sentence must contain {MASK}")
-        relation = record.get("pred", "squad") if corpus == "conceptnet" else "squad"
+        relation = "squad"
+        if corpus == "conceptnet":
+            relation = _optional(path, lineno, record, "pred") or "squad"
         yield make_row(
             corpus, relation, path, lineno,
-            sub_label=record.get("sub_label", record.get("sub")),
+            sub_label=_optional(path, lineno, record, "sub_label", "sub"),
             obj_label=_field(path, lineno, record, "obj_label"),
             masked_sentences=list(sentences),
-            uuid=record.get("uuid", record.get("id")),
+            uuid=_optional(path, lineno, record, "uuid", "id"),
         )
 
 
@@ -212,13 +258,21 @@ def build_corpus(corpus: str, release: Path, relations_path: Path, common_vocab_
         rows = trex_rows(release, load_relations(relations_path))
     elif corpus == "google_re":
         rows = google_re_rows(release)
-    elif corpus == "conceptnet":
-        rows = _sentence_rows("conceptnet", release / "ConceptNet" / "test.jsonl")
-    elif corpus == "squad":
-        rows = _sentence_rows("squad", release / "Squad" / "test.jsonl")
+    elif corpus in SENTENCE_FILES:
+        rows = _sentence_rows(corpus, release / SENTENCE_FILES[corpus])
     else:
         raise ValueError(f"unknown LAMA corpus {corpus!r}; choose one of {CORPORA}")
-    return facts_frame(rows, load_common_vocab(common_vocab_path), f"{release}: no {corpus} facts found")
+    return facts_frame(rows, load_common_vocab(common_vocab_path), f"{_source(corpus, release, relations_path)}: "
+                       f"no {corpus} facts found")
+
+
+def _source(corpus: str, release: Path, relations_path: Path) -> Path:
+    """What a corpus' facts are read through: its file, its folder, or (T-REx) the relations listed."""
+    if corpus == "trex":
+        return Path(relations_path)
+    if corpus == "google_re":
+        return release / "Google_RE"
+    return release / SENTENCE_FILES[corpus]
 
 
 FILTER_COLUMNS = ("in_common_vocab", "too_long", "duplicate")

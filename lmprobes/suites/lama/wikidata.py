@@ -10,6 +10,13 @@ The query builders return SPARQL for the T-REx relations of LAMA (truthy ``wdt:P
 statements between items with English labels: all of them, those of given subjects, or a bounded
 random sample) and for English aliases of items;
 ``facts_frame`` and ``valid_objects`` turn the answers into tables.
+
+An answer that is not SPARQL JSON results (no ``results.bindings`` list, a row that is not an
+object, a cell without a string ``value``, a key given twice in one object) raises
+WikidataResponseError, a ValueError, naming the query's cache key (the cache file's name) and the
+result row; it is never cached. A cache file in that state (edited by hand, say) is treated like
+an unreadable one: logged, and fetched again. A body that is not even complete JSON stays a
+transfer problem: retried, then a WikidataError.
 """
 
 from __future__ import annotations
@@ -29,7 +36,7 @@ import pandas as pd
 import requests
 
 from lmprobes import sources
-from lmprobes.io import write_text
+from lmprobes.io import StrictJsonError, loads_strict, write_text
 from lmprobes.sources import (
     MAX_RETRY_AFTER,
     backoff_delay,
@@ -79,6 +86,10 @@ class WikidataError(RuntimeError):
     def __init__(self, key: str, problem: str) -> None:
         super().__init__(f"Wikidata query {key}: {problem}")
         self.key, self.problem = key, problem
+
+
+class WikidataResponseError(WikidataError, ValueError):
+    """An answer that is not SPARQL JSON results; the message names the cache key and the result row."""
 
 
 # ---------------------------------------------------------------------------------------------
@@ -136,6 +147,7 @@ class SparqlClient:
                 cached = self._read_cache(key)
                 if cached is None:
                     cached = self._fetch_with_retries(key, sparql)
+                    flatten_bindings(key, cached)  # a malformed answer raises before it is cached
                     self._write_cache(key, sparql, cached)
         return flatten_bindings(key, cached)
 
@@ -153,9 +165,11 @@ class SparqlClient:
         if not path.is_file():
             return None
         try:
-            return json.loads(path.read_text(encoding="utf-8"))["response"]
-        except (ValueError, KeyError, TypeError) as error:
-            self._warn(f"ignoring unreadable cache file {path}: {error}")
+            response = loads_strict(path.read_text(encoding="utf-8"))["response"]
+            flatten_bindings(key, response)
+            return response
+        except (ValueError, KeyError, TypeError, RecursionError) as error:
+            self._warn(f"ignoring unreadable cache file {path}: {error!r:.300}")
             return None
 
     def _write_cache(self, key: str, sparql: str, response: dict) -> None:
@@ -217,11 +231,14 @@ def _parse_body(key: str, response: requests.Response, body: bytes) -> dict:
     if expected is not None and len(body) != expected:
         raise Retryable(f"body cut short: {len(body)} of {expected} bytes")
     try:
-        parsed = json.loads(body)
+        parsed = loads_strict(body.decode("utf-8"))
+    except StrictJsonError as error:  # complete, but a key given twice or NaN: asking again will not help
+        raise WikidataResponseError(key, f"response is not strict JSON: {error}") from None
     except ValueError as error:
         raise Retryable(f"response is not complete JSON: {error}") from error
-    if not isinstance(parsed, dict) or not isinstance(parsed.get("results", {}).get("bindings"), list):
-        raise WikidataError(key, f"response has no results.bindings: {_snippet(body)}")
+    results = parsed.get("results") if isinstance(parsed, dict) else None
+    if not isinstance(results, dict) or not isinstance(results.get("bindings"), list):
+        raise WikidataResponseError(key, f"response has no results.bindings: {_snippet(body)}")
     return parsed
 
 
@@ -274,10 +291,25 @@ def cache_key(endpoint: str, sparql: str) -> str:
 
 def flatten_bindings(key: str, response: dict) -> list[Row]:
     """``[{var: {"type": …, "value": v}}]`` -> ``[{var: v}]``; unbound variables are left out."""
-    try:
-        return [{var: cell["value"] for var, cell in row.items()} for row in response["results"]["bindings"]]
-    except (KeyError, TypeError, AttributeError) as error:
-        raise WikidataError(key, f"malformed result bindings: {error!r}") from error
+    results = response.get("results") if isinstance(response, dict) else None
+    bindings = results.get("bindings") if isinstance(results, dict) else None
+    if not isinstance(bindings, list):
+        raise WikidataResponseError(key, "malformed result bindings: no results.bindings list")
+    return [_flat_row(key, number, row) for number, row in enumerate(bindings, start=1)]
+
+
+def _flat_row(key: str, number: int, row: object) -> Row:
+    if not isinstance(row, dict):
+        raise WikidataResponseError(key, f"malformed result bindings: result row {number} is not an object")
+    flat = {}
+    for var, cell in row.items():
+        value = cell.get("value") if isinstance(cell, dict) else None
+        if not isinstance(value, str):
+            raise WikidataResponseError(
+                key, f"malformed result bindings: result row {number}, {var}: no string value in {cell!r:.80}"
+            )
+        flat[var] = value
+    return flat
 
 
 # ---------------------------------------------------------------------------------------------

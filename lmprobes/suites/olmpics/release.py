@@ -7,6 +7,11 @@ the file name and line go into ``provenance``. Stems are kept exactly as release
 space; scoring strips it). Age and multi-hop stems that match their generator's template also get
 the template id and its arguments, so the release can be drawn on the same age grids as generated
 items.
+
+Lines are decoded one by one and parsed strictly (``lmprobes.io``: a key given twice in one
+record, or NaN, is an error), so bytes that are not UTF-8 and a gzip file cut short are reported
+with their line, like any malformed record. A file without a single record is an error too (a
+failed or truncated download), not an empty task.
 """
 
 from __future__ import annotations
@@ -18,7 +23,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from lmprobes.io import parse_json_object
+from lmprobes.io import parse_json_object, utf8_lines
 from lmprobes.suites.olmpics.schema import MASK, SCHEMA, SPLITS, TASKS, make_item
 
 FLAVOUR = "release"
@@ -57,6 +62,8 @@ def read_release(path: str | Path, task: str, split: str) -> list[dict]:
     rows = []
     for lineno, record in _records(path):
         rows.append(_item(path, lineno, record, task, split, row=len(rows) + 1))
+    if not rows:
+        raise ReleaseError(f"{path}: no records")
     return rows
 
 
@@ -80,14 +87,11 @@ def _check_task_split(task: str, split: str) -> None:
 def _records(path: Path) -> Iterator[tuple[int, dict]]:
     opener = gzip.open if path.name.endswith(".gz") else open
     try:
-        with opener(path, "rt", encoding="utf-8") as f:
-            for lineno, line in enumerate(f, start=1):
-                if line.strip():
-                    yield lineno, parse_json_object(line, f"{path}:{lineno}", ReleaseError)
-    except (OSError, EOFError, UnicodeDecodeError) as err:
+        for lineno, line in utf8_lines(path, ReleaseError, opener):
+            if line.strip():
+                yield lineno, parse_json_object(line, f"{path}:{lineno}", ReleaseError)
+    except OSError as err:  # the file itself (missing, unreadable); bad content is a ReleaseError already
         raise ReleaseError(f"{path}: cannot read ({err})") from None
-
-
 
 
 def _item(path: Path, lineno: int, record: dict, task: str, split: str, row: int) -> dict:

@@ -10,6 +10,16 @@ is WordNet 3.0 itself, so there is nothing to map) and the Open Multilingual Wor
 only here). nltk (3.9+) refuses to open files outside its data path, so the folder is added to
 ``nltk.data.path`` (only that folder).
 
+nltk reads the index files when it opens the folder, and a data file line only when a synset is
+asked for, by seeking to its byte offset; its parse errors name neither the file nor the line, and
+some are not even its own error type (an IndexError on a blank exception line). So ``load_wordnet``
+first checks what nltk relies on, line by line, and names the file and line of the first problem:
+every file is UTF-8 and not empty; ``lexnames`` numbers its lines from 00; an exception line is
+not blank; an index line has the fields its counts call for, numbers where nltk reads numbers, and
+a lemma not listed before in its file (nltk would keep only the last entry); a
+data line starts with its own byte offset and holds one ``|`` (before the gloss); the last line
+ends with a newline. (What a data line says beyond that is still only parsed when it is read.)
+
 Helpers the probe generators share: hypernym closures with distances, the words of lemmas and
 which lemmas are usable as single words.
 """
@@ -25,6 +35,8 @@ from pathlib import Path
 import nltk
 from nltk.corpus.reader.wordnet import Lemma, Synset, WordNetCorpusReader
 from nltk.corpus.reader.wordnet import WordNetError as NltkWordNetError
+
+from lmprobes.io import utf8_lines
 
 # nltk_data's package of WordNet 3.0 (gh-pages branch, ``packages/corpora/wordnet.zip``; its
 # index is https://raw.githubusercontent.com/nltk/nltk_data/gh-pages/index.xml). The sha256 was
@@ -43,6 +55,7 @@ REQUIRED_FILES = (
 COUNTS_FILE = "cntlist.rev"  # tagged-sense counts (``Lemma.count``); optional
 
 SINGLE_WORD = re.compile(r"[a-z]+")
+NUMBER = re.compile(r"[0-9]{1,9}")  # a count or offset of the database files
 # A term of a template slot may be a lower-case multiword expression ("howler monkey").
 TERM = re.compile(r"[a-z]+(?:[ -][a-z]+)*")
 
@@ -72,19 +85,103 @@ def corpus_folder(path: str | Path) -> Path:
 
 
 def load_wordnet(path: str | Path) -> WordNetCorpusReader:
-    """The WordNet database in ``path`` (or ``path/wordnet``), read by nltk; cached per folder."""
+    """The WordNet database in ``path`` (or ``path/wordnet``), checked, then read by nltk; cached per folder."""
     return _load(corpus_folder(path))
 
 
 @lru_cache(maxsize=4)
 def _load(folder: Path) -> WordNetCorpusReader:
+    check_database(folder)
     authorize(folder)
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")  # "multilingual functions are not available"
             return PinnedWordNetReader(str(folder), None)
-    except (NltkWordNetError, AssertionError, ValueError, StopIteration) as error:
-        raise WordNetError(f"{folder}: unreadable WordNet database: {error}") from error
+    except (NltkWordNetError, AssertionError, ValueError, StopIteration, IndexError, KeyError) as error:
+        raise WordNetError(f"{folder}: unreadable WordNet database: {error!r}") from error
+
+
+def check_database(folder: Path) -> None:
+    """Each database file, line by line, as nltk will read it (see the module docstring)."""
+    names = [*REQUIRED_FILES, *([COUNTS_FILE] if (folder / COUNTS_FILE).is_file() else [])]
+    for name in names:
+        path = folder / name
+        check = _line_check(name)
+        offset = lineno = 0
+        line = ""
+        for lineno, line in utf8_lines(path, WordNetError):
+            problem = check(lineno, line, offset)
+            if problem:
+                raise WordNetError(f"{path}:{lineno}: unreadable WordNet database: {problem}: {line[:80]!r}")
+            offset += len(line.encode("utf-8"))
+        if lineno == 0:
+            raise WordNetError(f"{path}: unreadable WordNet database: empty file")
+        if not line.endswith("\n"):
+            raise WordNetError(f"{path}:{lineno}: unreadable WordNet database: the file ends inside a line (truncated?)")
+
+
+def _line_check(name: str):
+    if name == "lexnames":
+        return _lexnames_line
+    if name.startswith("index."):
+        return _index_checker()
+    if name.startswith("data."):
+        return _data_line
+    if name.endswith(".exc"):
+        return lambda lineno, line, offset: None if line.split() else "blank line, expected a form and its base form(s)"
+    return lambda lineno, line, offset: None  # cntlist.rev: only read as UTF-8 here
+
+
+def _lexnames_line(lineno: int, line: str, offset: int) -> str | None:
+    fields = line.split()
+    if len(fields) != 3 or not NUMBER.fullmatch(fields[0]) or int(fields[0]) != lineno - 1:
+        return f"expected '<number {lineno - 1:02d}> <lexicographer file> <category>'"
+    return None
+
+
+def _index_checker():
+    """``_index_line`` that also refuses a lemma given twice in one file (nltk would keep the last)."""
+    first_line: dict[str, int] = {}
+
+    def check(lineno: int, line: str, offset: int) -> str | None:
+        problem = _index_line(lineno, line, offset)
+        if problem or line.startswith(" "):
+            return problem
+        lemma = line.split(" ", 1)[0]
+        if lemma in first_line:
+            return f"lemma {lemma!r} already listed on line {first_line[lemma]}"
+        first_line[lemma] = lineno
+        return None
+
+    return check
+
+
+def _index_line(lineno: int, line: str, offset: int) -> str | None:
+    if line.startswith(" "):  # the license header
+        return None
+    fields = line.split()
+    counts = fields[2:4]
+    if len(counts) < 2 or not all(NUMBER.fullmatch(c) for c in counts):
+        return "expected '<lemma> <pos> <synset count> <pointer count> ...'"
+    synsets, pointers = int(counts[0]), int(counts[1])
+    numbers = fields[4 + pointers:6 + pointers + synsets]  # sense count, tagged-sense count, synset offsets
+    if synsets == 0 or len(numbers) != 2 + synsets or not all(NUMBER.fullmatch(n) for n in numbers):
+        needed = 6 + pointers + synsets
+        return f"its counts ({synsets} synsets, {pointers} pointers) call for {needed} fields, numbers after the pointers"
+    if int(numbers[0]) != synsets:
+        return f"sense count {numbers[0]} differs from synset count {synsets}"
+    return None
+
+
+def _data_line(lineno: int, line: str, offset: int) -> str | None:
+    if line.startswith(" "):  # the license header
+        return None
+    first = line.split(" ", 1)[0]
+    if first != f"{offset:08d}":
+        return f"a synset line must start with its byte offset {offset:08d}"
+    if line.count("|") != 1:
+        return "a synset line holds exactly one '|' (before the gloss)"
+    return None
 
 
 def authorize(folder: Path) -> None:
