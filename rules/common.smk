@@ -25,7 +25,8 @@ from lmprobes.suites.olmpics.pipeline import (
 from lmprobes.suites.lama.release import CORPORA as LAMA_CORPORA
 from lmprobes.suites.olmpics.schema import TASKS as OLMPICS_TASKS
 
-for path in workflow.configfiles:  # Snakemake's YAML loader keeps the last of two equal keys
+# Snakemake's YAML loader keeps the last of two equal keys: catch them first.
+for path in workflow.configfiles:
     check_config_file(path)
 validate(config, "schemas/config.schema.yaml")
 BLIMP = config["suites"]["blimp"]

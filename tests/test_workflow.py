@@ -210,7 +210,7 @@ def test_tsv_missing_a_column_fails_naming_file_and_column(demo):
     dataset.unlink()
     (demo / "resources/sources/ettinger_role/ROLE-88.tsv").unlink()
     out = failing(demo, "results/datasets/ettinger/role.parquet", name)
-    assert "ROLE-88.tsv: missing column(s) ['tgt_cloze(strict)']" in out
+    assert "ROLE-88.tsv:1: missing column(s) ['tgt_cloze(strict)']" in out
     assert not dataset.exists()
     lock = (demo / "resources/sources/sources.lock.tsv").read_text()
     assert "ROLE-88.tsv" in lock
