@@ -9,12 +9,11 @@ import re
 import tarfile
 import threading
 import zipfile
-from collections.abc import Callable
 from http.server import BaseHTTPRequestHandler
 from pathlib import Path
 
 import pytest
-from loopback import send, serve_http
+from loopback import Responder, fake_server, send, serve, status
 
 from lmprobes import sources
 from lmprobes.sources import (
@@ -30,60 +29,6 @@ from lmprobes.sources import (
 DATA = bytes(range(256)) * 400  # 100 KiB, more than one chunk
 DATA_SHA = hashlib.sha256(DATA).hexdigest()
 UNREACHABLE = "http://127.0.0.1:9"  # discard port: nothing listens there
-
-Responder = Callable[[BaseHTTPRequestHandler], None]
-
-
-# ---------------------------------------------------------------------------------------------
-# A scriptable HTTP server
-
-
-class FakeServer:
-    """Serves each path by a list of responders, used in turn; the last one repeats."""
-
-    def __init__(self, base: str) -> None:
-        self.base = base
-        self.routes: dict[str, list[Responder]] = {}
-        self.requests: list[tuple[str, dict[str, str]]] = []
-        self._lock = threading.Lock()
-
-    def url(self, path: str) -> str:
-        return self.base + path
-
-    def route(self, path: str, *responders: Responder) -> str:
-        self.routes[path] = list(responders)
-        return self.url(path)
-
-    def hits(self, path: str) -> list[dict[str, str]]:
-        return [headers for seen, headers in self.requests if seen == path]
-
-    def respond(self, handler: BaseHTTPRequestHandler) -> None:
-        with self._lock:
-            self.requests.append((handler.path, dict(handler.headers)))
-            queue = self.routes.get(handler.path)
-            responder = (queue.pop(0) if len(queue) > 1 else queue[0]) if queue else status(404)
-        responder(handler)
-
-
-def serve(data: bytes, *, honour_range: bool = True) -> Responder:
-    def responder(handler: BaseHTTPRequestHandler) -> None:
-        match = re.fullmatch(r"bytes=(\d+)-", handler.headers.get("Range", ""))
-        if honour_range and match:
-            start = int(match.group(1))
-            if start >= len(data):
-                send(handler, 416, b"", {"Content-Range": f"bytes */{len(data)}"})
-                return
-            content_range = f"bytes {start}-{len(data) - 1}/{len(data)}"
-            send(handler, 206, data[start:], {"Content-Range": content_range})
-        else:
-            send(handler, 200, data)
-
-    return responder
-
-
-def status(code: int, headers: dict[str, str] | None = None) -> Responder:
-    return lambda handler: send(handler, code, b"error\n", headers or {})
-
 
 def cut_short(data: bytes, keep: int) -> Responder:
     """Announce the whole body but send only ``keep`` bytes, then close the connection."""
@@ -101,10 +46,8 @@ def cut_short(data: bytes, keep: int) -> Responder:
 
 @pytest.fixture
 def server():
-    holder: dict[str, FakeServer] = {}
-    with serve_http(lambda handler: holder["server"].respond(handler)) as url:
-        holder["server"] = FakeServer(url)
-        yield holder["server"]
+    with fake_server() as fake:
+        yield fake
 
 
 @pytest.fixture(autouse=True)

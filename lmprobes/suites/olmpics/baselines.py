@@ -44,7 +44,7 @@ from tqdm.auto import tqdm
 
 from lmprobes.models import resolve_device
 from lmprobes.suites.olmpics.glove import Glove, embedding_matrix, tokenize
-from lmprobes.suites.olmpics.mcqa import count_split, curve_frame, curve_row, item_groups, seeded
+from lmprobes.suites.olmpics.mcqa import count_split, item_groups, seeded
 from lmprobes.suites.olmpics.schema import MASK
 from lmprobes.suites.olmpics.training import (
     BASELINE,
@@ -52,7 +52,9 @@ from lmprobes.suites.olmpics.training import (
     Examples,
     HyperParameters,
     accuracy,
+    curve_frame,
     curve_points,
+    curve_row,
     fit,
     training_subset,
     with_overrides,

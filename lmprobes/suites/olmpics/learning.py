@@ -17,7 +17,7 @@ import pandas as pd
 from lmprobes import __version__
 from lmprobes.io import read_parquet, write_parquet
 from lmprobes.models import load_lm
-from lmprobes.suites.olmpics.baselines import baseline_curves, baseline_zero_shot, words_needed
+from lmprobes.suites.olmpics.baselines import ESIM, baseline_curves, baseline_zero_shot, words_needed
 from lmprobes.suites.olmpics.curve_plots import plot_learning_curves
 from lmprobes.suites.olmpics.glove import read_glove
 from lmprobes.suites.olmpics.heads import extract_head, load_head, save_head
@@ -28,7 +28,6 @@ from lmprobes.suites.olmpics.probing import MC_MLM, mc_mlm_curves
 from lmprobes.suites.olmpics.schema import TASKS
 from lmprobes.suites.olmpics.tables import zero_shot_accuracy
 from lmprobes.suites.olmpics.training import BASELINE, CURVE_SCHEMA, TRANSFORMER, HyperParameters
-from lmprobes.suites.olmpics.baselines import ESIM
 
 log = logging.getLogger("lmprobes.olmpics")
 

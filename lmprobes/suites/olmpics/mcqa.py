@@ -42,13 +42,14 @@ from tqdm.auto import tqdm
 from lmprobes.models import resolve_device
 from lmprobes.suites.olmpics.schema import TASKS
 from lmprobes.suites.olmpics.training import (
-    CURVE_SCHEMA,
     PAPER_N,
     TRANSFORMER,
     Examples,
     HyperParameters,
     RunResult,
+    curve_frame,
     curve_points,
+    curve_row,
     fit,
     training_subset,
 )
@@ -282,16 +283,3 @@ def item_groups(items: pd.DataFrame, setup: str, *, what: str,
 def count_split(frame: pd.DataFrame, split: str) -> int:
     return int((frame["split"] == split).sum())
 
-
-def curve_row(key: tuple[str, str, str], model: str, setting: str, n: int, seed: int, result: RunResult,
-              n_dev: int) -> dict:
-    task, flavour, variant = key
-    return {"task": task, "flavour": flavour, "variant": variant, "model": model, "setting": setting,
-            "n_train": n, "seed": seed, "accuracy": result.accuracy, "n_dev": n_dev, "epoch": result.epoch,
-            "epoch_accuracies": list(result.epoch_accuracies)}
-
-
-def curve_frame(rows: list[dict]) -> pd.DataFrame:
-    frame = pd.DataFrame.from_records(rows, columns=CURVE_SCHEMA.names)
-    return frame.astype({"n_train": "int32", "seed": "int32", "n_dev": "int32", "epoch": "int32",
-                         "accuracy": "float64"})

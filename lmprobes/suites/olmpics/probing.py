@@ -34,14 +34,15 @@ from tqdm.auto import tqdm
 from lmprobes.suites.olmpics.heads import PROBES, HeadError, HeadProbe, MlmHead, local_indices, make_probe
 from lmprobes.suites.olmpics.hidden import HIDDEN, read_hidden_cache, split_hidden
 from lmprobes.suites.olmpics.training import (
-    CURVE_SCHEMA,
     PAPER_N,
     TRANSFORMER,
     Examples,
     HyperParameters,
     RunResult,
     TrainingError,
+    curve_frame,
     curve_points,
+    curve_row,
     fit,
     training_subset,
     with_overrides,
@@ -120,8 +121,8 @@ def mc_mlm_curves(cache: Cache | list[Cache], head: MlmHead, *, settings: Sequen
     for task, setting, n, seed in tqdm(runs, desc=f"{model} MC-MLM probes", disable=not progress, unit="run"):
         probe = make_probe(setting, head, task.candidate_ids)  # fresh for every run
         result = fit_probe(probe, task.train, task.dev, n, seed, hp, device)
-        records.append(_record(task.key, model, setting, n, seed, result, len(task.dev)))
-    return _curve_frame(records)
+        records.append(curve_row(task.key, model, setting, n, seed, result, len(task.dev)))
+    return curve_frame(records)
 
 
 def task_data(cache: Cache | list[Cache], head: MlmHead) -> list[TaskData]:
@@ -182,15 +183,3 @@ def fit_probe(probe: HeadProbe, train: Examples, dev: Examples, n: int, seed: in
         raise ProbingError(f"{type(probe).__name__}: {err}") from None
     return fit(probe, subset, dev, hp, seed=seed, device=device)
 
-
-def _record(key: tuple, model: str, setting: str, n: int, seed: int, result: RunResult, n_dev: int) -> dict:
-    task, flavour, variant = key
-    return {"task": task, "flavour": flavour, "variant": variant, "model": model, "setting": setting,
-            "n_train": n, "seed": seed, "accuracy": result.accuracy, "n_dev": n_dev, "epoch": result.epoch,
-            "epoch_accuracies": list(result.epoch_accuracies)}
-
-
-def _curve_frame(records: list[dict]) -> pd.DataFrame:
-    frame = pd.DataFrame.from_records(records, columns=CURVE_SCHEMA.names)
-    return frame.astype({"n_train": "int32", "seed": "int32", "n_dev": "int32", "epoch": "int32",
-                         "accuracy": "float64"})

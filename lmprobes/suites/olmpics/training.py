@@ -32,6 +32,7 @@ from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field, replace
 
 import numpy as np
+import pandas as pd
 import pyarrow as pa
 import torch
 from torch import nn
@@ -263,3 +264,18 @@ def _set_rate(optimizer: torch.optim.Optimizer, base: float, multiplier: float |
 
 def with_overrides(hp: HyperParameters, **changes) -> HyperParameters:
     return replace(hp, **changes)
+
+
+def curve_row(key: tuple[str, str, str], model: str, setting: str, n: int, seed: int, result: RunResult,
+              n_dev: int) -> dict:
+    """One CURVE_SCHEMA row: the run of ``setting`` on N examples of (task, flavour, variant) ``key``."""
+    task, flavour, variant = key
+    return {"task": task, "flavour": flavour, "variant": variant, "model": model, "setting": setting,
+            "n_train": n, "seed": seed, "accuracy": result.accuracy, "n_dev": n_dev, "epoch": result.epoch,
+            "epoch_accuracies": list(result.epoch_accuracies)}
+
+
+def curve_frame(rows: list[dict]) -> pd.DataFrame:
+    frame = pd.DataFrame.from_records(rows, columns=CURVE_SCHEMA.names)
+    return frame.astype({"n_train": "int32", "seed": "int32", "n_dev": "int32", "epoch": "int32",
+                         "accuracy": "float64"})
