@@ -44,6 +44,7 @@ logger = logging.getLogger(__name__)
 METHODS = {"mc_mlm": ("masked",), "candidates": ("masked", "causal")}
 DEFAULT_METHODS = {"masked": "mc_mlm", "causal": "candidates"}
 UNKNOWN_CHOICE = "unknown_choice"
+MULTI_PIECE_LOG_ROWS = 20  # rows named in the log; the 29k-item grids of a tiny model would fill megabytes
 
 SCORE_SCHEMA = pa.schema(
     [
@@ -179,9 +180,11 @@ def _log_multi_piece(lm: LM, method: str, rows: list[dict]) -> None:
     if method != "mc_mlm":
         return
     multi = [row for row in rows if row["n_multi_piece"]]
-    for row in multi:
+    for row in multi[:MULTI_PIECE_LOG_ROWS]:  # every row's count is in the scores (n_multi_piece)
         logger.info("%s: %s has %d multi-piece choice(s) (pieces %s); scored by the first piece",
                     lm.name, row["row_id"], row["n_multi_piece"], json.dumps(row["n_pieces"]))
+    if len(multi) > MULTI_PIECE_LOG_ROWS:
+        logger.info("%s: ... and %d more items with multi-piece choices", lm.name, len(multi) - MULTI_PIECE_LOG_ROWS)
     if multi:
         logger.warning("%s: %d of %d items have multi-piece choices scored by their first piece",
                        lm.name, len(multi), len(rows))
