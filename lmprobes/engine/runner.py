@@ -41,11 +41,16 @@ ItemFn = Callable[[torch.Tensor, list[int]], list]
 
 @dataclass(frozen=True)
 class Projection:
-    """How to get logits at chosen rows: ``head(base(...)[0][rows])``, or a full forward when ``head`` is None."""
+    """How to get logits at chosen rows: ``head(base(...)[0][rows])``, or a full forward when ``head`` is None.
+
+    ``log_softmax=False`` hands the head's rows over as they are (float32), e.g. hidden states
+    through an identity head.
+    """
 
     base: torch.nn.Module | None
     head: torch.nn.Module | None
     forward_kwargs: dict[str, Any] = field(default_factory=dict)
+    log_softmax: bool = True
 
     @property
     def full_forward(self) -> bool:
@@ -79,8 +84,8 @@ def map_row_logprobs(
 ) -> list[list]:
     """For each sequence, ``fn``'s results at its ``positions`` (in the order given).
 
-    ``fn`` gets float32 log-softmax rows over the full vocabulary and the matching ``Row``s and
-    returns one result per row. Items without positions are not run and get an empty list.
+    ``fn`` gets float32 log-softmax rows over the full vocabulary (the raw rows when the projection
+    says ``log_softmax=False``) and the matching ``Row``s and returns one result per row. Items without positions are not run and get an empty list.
     """
     results: list[list] = [[] for _ in sequences]
     todo = [i for i, wanted in enumerate(positions) if wanted]
@@ -146,7 +151,8 @@ def _run_batch(
     start = 0
     for logits in _row_logits(lm, projection, input_ids, attention_mask, batch_index, position_index):
         chunk_rows = rows[start : start + logits.shape[0]]
-        chunk_results = fn(logits.float().log_softmax(dim=-1), chunk_rows)
+        rows_out = logits.float().log_softmax(dim=-1) if projection.log_softmax else logits.float()
+        chunk_results = fn(rows_out, chunk_rows)
         if len(chunk_results) != len(chunk_rows):
             raise ValueError(f"scoring function returned {len(chunk_results)} results for {len(chunk_rows)} rows")
         results.extend(chunk_results)

@@ -12,11 +12,11 @@ tokenizer's encoding with its special tokens; a choice is represented by its wor
 whose choices include the unknown token is still encoded but flagged ``kept`` False
 (``skip_reason``), and the probes leave it out of training and evaluation.
 
-Batching is the engine's: token-budget batches of the length-sorted texts (``lm.batch_tokens``),
-right padding, CUDA out-of-memory halving, the model's base (encoder) run without the LM head. The
-runner's ``map_row_logprobs`` is not used because it log-softmaxes what its head returns, and these
-are hidden states, not logits. ``ENCODER_COUNTS`` counts the encoder's forward passes and the items
-encoded per (model, task, split, variant), so tests can assert the encoder ran once per item.
+Batching is the engine's (``map_row_logprobs``): token-budget batches of the length-sorted texts
+(``lm.batch_tokens``), right padding, CUDA out-of-memory halving, the model's base (encoder) run
+without the LM head, an identity head and no log-softmax, so the rows are the hidden states at the
+mask. ``ENCODER_COUNTS`` counts the encoder's forward passes and the items encoded per (model,
+task, split, variant), so tests can assert the encoder ran once per item.
 
 Hidden states are float32 whatever the model's dtype, stored as a fixed-size list column.
 """
@@ -33,16 +33,13 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.parquet as pq
 import torch
-from tqdm.auto import tqdm
 
-from lmprobes.engine import word_ids
-from lmprobes.engine.batching import pad_right, token_budget_batches
 from lmprobes.engine.lm import LM
-from lmprobes.engine.runner import run_halving_on_oom, run_model
+from lmprobes.engine.runner import Projection, map_row_logprobs
 from lmprobes.engine.tokens import WordIds
 from lmprobes.io import write_parquet
 from lmprobes.suites.olmpics.schema import MASK, TASKS
-from lmprobes.suites.olmpics.zeroshot import UNKNOWN_CHOICE, stem_for_masked
+from lmprobes.suites.olmpics.zeroshot import UNKNOWN_CHOICE, choice_pieces, stem_for_masked
 
 logger = logging.getLogger(__name__)
 
@@ -92,7 +89,7 @@ ENCODER_COUNTS = EncoderCounts()
 def encode_mask_states(lm: LM, items: pd.DataFrame, *, progress: bool = False) -> pd.DataFrame:
     """One row per MC-MLM item (in the order of ``items``) with the hidden state at its mask."""
     _check_items(lm, items)
-    pieces = _choice_pieces(lm, items["choices"].tolist())
+    pieces = choice_pieces(lm, items["choices"].tolist())
     texts = [stem_for_masked(lm, stem) for stem in items["stem"]]
     states = _mask_states(lm, texts, items["row_id"].tolist(), progress)
     keys = list(zip(*(items[c] for c in KEY_COLUMNS), strict=True))
@@ -115,38 +112,33 @@ def _check_items(lm: LM, items: pd.DataFrame) -> None:
             raise HiddenCacheError(f"{item.row_id}: the stem needs exactly one {MASK}: {item.stem!r}")
 
 
-def _choice_pieces(lm: LM, choices: list) -> list[list[WordIds]]:
-    cache: dict[str, WordIds] = {}
-    for word in sorted({c for row in choices for c in row}):
-        cache[word] = word_ids(lm.tokenizer, word)
-        if not cache[word].ids:
-            raise HiddenCacheError(f"{lm.name}: the choice {word!r} encodes to no tokens")
-    return [[cache[c] for c in row] for row in choices]
-
-
 def _mask_states(lm: LM, texts: list[str], row_ids: list[str], progress: bool) -> np.ndarray:
-    """(n, H) float32 final hidden states at the single mask of each text."""
-    encoder = _encoder(lm)
+    """(n, H) float32 final hidden states at the single mask of each text (the engine's batching)."""
     sequences = lm.tokenizer(texts)["input_ids"] if texts else []
-    positions = [_mask_position(lm, row_id, ids) for row_id, ids in zip(row_ids, sequences, strict=True)]
+    positions = [[_mask_position(lm, row_id, ids)] for row_id, ids in zip(row_ids, sequences, strict=True)]
     pad_id = lm.tokenizer.pad_token_id if lm.tokenizer.pad_token_id is not None else 0
-    states = np.zeros((len(texts), _hidden_size(lm)), dtype=np.float32)
-    lm.model.eval()
+    states = Projection(base=CountedEncoder(_encoder(lm)), head=torch.nn.Identity(), log_softmax=False)
 
-    def run(batch: list[int]) -> list[np.ndarray]:
-        input_ids, attention_mask = pad_right([sequences[i] for i in batch], pad_id, lm.device)
-        hidden = run_model(encoder, input_ids, attention_mask)[0]
+    def keep(rows: torch.Tensor, _: list) -> list[np.ndarray]:
+        return list(rows.cpu().numpy())
+
+    results = map_row_logprobs(lm, states, sequences, positions, keep, pad_id=pad_id, progress=progress,
+                               desc=f"{lm.name} mask states")
+    if not results:
+        return np.zeros((0, _hidden_size(lm)), dtype=np.float32)
+    return np.stack([found[0] for found in results])
+
+
+class CountedEncoder(torch.nn.Module):
+    """The encoder, counting its forward passes in ``ENCODER_COUNTS``."""
+
+    def __init__(self, encoder: torch.nn.Module) -> None:
+        super().__init__()
+        self.encoder = encoder
+
+    def forward(self, **inputs):
         ENCODER_COUNTS.passes += 1
-        rows = torch.arange(len(batch), device=hidden.device)
-        columns = torch.tensor([positions[i] for i in batch], device=hidden.device)
-        return list(hidden[rows, columns].float().cpu().numpy())
-
-    bar = tqdm(total=len(texts), disable=not progress, desc=f"{lm.name} mask states", unit="item", leave=False)
-    with bar, torch.inference_mode():
-        for batch in token_budget_batches([len(s) for s in sequences], lm.batch_tokens):
-            states[batch] = np.stack(run_halving_on_oom(batch, run))
-            bar.update(len(batch))
-    return states
+        return self.encoder(**inputs)
 
 
 def _encoder(lm: LM) -> torch.nn.Module:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Sequence
+from dataclasses import asdict
 from itertools import product
 from pathlib import Path
 
@@ -26,7 +27,7 @@ from lmprobes.suites.olmpics.learning_tables import write_learning_tables
 from lmprobes.suites.olmpics.mcqa import mc_qa_curves
 from lmprobes.suites.olmpics.probing import MC_MLM, mc_mlm_curves
 from lmprobes.suites.olmpics.schema import TASKS
-from lmprobes.suites.olmpics.tables import zero_shot_accuracy
+from lmprobes.suites.olmpics.tables import read_published, zero_shot_accuracy
 from lmprobes.suites.olmpics.training import BASELINE, CURVE_SCHEMA, TRANSFORMER, HyperParameters
 
 log = logging.getLogger("lmprobes.olmpics")
@@ -38,12 +39,7 @@ BASELINE_KIND = {"mc_mlm": "mlm_baseline", "mc_qa": "esim"}
 def hyper_parameters(curves: dict, setting: str) -> HyperParameters:
     """The original's hyper-parameters of ``setting`` with the config's overrides."""
     overrides = curves.get("training", {}).get(setting, {})
-    defaults = DEFAULT_TRAINING[setting]
-    return HyperParameters.from_config({**_as_config(defaults), **overrides})
-
-
-def _as_config(hp: HyperParameters) -> dict:
-    return {name: getattr(hp, name) for name in hp.__dataclass_fields__}
+    return HyperParameters.from_config({**asdict(DEFAULT_TRAINING[setting]), **overrides})
 
 
 def curve_items(release: Path, controls: Path, *, tasks: Sequence[str], variants: Sequence[str]) -> pd.DataFrame:
@@ -63,12 +59,15 @@ def encode_model(release: Path, controls: Path, model_dir: Path, hidden_outs: Se
     lm = load_lm(slug, spec, model_dir, device)
     items = curve_items(release, controls, tasks=tasks, variants=variants)
     encoded = encode_mask_states(lm, items, progress=progress)
-    candidates = sorted({int(i) for ids in encoded["candidate_ids"] for i in ids})
-    save_head(extract_head(lm, candidates), head_out)
-    for (task, variant), out in zip(product(tasks, variants), hidden_outs, strict=True):
+    parts = {}
+    for task, variant in product(tasks, variants):  # every part checked before anything is written
         part = encoded[(encoded["task"] == task) & (encoded["variant"] == variant)].reset_index(drop=True)
         if part.empty:
             raise ValueError(f"oLMpics {task} ({variant}): no items to encode in {release} / {controls}")
+        parts[task, variant] = part
+    candidates = sorted({int(i) for ids in encoded["candidate_ids"] for i in ids})
+    save_head(extract_head(lm, candidates), head_out)
+    for ((task, variant), part), out in zip(parts.items(), hidden_outs, strict=True):
         write_hidden_cache(part, out, {**lm.describe(), **_metadata(f"hidden/{task}.{variant}")})
         log.info("%s %s (%s): %d rows cached", slug, task, variant, len(part))
 
@@ -126,6 +125,6 @@ def make_learning_tables(curves: Sequence[Path], zero_shot: Sequence[Path], publ
         "accuracy"].mean().assign(method="mc_mlm")
     accuracy = pd.concat([accuracy[["task", "flavour", "model", "method", "accuracy"]], baseline], ignore_index=True)
     out_dir = Path(tables[0]).parent
-    write_learning_tables(trained, accuracy, pd.read_csv(published, dtype={"value": float}), out_dir)
+    write_learning_tables(trained, accuracy, read_published(published), out_dir)
     for task, figure in zip(tasks, figures, strict=True):
         plot_learning_curves(trained, figure, task)

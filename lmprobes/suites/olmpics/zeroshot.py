@@ -90,7 +90,7 @@ def score_zero_shot(lm: LM, items: pd.DataFrame, method: str | None = None, *, p
     name = method_for(lm, method)
     _check_items(items, name)
     choices = [list(c) for c in items["choices"]]
-    pieces = _choice_pieces(lm, choices)
+    pieces = choice_pieces(lm, choices)
     reasons = [UNKNOWN_CHOICE if any(w.is_unk for w in row) else "" for row in pieces]
     kept = [i for i, reason in enumerate(reasons) if not reason]
     stems = items["stem"].tolist()
@@ -129,7 +129,8 @@ def _check_items(items: pd.DataFrame, method: str) -> None:
             raise ZeroShotError(f"{item.row_id}: the stem needs exactly one {MASK}: {item.stem!r}")
 
 
-def _choice_pieces(lm: LM, choices: list[list[str]]) -> list[list[WordIds]]:
+def choice_pieces(lm: LM, choices: list[list[str]]) -> list[list[WordIds]]:
+    """Each choice's pieces in running text (word-initial form), resolved once per distinct word."""
     cache: dict[str, WordIds] = {}
     for word in sorted({c for row in choices for c in row}):
         cache[word] = word_ids(lm.tokenizer, word)
