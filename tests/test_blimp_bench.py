@@ -76,8 +76,10 @@ def test_command_writes_scores_keyed_by_uid_and_pair(tiny_dir, tmp_path, capsys)
     assert bench.main(argv) == 0
     printed = capsys.readouterr().out.splitlines()
     assert printed[0].startswith("# BLiMP bench: 17 pairs") and "float32 matmul" in printed[0]
-    for mode, line in zip(modes, printed[1:], strict=True):
-        assert line.startswith(mode) and all(f" {key}=" in line for key in ("pairs/s", "tokens/s", "GFLOP/s", "of_peak"))
+    assert printed[-1].startswith("# causal-bf16 vs causal-float32: ") and "pair decisions equal" in printed[-1]
+    for mode, line in zip(modes, printed[1:-1], strict=True):
+        assert line.startswith(mode) and all(
+            f" {key}=" in line for key in ("pairs/s", "tokens/s", "exec_GFLOP/s", "model_GFLOP/s", "peak_GFLOP/s"))
     scores = read_parquet(out)
     assert list(scores.columns) == ["UID", "pairID", "mode", "ll_good", "ll_bad"]
     sample = bench.bench_sample(FIXTURES, 17)
@@ -97,22 +99,38 @@ def test_command_writes_scores_keyed_by_uid_and_pair(tiny_dir, tmp_path, capsys)
     assert float32 == pytest.approx(bf16, rel=0.05) and (float32 != bf16).any()
 
 
-def test_tokens_fed_counts_each_distinct_text(tiny_dir) -> None:
+def test_work_counts_each_distinct_text_and_each_packed_prefix_once(tiny_dir, monkeypatch) -> None:
+    from types import SimpleNamespace
+
+    from lmprobes.engine import packing
     from lmprobes.engine.lm import LM
 
     tokenizer = bench.load_bert_tokenizer(tiny_dir("bert"))
     pairs = bench.bench_sample(FIXTURES, 21)
     lm = LM(name="t", model=None, tokenizer=tokenizer, family="masked")
     texts = set(pairs["sentence_good"]) | set(pairs["sentence_bad"])
-    plain = 0
+    plain, copies = 0, 0
     for text in texts:
         ids = tokenizer(text)["input_ids"]
         plain += len(ids) * (len(ids) - 2)  # one copy per token between [CLS] and [SEP]
-    assert bench.tokens_fed(lm, pairs, bench.MODES["pll-float32"]) == plain
+        copies += len(ids) - 2
+    assert bench.work_of(lm, pairs, bench.MODES["pll-float32"]) == bench.Work(plain, plain, copies, copies)
+
     gpt2 = bench.load_gpt2_tokenizer(tiny_dir("gpt2"))
-    lm = LM(name="g", model=None, tokenizer=gpt2, family="causal")
-    plain = sum(len(gpt2(" " + t, add_special_tokens=False)["input_ids"]) + 1 for t in texts)
-    assert bench.tokens_fed(lm, pairs, bench.MODES["causal-float32"]) == plain
+    sequences = [[gpt2.bos_token_id, *gpt2(" " + t, add_special_tokens=False)["input_ids"]] for t in texts]
+    plain = sum(len(s) for s in sequences)
+    scored = plain - len(sequences)
+    padded = LM(name="g", model=None, tokenizer=gpt2, family="causal", packing="none")
+    assert bench.work_of(padded, pairs, bench.MODES["causal-float32"]) == bench.Work(plain, plain, scored, scored)
+
+    monkeypatch.setattr(packing, "ROW_TOKENS", 10**6)  # one row: every distinct prefix exactly once
+    prefixes = {tuple(s[: i + 1]) for s in sequences for i in range(len(s))}
+    with_children = {p for p in prefixes if any(len(q) == len(p) + 1 and q[:-1] == p for q in prefixes)}
+    packed = LM(name="g", model=SimpleNamespace(config=SimpleNamespace(model_type="gpt2")), tokenizer=gpt2,
+                family="causal")
+    work = bench.work_of(packed, pairs, bench.MODES["causal-float32"])
+    assert work == bench.Work(plain, len(prefixes), len(with_children), scored)
+    assert len(prefixes) < plain
 
 
 def test_modes_need_their_tokenizer(tmp_path) -> None:

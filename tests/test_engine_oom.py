@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
+import dataclasses
 import logging
 
 import pytest
 import torch
 
 from lmprobes.engine import mask_predictions, sequence_logprobs
-from lmprobes.engine import runner
+from lmprobes.engine import packing, runner
 
 TEXTS = [
     "The cat sat on the mat.",
@@ -58,13 +59,27 @@ def test_masked_batch_is_halved_and_results_unchanged(tiny_bert, with_budget, fa
 
 
 def test_causal_batch_is_halved_and_results_unchanged(tiny_gpt2, with_budget, fail_first_forward, caplog) -> None:
-    lm = with_budget(tiny_gpt2, 10**6)
+    lm = dataclasses.replace(with_budget(tiny_gpt2, 10**6), packing="none")
     expected = sequence_logprobs(lm, TEXTS, progress=False)
     seen = fail_first_forward()
     with caplog.at_level(logging.WARNING, logger="lmprobes.engine.runner"):
         got = sequence_logprobs(lm, TEXTS, progress=False)
     assert seen == [5, 3, 2]
     assert "out of memory" in caplog.text
+    for g, e in zip(got, expected):
+        assert g.token_ids == e.token_ids
+        assert g.token_logprobs == pytest.approx(e.token_logprobs, abs=1e-5)
+
+
+def test_packed_causal_rows_are_halved_and_results_unchanged(tiny_gpt2, with_budget, fail_first_forward,
+                                                             monkeypatch) -> None:
+    monkeypatch.setattr(packing, "ROW_TOKENS", 16)
+    lm = with_budget(tiny_gpt2, 10**6)
+    expected = sequence_logprobs(lm, TEXTS, progress=False)
+    seen = fail_first_forward()
+    got = sequence_logprobs(lm, TEXTS, progress=False)
+    rows = seen[0]
+    assert rows > 2 and seen[1:3] == [(rows + 1) // 2, rows // 2]
     for g, e in zip(got, expected):
         assert g.token_ids == e.token_ids
         assert g.token_logprobs == pytest.approx(e.token_logprobs, abs=1e-5)

@@ -10,6 +10,7 @@ from dataclasses import dataclass
 import torch
 
 from lmprobes.engine.lm import LM
+from lmprobes.engine.packing import can_pack, packed_next_token_logprobs
 from lmprobes.engine.runner import (
     Projection,
     Row,
@@ -158,6 +159,12 @@ def _rescales_logits(lm: LM) -> bool:
 
 
 def _score(lm: LM, sequences: list[list[int]], positions: list[list[int]], progress: bool, desc: str) -> list[SequenceScore]:
+    if can_pack(lm) and not causal_projection(lm).full_forward:
+        results = packed_next_token_logprobs(
+            lm, sequences, positions, pad_id=_pad_id(lm), progress=progress, desc=f"{lm.name} {desc}"
+        )
+        return [SequenceScore([t for t, _ in pairs], [v for _, v in pairs]) for pairs in results]
+
     def next_token_logprob(logprobs: torch.Tensor, rows: list[Row]) -> list[tuple[int, float]]:
         targets = [sequences[row.item][row.position + 1] for row in rows]
         index = torch.tensor(targets, device=logprobs.device)

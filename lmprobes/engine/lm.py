@@ -17,7 +17,9 @@ class LM:
     """A model, its tokenizer and how to run it.
 
     ``batch_tokens`` is the token budget of one forward pass (batch size x padded length);
-    the engine halves it for a batch that runs out of CUDA memory.
+    the engine halves it for a batch that runs out of CUDA memory. ``packing`` says how causal
+    sequences are scored: ``auto`` packs shared prefixes (``engine.packing``) for the
+    architectures checked to support it, ``trie`` insists on it, ``none`` pads each sequence.
     """
 
     name: str
@@ -27,8 +29,13 @@ class LM:
     device: torch.device = field(default_factory=lambda: torch.device("cpu"))
     dtype: torch.dtype = torch.float32
     batch_tokens: int = 4096
+    packing: str = "auto"
     revision: str | None = None
     source: str | None = None
+
+    def __post_init__(self) -> None:
+        if isinstance(self.model, torch.nn.Module):
+            fuse_activations(self.model)
 
     @property
     def vocab_size(self) -> int:
@@ -49,3 +56,17 @@ class LM:
             "transformers": transformers.__version__,
             "tokenizers": tokenizers.__version__,
         }
+
+
+def fuse_activations(model: torch.nn.Module) -> None:
+    """Swap GPT-2's Python tanh-GELU (five elementwise passes) for torch's fused kernel, in place.
+
+    Both compute the same tanh approximation; they differ by float rounding (~1e-7). On GPT-2
+    small the Python version took about a fifth of the forward time on CPU.
+    """
+    from transformers.activations import GELUTanh, NewGELUActivation
+
+    for module in list(model.modules()):
+        for name, child in module.named_children():
+            if type(child) is NewGELUActivation:
+                setattr(module, name, GELUTanh())

@@ -1,7 +1,8 @@
-"""Throughput of BLiMP pair scoring with random-weight GPT-2-small and BERT-base models.
+"""Scoring throughput of the engine: BLiMP pairs and LAMA template facts, random models of real sizes.
 
     python -m lmprobes.suites.blimp.bench --blimp DIR --gpt2-tokenizer DIR --bert-tokenizer DIR \\
-        [--modes causal-float32 pll-float32 ...] [--pairs 2000] [--out scores.parquet]
+        [--lama-relations FILE --lama-common-vocab FILE] [--modes causal-float32 pll-float32 ...] \\
+        [--pairs 2000] [--out scores.parquet]
 
 The sample (issue 8): the paradigm files of ``--blimp`` sorted by file name; the first 30 pairs
 of each in file order; concatenated; the first 2,000 pairs kept (with the 67 release files, the
@@ -11,13 +12,18 @@ last paradigm contributes 20). ``--pairs N`` keeps the first N of that concatena
 Models: GPT-2-small-sized (default ``GPT2Config``) and BERT-base-sized (default ``BertConfig``)
 with random weights, seed 0, around the given tokenizers (``--tiny``: 2 layers, width 64, for
 tests). Modes: ``causal-*`` scores both sentences with the ``lmeval04`` preset (BOS, leading
-space, no EOS), ``pll-*`` with the ``original`` pseudo-log-likelihood; in float32 or bfloat16.
+space, no EOS), ``pll-*`` with the ``original`` pseudo-log-likelihood, ``lama-*`` ranks the
+common vocabulary at the mask of ``--facts`` template facts (T-REx templates, seeded subjects
+and objects; LAMA's ``masked`` method); in float32 or bfloat16.
 
-Per mode it prints pairs/s, tokens/s and achieved GFLOP/s, counted as 2 x parameters x tokens
-fed forward (every distinct sentence once, as the scorer runs it: BOS + tokens for causal, every
-masked copy's full length for PLL; a rough figure, since embedding lookups are counted as
-matmuls and the head is applied only at scored rows), and that as a fraction of the peak of a
-square matmul in the mode's dtype timed on the same device in the same run (best of five windows).
+Per mode it prints items/s, tokens/s and two FLOP rates, against the peak of a square matmul in
+the mode's dtype timed on the same device in the same run (best of five windows):
+- ``exec``: the FLOPs the engine executed, 2 x (layer-stack parameters) x (positions fed) plus
+  2 x hidden x vocabulary per LM-head row; with prefix packing, positions are prefix-tree nodes.
+  Attention score FLOPs and embedding lookups are left out, so this slightly understates.
+- ``model``: the same count for the plain algorithm (every token of every distinct sentence, or of
+  every masked copy, and the head at every scored row), the work a naive scorer must do; above
+  ``exec`` when packing saves work.
 """
 
 from __future__ import annotations
@@ -35,9 +41,13 @@ import pyarrow as pa
 import torch
 
 from lmprobes.engine.lm import LM
+from lmprobes.engine.packing import can_pack, pack
 from lmprobes.io import write_parquet
 from lmprobes.suites.blimp.dataset import SCHEMA, BlimpDataError, parse_record
 from lmprobes.suites.blimp.scoring import score_pairs
+from lmprobes.suites.lama.bench import template_facts
+from lmprobes.suites.lama.release import load_common_vocab
+from lmprobes.suites.lama.scoring import score_facts
 
 PER_PARADIGM = 30
 SAMPLE_PAIRS = 2000
@@ -57,7 +67,10 @@ MODES = {
     "causal-bf16": Mode("causal", "lmeval04", torch.bfloat16),
     "pll-float32": Mode("masked", "pll_original", torch.float32),
     "pll-bf16": Mode("masked", "pll_original", torch.bfloat16),
+    "lama-float32": Mode("masked", "lama_masked", torch.float32),
+    "lama-bf16": Mode("masked", "lama_masked", torch.bfloat16),
 }
+LAMA_FACTS = 2000
 OUT_SCHEMA = pa.schema(
     [
         pa.field("UID", pa.string()),
@@ -70,24 +83,44 @@ OUT_SCHEMA = pa.schema(
 
 
 @dataclass(frozen=True)
+class Work:
+    """What one mode asks of the model: positions fed and LM-head rows, as run and as a plain loop."""
+
+    tokens: int
+    positions: int
+    head_rows: int
+    plain_head_rows: int
+
+
+@dataclass(frozen=True)
 class Result:
     mode: str
-    pairs: int
+    items: int
+    unit: str
     seconds: float
-    tokens: int
-    params: int
+    work: Work
+    body_params: int
+    head_params: int
     peak_gflops: float
 
     @property
-    def gflops(self) -> float:
-        return 2.0 * self.params * self.tokens / self.seconds / 1e9
+    def exec_gflops(self) -> float:
+        return self._gflops(self.work.positions, self.work.head_rows)
+
+    @property
+    def model_gflops(self) -> float:
+        return self._gflops(self.work.tokens, self.work.plain_head_rows)
+
+    def _gflops(self, positions: int, head_rows: int) -> float:
+        return 2.0 * (self.body_params * positions + self.head_params * head_rows) / self.seconds / 1e9
 
     def line(self) -> str:
         return (
-            f"{self.mode:<15} pairs={self.pairs:<5d} seconds={self.seconds:8.2f} "
-            f"pairs/s={self.pairs / self.seconds:9.1f} tokens/s={self.tokens / self.seconds:11.1f} "
-            f"GFLOP/s={self.gflops:9.1f} peak_GFLOP/s={self.peak_gflops:9.1f} "
-            f"of_peak={self.gflops / self.peak_gflops:6.1%}"
+            f"{self.mode:<14} {self.unit}={self.items:<5d} seconds={self.seconds:8.2f} "
+            f"{self.unit}/s={self.items / self.seconds:8.1f} tokens/s={self.work.tokens / self.seconds:9.1f} "
+            f"exec_GFLOP/s={self.exec_gflops:7.1f} ({self.exec_gflops / self.peak_gflops:6.1%} of peak) "
+            f"model_GFLOP/s={self.model_gflops:7.1f} ({self.model_gflops / self.peak_gflops:6.1%}) "
+            f"peak_GFLOP/s={self.peak_gflops:7.1f}"
         )
 
 
@@ -167,24 +200,48 @@ def random_model(family: str, tokenizer, tiny: bool) -> torch.nn.Module:
     return BertForMaskedLM(config).eval()
 
 
-def n_params(model: torch.nn.Module) -> int:
-    """Distinct parameters (a tied input/output embedding counts once)."""
-    return sum(p.numel() for p in model.parameters())
+def param_split(model: torch.nn.Module) -> tuple[int, int]:
+    """(parameters of the layer stack, parameters of one LM-head row times the vocabulary).
+
+    The stack is everything in the base model but the token, position and segment embeddings;
+    the head is counted as hidden x vocabulary (its transform layers are negligible).
+    """
+    embeddings = {id(p) for name, p in model.named_parameters()
+                  if any(key in name for key in ("wte", "wpe", "word_embeddings", "position_embeddings",
+                                                 "token_type_embeddings"))}
+    base = getattr(model, "base_model", model)
+    body = sum(p.numel() for p in base.parameters() if id(p) not in embeddings)
+    head = model.get_output_embeddings().weight
+    return body, head.shape[0] * head.shape[1]
 
 
-# --- work and timing -----------------------------------------------------------------------
-
-
-def tokens_fed(lm: LM, pairs: pd.DataFrame, mode: Mode) -> int:
-    """Tokens the scorer feeds forward: each distinct text once (``score_pairs`` deduplicates)."""
-    sentences = list(pairs["sentence_good"]) + list(pairs["sentence_bad"])
+def work_of(lm: LM, items: pd.DataFrame, mode: Mode) -> Work:
+    """Positions and head rows the scorer runs (each distinct text once, as ``score_pairs`` does)."""
+    if mode.method == "lama_masked":
+        ids = lm.tokenizer([q.replace("[MASK]", lm.tokenizer.mask_token) for q in items["query"]])["input_ids"]
+        tokens = sum(len(x) for x in ids)
+        return Work(tokens, tokens, len(ids), len(ids))
+    sentences = list(items["sentence_good"]) + list(items["sentence_bad"])
     if mode.family == "causal":
         texts = sorted({" " + s for s in sentences})
-        return sum(len(ids) + 1 for ids in lm.tokenizer(texts, add_special_tokens=False)["input_ids"])
+        sequences = [[lm.tokenizer.bos_token_id, *ids] for ids in lm.tokenizer(texts, add_special_tokens=False)["input_ids"]]
+        tokens = sum(len(x) for x in sequences)
+        scored = tokens - len(sequences)
+        if not can_pack(lm):
+            return Work(tokens, tokens, scored, scored)
+        rows = pack(sequences).rows
+        nodes = sum(len(row.tokens) for row in rows)
+        return Work(tokens, nodes, _nodes_with_children(rows), scored)
     texts = sorted(set(sentences))
     encoded = lm.tokenizer(texts)
     copies = [sum(w is not None for w in encoded.word_ids(i)) for i in range(len(texts))]
-    return sum(len(ids) * n for ids, n in zip(encoded["input_ids"], copies, strict=True))
+    tokens = sum(len(ids) * n for ids, n in zip(encoded["input_ids"], copies, strict=True))
+    return Work(tokens, tokens, sum(copies), sum(copies))
+
+
+def _nodes_with_children(rows) -> int:
+    return sum(sum(1 for k, d in enumerate(row.depth) if k + 1 < len(row.depth) and row.depth[k + 1] > d)
+               for row in rows)
 
 
 def matmul_peak(device: torch.device, dtype: torch.dtype, n: int, seconds: float = 1.0, windows: int = 5) -> float:
@@ -212,20 +269,49 @@ def _synchronize(device: torch.device) -> None:
         torch.cuda.synchronize(device)
 
 
-def run_mode(name: str, lm: LM, pairs: pd.DataFrame, peak: float) -> tuple[Result, pd.DataFrame]:
+def run_mode(name: str, lm: LM, items: pd.DataFrame, peak: float, lama_vocab: list[str] | None = None
+             ) -> tuple[Result, pd.DataFrame | None]:
+    """Time one mode after a warm-up; the BLiMP modes also return their per-pair scores."""
     mode = MODES[name]
-    score_pairs(lm, pairs.head(WARMUP_PAIRS), mode.method, progress=False)
+
+    def score(frame: pd.DataFrame) -> pd.DataFrame:
+        if mode.method == "lama_masked":
+            return score_facts(lm, frame, lama_vocab, method="masked", progress=False)
+        return score_pairs(lm, frame, mode.method, progress=False)
+
+    score(items.head(WARMUP_PAIRS))
     _synchronize(lm.device)
     start = time.perf_counter()
-    scores = score_pairs(lm, pairs, mode.method, progress=False)
+    scores = score(items)
     _synchronize(lm.device)
     seconds = time.perf_counter() - start
-    result = Result(name, len(pairs), seconds, tokens_fed(lm, pairs, mode), n_params(lm.model), peak)
+    body, head = param_split(lm.model)
+    unit = "facts" if mode.method == "lama_masked" else "pairs"
+    result = Result(name, len(items), unit, seconds, work_of(lm, items, mode), body, head, peak)
+    if mode.method == "lama_masked":
+        return result, None
     rows = pd.DataFrame({
-        "UID": pairs["paradigm"].to_numpy(), "pairID": pairs["pairID"].to_numpy(), "mode": name,
+        "UID": items["paradigm"].to_numpy(), "pairID": items["pairID"].to_numpy(), "mode": name,
         "ll_good": scores["score_good"].to_numpy(), "ll_bad": scores["score_bad"].to_numpy(),
     })
     return result, rows
+
+
+def lama_facts(relations: Path, common_vocab: Path, n: int) -> tuple[pd.DataFrame, list[str]]:
+    """``n`` seeded T-REx template facts over the common vocabulary (``lama.bench.template_facts``)."""
+    vocab = sorted(load_common_vocab(common_vocab))
+    return template_facts(relations, vocab, n), vocab
+
+
+def agreement_lines(decisions: dict) -> list[str]:
+    """For each bf16 mode run beside its float32 mode, the share of pair decisions that agree."""
+    lines = []
+    for name, bf16 in decisions.items():
+        reference = name.replace("bf16", "float32")
+        if name.endswith("bf16") and reference in decisions:
+            same = int((bf16 == decisions[reference]).sum())
+            lines.append(f"# {name} vs {reference}: {same} of {len(bf16)} pair decisions equal ({same / len(bf16):.2%})")
+    return lines
 
 
 # --- command -------------------------------------------------------------------------------
@@ -236,6 +322,9 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     parser.add_argument("--blimp", type=Path, required=True, help="folder of the BLiMP paradigm .jsonl files")
     parser.add_argument("--gpt2-tokenizer", type=Path, help="folder with GPT-2's vocab.json and merges.txt")
     parser.add_argument("--bert-tokenizer", type=Path, help="folder with BERT's vocab.txt")
+    parser.add_argument("--lama-relations", type=Path, help="LAMA relations.jsonl (the lama-* modes)")
+    parser.add_argument("--lama-common-vocab", type=Path, help="common_vocab_cased.txt (the lama-* modes)")
+    parser.add_argument("--facts", type=int, default=LAMA_FACTS, help=f"template facts of the lama-* modes (default {LAMA_FACTS})")
     parser.add_argument("--bert-uncased", action="store_true",
                         help="lower-case for BERT when the folder has no tokenizer_config.json (default: cased)")
     parser.add_argument("--modes", nargs="+", choices=list(MODES), default=["causal-float32", "pll-float32"])
@@ -244,13 +333,17 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     parser.add_argument("--device", choices=["auto", "cpu", "cuda"], default="auto")
     parser.add_argument("--batch-tokens", type=int, help="token budget per forward pass (default 4096 CPU, 65536 CUDA)")
     parser.add_argument("--matmul-size", type=int, help="side of the timed square matmul (default 2048 CPU, 8192 CUDA)")
+    parser.add_argument("--packing", choices=["auto", "none"], default="auto",
+                        help="causal prefix packing (engine.packing); 'none' pads every sentence")
     parser.add_argument("--tiny", action="store_true", help="2-layer width-64 models (for tests)")
     args = parser.parse_args(argv)
     families = {MODES[m].family for m in args.modes}
     if "causal" in families and args.gpt2_tokenizer is None:
         parser.error("causal modes need --gpt2-tokenizer")
     if "masked" in families and args.bert_tokenizer is None:
-        parser.error("pll modes need --bert-tokenizer")
+        parser.error("pll and lama modes need --bert-tokenizer")
+    if any(m.startswith("lama") for m in args.modes) and (args.lama_relations is None or args.lama_common_vocab is None):
+        parser.error("lama modes need --lama-relations and --lama-common-vocab")
     if args.pairs < 1:
         parser.error("--pairs must be at least 1")
     if args.device == "cuda" and not torch.cuda.is_available():
@@ -266,6 +359,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     batch_tokens = args.batch_tokens or (65536 if on_gpu else 4096)
     matmul_size = args.matmul_size or (256 if args.tiny else 8192 if on_gpu else 2048)
     pairs = bench_sample(args.blimp, args.pairs)
+    facts, lama_vocab = (lama_facts(args.lama_relations, args.lama_common_vocab, args.facts)
+                         if args.lama_relations is not None else (None, None))
     tokenizers = {}
     if args.gpt2_tokenizer is not None:
         tokenizers["causal"] = load_gpt2_tokenizer(args.gpt2_tokenizer)
@@ -279,18 +374,24 @@ def main(argv: Sequence[str] | None = None) -> int:
         + ", ".join(f"{str(d).removeprefix('torch.')} matmul {matmul_size}: {p:.1f} GFLOP/s" for d, p in peaks.items()),
         flush=True,
     )
-    frames = []
+    frames, decisions = [], {}
     for name in args.modes:
         mode = MODES[name]
         tokenizer = tokenizers[mode.family]
+        items = pairs if mode.method != "lama_masked" else facts
         model = random_model(mode.family, tokenizer, args.tiny).to(device=device, dtype=mode.dtype)
         lm = LM(name=f"random-{'gpt2' if mode.family == 'causal' else 'bert'}", model=model, tokenizer=tokenizer,
-                family=mode.family, device=device, dtype=mode.dtype, batch_tokens=batch_tokens)
-        result, rows = run_mode(name, lm, pairs, peaks[mode.dtype])
-        print(result.line() + f" params={result.params / 1e6:.1f}M tokens={result.tokens}", flush=True)
-        frames.append(rows)
+                family=mode.family, device=device, dtype=mode.dtype, batch_tokens=batch_tokens, packing=args.packing)
+        result, rows = run_mode(name, lm, items, peaks[mode.dtype], lama_vocab)
+        print(result.line() + f" body_params={result.body_params / 1e6:.1f}M tokens={result.work.tokens} "
+              f"positions={result.work.positions} head_rows={result.work.head_rows}", flush=True)
+        if rows is not None:
+            frames.append(rows)
+            decisions[name] = (rows["ll_good"] > rows["ll_bad"]).to_numpy()
         del lm, model
-    if args.out is not None:
+    for line in agreement_lines(decisions):
+        print(line, flush=True)
+    if args.out is not None and frames:
         metadata = {"sample": f"first {PER_PARADIGM} per paradigm file by name, first {len(pairs)} pairs",
                     "modes": args.modes, "seed": SEED, "tiny": args.tiny, "device": device.type,
                     "torch": torch.__version__}

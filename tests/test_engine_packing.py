@@ -1,0 +1,133 @@
+"""Prefix-tree packing of causal sequences: the tree, the masks, and equality with a plain loop."""
+
+from __future__ import annotations
+
+import dataclasses
+
+import pytest
+import torch
+
+from lmprobes.engine import sequence_logprobs
+from lmprobes.engine.lm import LM, fuse_activations
+from lmprobes.engine.packing import PackedRow, can_pack, pack
+
+TEXTS = [
+    "The cat sat on the mat.",
+    "The cat sat on a mat.",
+    "The cat sat.",
+    "The dog ran.",
+    "The dog ran.",
+    "A",
+    "Who is there?",
+    "The cat sat on the mat. " * 4,
+]
+
+
+def distinct_prefixes(sequences: list[list[int]]) -> int:
+    return len({tuple(s[: i + 1]) for s in sequences for i in range(len(s))})
+
+
+def test_one_row_holds_each_distinct_prefix_once():
+    sequences = [[1, 2, 3], [1, 2, 4], [1, 5], [1, 2, 3], [7]]
+    packing = pack(sequences, row_tokens=100)
+    assert len(packing.rows) == 1
+    row = packing.rows[0]
+    assert len(row.tokens) == distinct_prefixes(sequences) == 6
+    for index, sequence in enumerate(sequences):
+        nodes = packing.nodes[index]
+        assert [row.tokens[k] for k in nodes] == sequence
+        assert [row.depth[k] for k in nodes] == list(range(len(sequence)))
+
+
+def test_rows_respect_their_size_and_a_long_sequence_gets_its_own_row():
+    sequences = [[1, 2, 3, 4], [1, 2, 3, 5], [2, 2, 2, 2], [9] * 12, [3, 1]]
+    packing = pack(sequences, row_tokens=6)
+    sizes = [len(row.tokens) for row in packing.rows]
+    assert all(size <= 6 for size in sizes if size != 12)
+    assert 12 in sizes
+    for index, sequence in enumerate(sequences):
+        row = packing.rows[packing.home[index]]
+        assert [row.tokens[k] for k in packing.nodes[index]] == sequence
+
+
+def test_subtree_ends_follow_depth_first_order():
+    # root a(0) with children b(1) -> c(2), and d(3); then a second root e(4)
+    row = PackedRow(tokens=[10, 11, 12, 13, 14], depth=[0, 1, 2, 1, 0])
+    assert row.subtree_ends() == [4, 3, 3, 4, 5]
+
+
+def plain_logprobs(lm: LM, texts: list[str]) -> list[list[float]]:
+    """One full forward per sentence (BOS + tokens), log-softmax of every row: no engine code."""
+    out = []
+    with torch.inference_mode():
+        for text in texts:
+            ids = [lm.tokenizer.bos_token_id] + lm.tokenizer(text, add_special_tokens=False)["input_ids"]
+            logits = lm.model(input_ids=torch.tensor([ids])).logits[0].float().log_softmax(-1)
+            out.append([logits[p, ids[p + 1]].item() for p in range(len(ids) - 1)])
+    return out
+
+
+def assert_close(scores, expected, tol=1e-5):
+    for score, values in zip(scores, expected, strict=True):
+        assert len(score.token_logprobs) == len(values)
+        assert max((abs(a - b) for a, b in zip(score.token_logprobs, values)), default=0.0) < tol
+
+
+@pytest.mark.parametrize("budget", [16, 64, 4096])
+def test_packed_scores_equal_a_plain_forward_per_sentence(tiny_gpt2, budget):
+    lm = dataclasses.replace(tiny_gpt2, batch_tokens=budget)
+    assert can_pack(lm)
+    assert_close(sequence_logprobs(lm, TEXTS, progress=False), plain_logprobs(lm, TEXTS))
+
+
+def test_packed_and_padded_paths_agree(tiny_gpt2):
+    packed = sequence_logprobs(tiny_gpt2, TEXTS, policy="bos_eos", progress=False)
+    padded = sequence_logprobs(dataclasses.replace(tiny_gpt2, packing="none"), TEXTS, policy="bos_eos", progress=False)
+    for a, b in zip(packed, padded, strict=True):
+        assert a.token_ids == b.token_ids
+        assert a.total == pytest.approx(b.total, abs=1e-4)
+
+
+def tiny_causal(tokenizer, model_type: str) -> torch.nn.Module:
+    from transformers import AutoConfig, AutoModelForCausalLM
+
+    sizes = {"hidden_size": 32, "num_hidden_layers": 2, "num_attention_heads": 2, "intermediate_size": 64}
+    if model_type in ("llama", "mistral", "qwen2"):
+        sizes["num_key_value_heads"] = 1
+    config = AutoConfig.for_model(model_type, vocab_size=len(tokenizer), max_position_embeddings=256,
+                                  bos_token_id=tokenizer.bos_token_id, eos_token_id=tokenizer.eos_token_id, **sizes)
+    torch.manual_seed(0)
+    return AutoModelForCausalLM.from_config(config).eval()
+
+
+@pytest.mark.parametrize("model_type", ["llama", "mistral", "qwen2", "gpt_neox"])
+def test_every_packable_architecture_scores_as_a_plain_forward(tiny_gpt2, model_type):
+    model = tiny_causal(tiny_gpt2.tokenizer, model_type)
+    lm = LM(name=model_type, model=model, tokenizer=tiny_gpt2.tokenizer, family="causal", batch_tokens=64)
+    assert can_pack(lm)
+    assert_close(sequence_logprobs(lm, TEXTS[:7], progress=False), plain_logprobs(lm, TEXTS[:7]))
+
+
+def test_packing_modes(tiny_gpt2):
+    assert not can_pack(dataclasses.replace(tiny_gpt2, packing="none"))
+    model = tiny_causal(tiny_gpt2.tokenizer, "llama")
+    model.config.model_type = "opt"  # a type the tests do not check
+    lm = LM(name="other", model=model, tokenizer=tiny_gpt2.tokenizer, family="causal")
+    assert not can_pack(lm)
+    with pytest.raises(ValueError, match="packing 'trie'.*'opt'"):
+        can_pack(dataclasses.replace(lm, packing="trie"))
+
+
+def test_fused_gelu_matches_gpt2s_python_gelu():
+    from transformers import GPT2Config, GPT2LMHeadModel
+    from transformers.activations import GELUTanh, NewGELUActivation
+
+    torch.manual_seed(0)
+    model = GPT2LMHeadModel(GPT2Config(n_embd=32, n_layer=1, n_head=2, vocab_size=100)).eval()
+    original = model.transformer.h[0].mlp.act
+    assert type(original) is NewGELUActivation
+    x = torch.linspace(-8, 8, 1001)
+    expected = original(x)
+    fuse_activations(model)
+    assert type(model.transformer.h[0].mlp.act) is GELUTanh
+    assert torch.allclose(model.transformer.h[0].mlp.act(x), expected, atol=1e-6)
