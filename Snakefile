@@ -6,6 +6,9 @@ min_version("9.0")
 configfile: "config.yaml"
 
 
+report: "rules/report/workflow.rst"
+
+
 include: "rules/common.smk"
 include: "rules/sources.smk"
 include: "rules/models.smk"
@@ -13,6 +16,7 @@ include: "rules/ettinger.smk"
 include: "rules/lama.smk"
 include: "rules/blimp.smk"
 include: "rules/olmpics.smk"
+include: "rules/report.smk"
 
 
 localrules:
@@ -25,6 +29,9 @@ localrules:
     extract_source,
     lama_wikidata_fresh,
     olmpics_encyclopedic,
+    report_landing,
+    report_verdicts,
+    report_models,
 
 
 rule all:

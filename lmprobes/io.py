@@ -179,9 +179,17 @@ def _cell(value, floatfmt: str) -> str:
 
 def write_table(df: pd.DataFrame, csv_path, md_path, title: str = "", floatfmt: str = ".1f",
                 markdown_frame: pd.DataFrame | None = None, note: str = "") -> None:
-    """The CSV keeps full precision (tidy); the Markdown is the readable layout, rounded."""
+    """The CSV keeps full precision (tidy); the Markdown is the readable layout, rounded.
+
+    The same layout is also written as a LaTeX booktabs table, ``<md_path stem>.tex`` next to the
+    Markdown, with the title as its caption and the note's prose (up to any Markdown table) below.
+    """
+    from lmprobes.report.latex import prose_note, to_booktabs  # lmprobes.report may import io: keep it lazy
+
     with atomic_path(csv_path) as tmp:
         df.to_csv(tmp, index=False, lineterminator="\n")
     heading = f"## {title}\n\n" if title else ""
-    body = to_markdown(df if markdown_frame is None else markdown_frame, floatfmt)
-    write_text(heading + body + note, md_path)
+    shown = df if markdown_frame is None else markdown_frame
+    write_text(heading + to_markdown(shown, floatfmt) + note, md_path)
+    latex = to_booktabs(shown, caption=title, floatfmt=floatfmt, note=prose_note(note))
+    write_text(latex, Path(md_path).with_suffix(".tex"))

@@ -223,6 +223,7 @@ def load_lm(slug: str, spec: dict, model_dir: Path, device: str = "auto") -> LM:
         device=target,
         dtype=dtype,
         batch_tokens=spec.get("batch_tokens", 8192),
+        packing=spec.get("packing", "auto"),
         revision=spec.get("revision"),
         source=spec.get("hub_id") or spec.get("path") or "tiny",
     )

@@ -68,10 +68,27 @@ rule blimp_tables:
         published="resources/blimp/published.csv",
         published_paradigms="resources/blimp/published_paradigms.csv",
     output:
-        expand(
-            "results/tables/blimp/{table}.{ext}", table=BLIMP_TABLES, ext=["csv", "md"]
-        ),
-        figures=expand("results/plots/blimp/{figure}.png", figure=BLIMP_FIGURES),
+        [
+            report(
+                f"results/tables/blimp/{table}.{ext}",
+                caption=f"report/blimp/{table}.rst",
+                category="BLiMP",
+                subcategory="Tables",
+                labels={"table": table, "format": ext},
+            )
+            for table in BLIMP_TABLES
+            for ext in ("csv", "md", "tex")
+        ],
+        figures=[
+            report(
+                f"results/plots/blimp/{figure}.png",
+                caption=f"report/blimp/{figure}.rst",
+                category="BLiMP",
+                subcategory="Figures",
+                labels={"figure": figure},
+            )
+            for figure in BLIMP_FIGURES
+        ],
     log:
         "logs/tables/blimp.log",
     conda:

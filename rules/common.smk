@@ -1,4 +1,5 @@
 import re
+from pathlib import Path
 import sys
 
 from snakemake.utils import validate
@@ -44,6 +45,18 @@ CONCEPTNET_LITE_DB = LAMA["generated"]["conceptnet_gen"]["conceptnet_lite_db"]
 CURVES = OLMPICS["learning_curves"]
 CURVES_MLM_TASKS = [t for t in CURVES["tasks"] if OLMPICS_TASKS[t].setup == "mc_mlm"]
 CURVES_QA_TASKS = [t for t in CURVES["tasks"] if OLMPICS_TASKS[t].setup == "mc_qa"]
+# The report: tiny stand-ins, the verdict tables, the models some suite runs.
+REPORT_TINY_MODELS = sorted(s for s in MODELS if model_kind(MODELS[s]) == "tiny")
+REPORT_SUITES = ["summary", "lama", "blimp", "olmpics", "ettinger"]
+# The models some suite runs (config order) and the suites that run any model.
+REPORT_SUITE_MODELS = {
+    "lama": LAMA["models"],
+    "blimp": BLIMP["models"],
+    "olmpics": OLMPICS["models"] + CURVES["models"],
+    "ettinger": ETTINGER["models"],
+}
+REPORT_MODELS = [s for s in MODELS if any(s in m for m in REPORT_SUITE_MODELS.values())]
+REPORT_RUN_SUITES = [suite for suite, models in REPORT_SUITE_MODELS.items() if models]
 
 
 def alternatives(names):
@@ -69,7 +82,30 @@ wildcard_constraints:
 
 
 def get_final_outputs():
-    """Every dataset, score and table, so that a deleted file is remade with its dependents."""
+    """Every output of the suites and the report, so that a deleted file is remade with its dependents."""
+    return get_suite_outputs() + get_report_outputs()
+
+
+def get_report_outputs():
+    """The run page, the verdicts and the per-model summary (rules/report.smk)."""
+    targets = ["results/report/run.html"]
+    targets += expand(
+        "results/report/verdicts/{suite}.{ext}",
+        suite=REPORT_SUITES,
+        ext=["csv", "md", "tex"],
+    )
+    targets += expand("results/report/models.{ext}", ext=["csv", "md", "tex"])
+    targets += expand("results/report/leaderboard.{ext}", ext=["csv", "md", "tex"])
+    return targets
+
+
+def get_report_scores(wildcards):
+    """The score files of every model and suite: the run page reads their metadata."""
+    return [path for path in get_suite_outputs() if path.startswith("results/scores/")]
+
+
+def get_suite_outputs():
+    """Every dataset, score, table and plot of the suites: what the report is made of."""
     targets = []
     if ETTINGER["models"]:
         targets += expand(
@@ -79,7 +115,7 @@ def get_final_outputs():
         targets += expand(
             "results/tables/ettinger/{table}.{ext}",
             table=ETTINGER_TABLES,
-            ext=["csv", "md"],
+            ext=["csv", "md", "tex"],
         )
         targets.append("results/plots/ettinger/accuracy.png")
     targets += expand("results/datasets/lama/{corpus}.parquet", corpus=LAMA["generate"])
@@ -89,14 +125,18 @@ def get_final_outputs():
         )
         targets += get_lama_scores(None)
         targets += expand(
-            "results/tables/lama/{table}.{ext}", table=LAMA_TABLES, ext=["csv", "md"]
+            "results/tables/lama/{table}.{ext}",
+            table=LAMA_TABLES,
+            ext=["csv", "md", "tex"],
         )
         targets.append("results/plots/lama/precision_at_k.png")
     if BLIMP["models"]:
         targets.append("results/datasets/blimp/blimp.parquet")
         targets += get_blimp_scores(None)
         targets += expand(
-            "results/tables/blimp/{table}.{ext}", table=BLIMP_TABLES, ext=["csv", "md"]
+            "results/tables/blimp/{table}.{ext}",
+            table=BLIMP_TABLES,
+            ext=["csv", "md", "tex"],
         )
         targets += expand("results/plots/blimp/{figure}.png", figure=BLIMP_FIGURES)
     targets += expand(
@@ -112,9 +152,11 @@ def get_final_outputs():
         targets += expand(
             "results/tables/olmpics/table4_{model}.{ext}",
             model=OLMPICS["models"],
-            ext=["csv", "md"],
+            ext=["csv", "md", "tex"],
         )
-        targets += expand("results/tables/olmpics/zero_shot.{ext}", ext=["csv", "md"])
+        targets += expand(
+            "results/tables/olmpics/zero_shot.{ext}", ext=["csv", "md", "tex"]
+        )
         targets += expand(
             "results/plots/olmpics/figure3_{model}.png", model=OLMPICS["models"]
         )
@@ -123,7 +165,7 @@ def get_final_outputs():
         targets += expand(
             "results/tables/olmpics/{table}.{ext}",
             table=["learning_curves", "learning_curves_comparison", "table12_medals"],
-            ext=["csv", "md"],
+            ext=["csv", "md", "tex"],
         )
         targets += expand(
             "results/plots/olmpics/learning_curves_{task}.png", task=CURVES["tasks"]
@@ -333,3 +375,24 @@ def get_olmpics_curves(wildcards):
             "results/curves/olmpics/baselines/{task}.parquet", task=CURVES["tasks"]
         )
     return curves
+
+
+def get_report_tables(wildcards):
+    """The CSV of every suite table: what the verdicts and the per-model summary read."""
+    return [
+        path
+        for path in get_suite_outputs()
+        if path.startswith("results/tables/") and path.endswith(".csv")
+    ]
+
+
+def get_report_verdict_inputs(wildcards):
+    return {
+        "tolerances": "resources/report/tolerances.csv",
+        "published": sorted(str(p) for p in Path("resources").glob("*/published*.csv")),
+        "tables": get_report_tables(wildcards),
+    }
+
+
+def get_report_model_inputs(wildcards):
+    return {"tables": get_report_tables(wildcards)}

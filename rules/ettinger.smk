@@ -58,12 +58,26 @@ rule ettinger_tables:
         published="resources/ettinger/published.csv",
         qualitative="resources/ettinger/qualitative.csv",
     output:
-        expand(
-            "results/tables/ettinger/{table}.{ext}",
-            table=ETTINGER_TABLES,
-            ext=["csv", "md"],
+        [
+            report(
+                f"results/tables/ettinger/{table}.{ext}",
+                caption=f"report/ettinger/{table}.rst",
+                category="Ettinger",
+                subcategory=(
+                    "Accuracy tables" if table in QUANTITATIVE else "Top-5 predictions"
+                ),
+                labels={"table": table, "format": ext},
+            )
+            for table in ETTINGER_TABLES
+            for ext in ("csv", "md", "tex")
+        ],
+        plot=report(
+            "results/plots/ettinger/accuracy.png",
+            caption="report/ettinger/accuracy.rst",
+            category="Ettinger",
+            subcategory="Figures",
+            labels={"figure": "accuracy"},
         ),
-        plot="results/plots/ettinger/accuracy.png",
     log:
         "logs/tables/ettinger.log",
     conda:

@@ -149,10 +149,24 @@ rule lama_tables:
         published="resources/lama/published.csv",
         paper_examples="resources/lama/table3_paper.tsv",
     output:
-        expand(
-            "results/tables/lama/{table}.{ext}", table=LAMA_TABLES, ext=["csv", "md"]
+        [
+            report(
+                f"results/tables/lama/{table}.{ext}",
+                caption=f"report/lama/{table}.rst",
+                category="LAMA",
+                subcategory="Tables",
+                labels={"table": table, "format": ext},
+            )
+            for table in LAMA_TABLES
+            for ext in ("csv", "md", "tex")
+        ],
+        plot=report(
+            "results/plots/lama/precision_at_k.png",
+            caption="report/lama/precision_at_k.rst",
+            category="LAMA",
+            subcategory="Figures",
+            labels={"figure": "Figure 2 (P@k)"},
         ),
-        plot="results/plots/lama/precision_at_k.png",
     log:
         "logs/tables/lama.log",
     conda:

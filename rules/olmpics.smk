@@ -83,15 +83,37 @@ rule olmpics_tables:
         published="resources/olmpics/published.csv",
         paper_table4="resources/olmpics/table4_paper.csv",
     output:
-        table=expand("results/tables/olmpics/zero_shot.{ext}", ext=["csv", "md"]),
-        table4=expand(
-            "results/tables/olmpics/table4_{model}.{ext}",
-            model=OLMPICS["models"],
-            ext=["csv", "md"],
-        ),
-        figures=expand(
-            "results/plots/olmpics/figure3_{model}.png", model=OLMPICS["models"]
-        ),
+        table=[
+            report(
+                f"results/tables/olmpics/zero_shot.{ext}",
+                caption="report/olmpics/zero_shot.rst",
+                category="oLMpics",
+                subcategory="Zero-shot",
+                labels={"table": "zero_shot", "format": ext},
+            )
+            for ext in ("csv", "md", "tex")
+        ],
+        table4=[
+            report(
+                f"results/tables/olmpics/table4_{model}.{ext}",
+                caption="report/olmpics/table4.rst",
+                category="oLMpics",
+                subcategory="Table 4 (objects grid)",
+                labels={"model": model, "format": ext},
+            )
+            for model in OLMPICS["models"]
+            for ext in ("csv", "md", "tex")
+        ],
+        figures=[
+            report(
+                f"results/plots/olmpics/figure3_{model}.png",
+                caption="report/olmpics/figure3.rst",
+                category="oLMpics",
+                subcategory="Figure 3 (age grids)",
+                labels={"model": model},
+            )
+            for model in OLMPICS["models"]
+        ],
     log:
         "logs/tables/olmpics.log",
     conda:
@@ -273,14 +295,31 @@ rule olmpics_learning_tables:
         zero_shot=get_olmpics_scores("zero_shot"),
         published="resources/olmpics/published.csv",
     output:
-        tables=expand(
-            "results/tables/olmpics/{table}.{ext}",
-            table=["learning_curves", "learning_curves_comparison", "table12_medals"],
-            ext=["csv", "md"],
-        ),
-        figures=expand(
-            "results/plots/olmpics/learning_curves_{task}.png", task=CURVES["tasks"]
-        ),
+        tables=[
+            report(
+                f"results/tables/olmpics/{table}.{ext}",
+                caption=f"report/olmpics/{table}.rst",
+                category="oLMpics",
+                subcategory="Learning curves",
+                labels={"table": table, "format": ext},
+            )
+            for table in (
+                "learning_curves",
+                "learning_curves_comparison",
+                "table12_medals",
+            )
+            for ext in ("csv", "md", "tex")
+        ],
+        figures=[
+            report(
+                f"results/plots/olmpics/learning_curves_{task}.png",
+                caption="report/olmpics/learning_curves_figure.rst",
+                category="oLMpics",
+                subcategory="Learning-curve figures",
+                labels={"task": task},
+            )
+            for task in CURVES["tasks"]
+        ],
     log:
         "logs/tables/olmpics_learning.log",
     conda:

@@ -136,3 +136,21 @@ def test_work_counts_each_distinct_text_and_each_packed_prefix_once(tiny_dir, mo
 def test_modes_need_their_tokenizer(tmp_path) -> None:
     with pytest.raises(SystemExit):
         bench.parse_args(["--blimp", str(tmp_path), "--modes", "pll-float32", "--gpt2-tokenizer", str(tmp_path)])
+
+
+def test_lama_modes_rank_template_facts_and_compare_top1(tiny_dir, tmp_path, capsys, lama_release_writer) -> None:
+    data = lama_release_writer(tmp_path)
+    argv = ["--blimp", str(FIXTURES), "--bert-tokenizer", str(tiny_dir("bert")), "--tiny", "--pairs", "5",
+            "--lama-relations", str(data / "relations.jsonl"), "--lama-common-vocab", str(data / "common_vocab_cased.txt"),
+            "--facts", "12", "--modes", "lama-float32", "lama-bf16"]
+    assert bench.main(argv) == 0
+    printed = capsys.readouterr().out.splitlines()
+    assert printed[1].startswith("lama-float32   facts=12 ") and "facts/s=" in printed[1]
+    assert "head_rows=12" in printed[1]  # the LM head runs at the mask row of each fact only
+    assert printed[-1].startswith("# lama-bf16 vs lama-float32: ") and printed[-1].endswith("%)")
+    assert "of 12 top-1 predictions equal" in printed[-1]
+
+
+def test_lama_modes_need_their_files(tmp_path) -> None:
+    with pytest.raises(SystemExit):
+        bench.parse_args(["--blimp", str(tmp_path), "--modes", "lama-float32", "--bert-tokenizer", str(tmp_path)])

@@ -18,7 +18,8 @@ from lmprobes.io import read_metadata, read_parquet
 
 ROOT = Path(__file__).resolve().parents[1]
 WORKFLOW_FILES = ["Snakefile", "config.yaml", "rules", "scripts", "envs", "profiles", "resources/tiny",
-                  "resources/demo", "resources/ettinger", "resources/lama", "resources/blimp", "resources/olmpics"]
+                  "resources/demo", "resources/ettinger", "resources/lama", "resources/blimp", "resources/olmpics",
+                  "resources/report"]
 DEMO = "resources/demo/config.yaml"
 FAST = {"suites": {"ettinger": {"shuffles": 3}}}
 ROLE_TSV = "raw.githubusercontent.com/aetting/lm-diagnostics/080de8d8b29a3d6f5fe133af73d7e9170f4d4c0c/datasets/ROLE-88/ROLE-88.tsv"
@@ -111,6 +112,55 @@ def test_demo_scores_blimp_with_every_method_of_each_family(demo):
         assert (demo / f"results/plots/blimp/{figure}.png").read_bytes()[:4] == b"\x89PNG"
 
 
+def test_demo_verdicts_cover_every_published_number_and_say_stand_in(demo):
+    from lmprobes.report.published import read_published
+
+    published = read_published(ROOT / "resources")
+    verdicts = pd.concat([pd.read_csv(demo / f"results/report/verdicts/{suite}.csv")
+                          for suite in ("lama", "blimp", "olmpics", "ettinger")])
+    assert len(verdicts) == len(published)
+    assert set(verdicts["verdict"]) <= {"within", "outside", "missing"}
+    summary = (demo / "results/report/verdicts/summary.md").read_text()
+    for suite in ("LAMA", "BLiMP", "oLMpics", "Ettinger"):
+        assert f"{suite}: " in summary and "published numbers reproduced within tolerance" in summary
+    assert "TINY RANDOM STAND-IN MODELS: not a reproduction" in summary
+    board = pd.read_csv(demo / "results/report/leaderboard.csv")
+    assert set(board["model"]) == {"tiny-bert", "tiny-roberta", "tiny-gpt2"} and board["stand_in"].all()
+    assert (demo / "results/report/models.md").read_text().startswith("**Numbers from tiny random-weight models")
+    for tex in ("results/report/models.tex", "results/tables/blimp/table3.tex", "results/report/verdicts/blimp.tex"):
+        text = (demo / tex).read_text()
+        assert "\\toprule" in text and "\\bottomrule" in text, tex
+    run_page = (demo / "results/report/run.html").read_text()
+    assert "tiny random-weight models" in run_page and "torch" in run_page
+
+
+def test_report_renders_offline_with_every_output(demo):
+    run = snakemake(demo, "--report", "report.html")
+    assert run.returncode == 0, run.stdout[-3000:] + run.stderr[-3000:]
+    text = (demo / "report.html").read_text()
+    assert "they are not a reproduction of any paper" in text and "<script src" not in text
+    start = text.index("categories = ") + len("categories = ")
+    categories, _ = json.JSONDecoder().raw_decode(text[start:])
+    listed = {p for sub in categories.values() for files in sub.values() for p in files}
+    made = {str(p.relative_to(demo)) for d in ("results/tables", "results/plots", "results/report")
+            for p in (demo / d).rglob("*") if p.is_file()}
+    assert made == listed and {"Overview", "Ettinger", "BLiMP", "oLMpics"} <= set(categories)
+
+
+@pytest.mark.skipif(not Path("/usr/bin/chromium").exists(), reason="Debian chromium is not installed")
+def test_report_opens_in_headless_chromium(demo):
+    import matplotlib.image
+    import numpy as np
+
+    from lmprobes.report.screenshot import screenshot
+
+    if not (demo / "report.html").exists():
+        assert snakemake(demo, "--report", "report.html").returncode == 0
+    pixels = matplotlib.image.imread(screenshot(demo / "report.html", demo / "report.png"))
+    assert pixels.shape[:2] == (1800, 1400)
+    assert len(np.unique(pixels.reshape(-1, pixels.shape[-1]), axis=0)) > 50
+
+
 def test_rerun_does_nothing(demo):
     run = snakemake(demo, "-n", "all")
     assert run.returncode == 0
@@ -152,7 +202,8 @@ def test_full_config_plans_every_rule_for_every_model():
                       "olmpics_zero_shot": 6, "olmpics_tables": 1, "olmpics_generated": 6,
                       "olmpics_encyclopedic": 1, "olmpics_controls": 1,
                       "olmpics_encode": 5, "olmpics_mc_mlm_curves": 5 * 6, "olmpics_mc_qa_curves": 5 * 2 * 3,
-                      "olmpics_baseline_curves": 8, "olmpics_learning_tables": 1}
+                      "olmpics_baseline_curves": 8, "olmpics_learning_tables": 1,
+                      "report_landing": 1, "report_verdicts": 1, "report_models": 1}
 
 
 def write_config(workdir: Path, name: str, config: dict) -> str:
@@ -233,7 +284,8 @@ def test_deleting_one_dataset_reruns_only_its_dependents(demo):
     run = snakemake(demo, "-n", "all")
     assert run.returncode == 0
     # One scoring job per model (the model is loaded once for all four datasets).
-    assert job_counts(run.stdout) == {"all": 1, "ettinger_dataset": 1, "ettinger_score": 3, "ettinger_tables": 1}
+    assert job_counts(run.stdout) == {"all": 1, "ettinger_dataset": 1, "ettinger_score": 3, "ettinger_tables": 1,
+                                      "report_landing": 1, "report_verdicts": 1, "report_models": 1}
 
 
 def test_lama_release_to_scores(demo, tmp_path, lama_release_writer):

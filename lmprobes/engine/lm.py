@@ -52,6 +52,7 @@ class LM:
             "model_revision": str(self.revision or ""),
             "model_family": self.family,
             "dtype": str(self.dtype).removeprefix("torch."),
+            "device": str(self.device),
             "torch": torch.__version__,
             "transformers": transformers.__version__,
             "tokenizers": tokenizers.__version__,

@@ -19,18 +19,15 @@ that takes a ready 4-D mask; ``PACKABLE`` lists the architectures the tests chec
 
 from __future__ import annotations
 
-import logging
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 import torch
 
+from lmprobes.engine import runner
 from lmprobes.engine.batching import token_budget_batches
 from lmprobes.engine.lm import LM
-from lmprobes.engine import runner
 from lmprobes.engine.runner import LOGIT_CHUNK_ELEMENTS, _progress_bar, run_halving_on_oom, vocab_size
-
-logger = logging.getLogger(__name__)
 
 # model_type values whose stacks take position ids and a 4-D float mask (checked in the tests).
 PACKABLE = frozenset({"gpt2", "llama", "mistral", "qwen2", "gpt_neox"})

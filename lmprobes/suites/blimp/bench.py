@@ -270,8 +270,8 @@ def _synchronize(device: torch.device) -> None:
 
 
 def run_mode(name: str, lm: LM, items: pd.DataFrame, peak: float, lama_vocab: list[str] | None = None
-             ) -> tuple[Result, pd.DataFrame | None]:
-    """Time one mode after a warm-up; the BLiMP modes also return their per-pair scores."""
+             ) -> tuple[Result, pd.DataFrame]:
+    """Time one mode after a warm-up; return its per-pair scores (LAMA: each fact's top-1 token)."""
     mode = MODES[name]
 
     def score(frame: pd.DataFrame) -> pd.DataFrame:
@@ -289,7 +289,7 @@ def run_mode(name: str, lm: LM, items: pd.DataFrame, peak: float, lama_vocab: li
     unit = "facts" if mode.method == "lama_masked" else "pairs"
     result = Result(name, len(items), unit, seconds, work_of(lm, items, mode), body, head, peak)
     if mode.method == "lama_masked":
-        return result, None
+        return result, pd.DataFrame({"row_id": scores["row_id"], "top1": scores["top_tokens"].str[0]})
     rows = pd.DataFrame({
         "UID": items["paradigm"].to_numpy(), "pairID": items["pairID"].to_numpy(), "mode": name,
         "ll_good": scores["score_good"].to_numpy(), "ll_bad": scores["score_bad"].to_numpy(),
@@ -304,13 +304,15 @@ def lama_facts(relations: Path, common_vocab: Path, n: int) -> tuple[pd.DataFram
 
 
 def agreement_lines(decisions: dict) -> list[str]:
-    """For each bf16 mode run beside its float32 mode, the share of pair decisions that agree."""
+    """For each bf16 mode run beside its float32 mode, the share of pair decisions (LAMA: top-1
+    predictions) that agree."""
     lines = []
     for name, bf16 in decisions.items():
         reference = name.replace("bf16", "float32")
         if name.endswith("bf16") and reference in decisions:
             same = int((bf16 == decisions[reference]).sum())
-            lines.append(f"# {name} vs {reference}: {same} of {len(bf16)} pair decisions equal ({same / len(bf16):.2%})")
+            what = "top-1 predictions" if name.startswith("lama") else "pair decisions"
+            lines.append(f"# {name} vs {reference}: {same} of {len(bf16)} {what} equal ({same / len(bf16):.2%})")
     return lines
 
 
@@ -385,7 +387,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         result, rows = run_mode(name, lm, items, peaks[mode.dtype], lama_vocab)
         print(result.line() + f" body_params={result.body_params / 1e6:.1f}M tokens={result.work.tokens} "
               f"positions={result.work.positions} head_rows={result.work.head_rows}", flush=True)
-        if rows is not None:
+        if "top1" in rows:
+            decisions[name] = rows["top1"].to_numpy()
+        else:
             frames.append(rows)
             decisions[name] = (rows["ll_good"] > rows["ll_bad"]).to_numpy()
         del lm, model

@@ -1,0 +1,1 @@
+"""The reproduction report: verdicts against the papers, per-model summaries, LaTeX tables, the landing page."""

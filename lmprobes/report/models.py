@@ -1,0 +1,428 @@
+"""Per-model summary across the four suites and a leaderboard (issue 7, item 3).
+
+Inputs are the suites' tidy table CSVs under ``<tables>/<suite>/`` (``INPUTS``); only their
+``reproduction`` rows are read (the paper's rows belong to the verdict tables). A table that is
+absent means the suite was not run: its metrics are left out, and the models get NaN in the
+leaderboard. A model a suite did not score gets NaN in that suite's columns. Nothing is recomputed:
+every number is a cell of a suite table, so the summary agrees with the suite tables by construction.
+
+Summary layout: one row per model slug (in the order given), ``stand_in`` (True for a tiny
+random-weight model), then per suite (LAMA, BLiMP, oLMpics, Ettinger) its columns, each named
+``"<suite>: <metric>"``; values are percent. Where a suite scores a model with several methods the
+summary shows one, the first of ``METHOD_PREFERENCE`` that the table has for the model (else the
+alphabetically first), and names it in the column ``"<suite>: method"``:
+
+- LAMA (``lama/table2.csv``): ``P@1 <corpus>``, the paper's Table 2 mean P@1, i.e. the ``Total``
+  row (macro over relations) of each corpus scored, generated corpora included. Method: a masked
+  model's own protocol (``masked``), else ``left_context`` (LAMA's causal connector), else
+  ``candidates``.
+- BLiMP (``blimp/table3.csv``): ``overall`` (mean of the paradigms) and the 12 categories of
+  Table 3. Method: ``blimp_paper`` for causal models and ``pll_original`` for masked ones (the
+  paper's and Salazar et al.'s), then the others.
+- oLMpics: ``zero-shot <task>`` from ``olmpics/zero_shot.csv`` (method ``mc_mlm``, else
+  ``candidates``), and ``<task> MLP WS`` / ``MLP MAX`` / ``LINEAR WS`` / ``LINEAR MAX`` /
+  ``MC-QA WS`` / ``MC-QA MAX`` from ``olmpics/learning_curves.csv`` where a curve was trained
+  (those have no method: the method column applies to the zero-shot metrics only). Items generated
+  from sources add `` [<flavour>]`` to the metric.
+- Ettinger (``ettinger/table*.csv``, ``ETTINGER_METRICS``): top-1 and top-5 accuracy of the
+  unperturbed CPRAG-102 and ROLE-88 items and of NEG-136-SIMP affirmatives (Tables 4, 7, 11), and
+  the sensitivity tests without threshold: CPRAG and ROLE "prefer good" (Tables 5, 9), NEG-136-SIMP
+  affirmative/negative (Table 12), NEG-136-NAT by licensing and polarity (Table 14).
+
+Leaderboard rule: one headline per suite, each the mean of what the model has of
+
+- LAMA: ``P@1`` over the corpora present; BLiMP: ``overall``; oLMpics: the release zero-shot
+  accuracies over the tasks present; Ettinger: its six accuracies (``ETTINGER_ACCURACY``);
+
+then ``mean`` = the mean of the headlines present, ``n_suites`` = how many there are (a missing suite
+does not count, it is not a zero), and ``rank`` 1, 2, ... by ``mean`` descending, ties broken by
+model name; a model with no headline at all has no rank and comes last. The suites' numbers are on
+different scales of difficulty, so the mean ranks models run on the same suites; it says nothing
+across runs with different suites.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from lmprobes.io import atomic_path, to_markdown, write_text
+from lmprobes.report.latex import to_booktabs
+from lmprobes.suites.blimp.paradigms import CATEGORIES
+from lmprobes.suites.lama.release import CORPORA as LAMA_CORPORA
+from lmprobes.suites.olmpics.learning_tables import LEARNING_TABLES
+from lmprobes.suites.olmpics.tables import ZERO_SHOT_TABLES
+
+SUITES = ("lama", "blimp", "olmpics", "ettinger")
+SUITE_TITLES = {"lama": "LAMA", "blimp": "BLiMP", "olmpics": "oLMpics", "ettinger": "Ettinger"}
+INPUTS = {
+    "lama": ("table2.csv",),
+    "blimp": ("table3.csv",),
+    "olmpics": ("zero_shot.csv", "learning_curves.csv"),
+    "ettinger": ("table4.csv", "table7.csv", "table11.csv", "table5.csv", "table9.csv", "table12.csv", "table14.csv"),
+}
+METHOD_PREFERENCE = {
+    "lama": ("masked", "left_context", "candidates"),
+    "blimp": ("blimp_paper", "pll_original", "lmeval04", "salazar", "pll_within_word_l2r", "one_prefix", "two_prefix"),
+    "olmpics": ("mc_mlm", "candidates"),
+}
+# Within a suite, the metrics a method applies to start with this ("" = all of them).
+METHOD_SCOPE = {"lama": "", "blimp": "", "olmpics": "zero-shot "}
+METHOD = "method"
+STAND_IN = "stand_in"
+CURVE_LABELS = {"mlp_ws": "MLP WS", "mlp_max": "MLP MAX", "linear_ws": "LINEAR WS", "linear_max": "LINEAR MAX",
+                "mc_qa_ws": "MC-QA WS", "mc_qa_max": "MC-QA MAX"}
+# (table, row, column of the Ettinger tidy table) -> metric.
+ETTINGER_METRICS = {
+    ("table4", "k=1", "Orig"): "CPRAG acc@1",
+    ("table4", "k=5", "Orig"): "CPRAG acc@5",
+    ("table7", "k=1", "Orig"): "ROLE acc@1",
+    ("table7", "k=5", "Orig"): "ROLE acc@5",
+    ("table11", "k=1", "Accuracy"): "NEG-SIMP aff. acc@1",
+    ("table11", "k=5", "Accuracy"): "NEG-SIMP aff. acc@5",
+    ("table5", "", "Prefer good"): "CPRAG sensitivity",
+    ("table9", "", "Prefer good"): "ROLE sensitivity",
+    ("table12", "", "Affirmative"): "NEG-SIMP aff. sensitivity",
+    ("table12", "", "Negative"): "NEG-SIMP neg. sensitivity",
+    ("table14", "", "Aff. NT"): "NEG-NAT aff. NT",
+    ("table14", "", "Neg. NT"): "NEG-NAT neg. NT",
+    ("table14", "", "Aff. LN"): "NEG-NAT aff. LN",
+    ("table14", "", "Neg. LN"): "NEG-NAT neg. LN",
+}
+ETTINGER_ACCURACY = tuple(metric for metric in ETTINGER_METRICS.values() if " acc@" in metric)
+HEADLINES = {"lama": "lama_p1", "blimp": "blimp_overall", "olmpics": "olmpics_zero_shot",
+             "ettinger": "ettinger_accuracy"}
+LEADERBOARD_COLUMNS = ["rank", "model", STAND_IN, *HEADLINES.values(), "mean", "n_suites"]
+LONG_COLUMNS = ["model", "suite", "metric", "method", "value", STAND_IN]
+RECORD_COLUMNS = ["model", "suite", "metric", "method", "value"]
+CAUSAL_SYSTEM = re.compile(r"(?P<model>.+) \((?P<method>[A-Za-z0-9_]+)\)")
+
+
+class ModelSummaryError(ValueError):
+    """A suite table the summary cannot read; the message names the file."""
+
+
+def column(suite: str, metric: str) -> str:
+    return f"{suite}: {metric}"
+
+
+def input_tables(tables: Path, suites: tuple[str, ...] = SUITES) -> list[Path]:
+    """Every table file the summary reads for ``suites`` (the rule's inputs)."""
+    return [Path(tables) / suite / name for suite in suites for name in INPUTS[suite]]
+
+
+# --- reading the suite tables ---------------------------------------------------------------
+
+
+def _read(path: Path, columns: list[str], numeric: list[str]) -> pd.DataFrame | None:
+    """The reproduction rows of one tidy table, or None when the file is absent."""
+    if not path.exists():
+        return None
+    # Only an empty cell is missing: a model called "NA" stays a name.
+    frame = pd.read_csv(path, dtype=str, keep_default_na=False)
+    missing = [name for name in ["source", *columns, *numeric] if name not in frame.columns]
+    if missing:
+        raise ModelSummaryError(f"{path}: column(s) {missing} missing")
+    frame = frame[frame["source"] == "reproduction"].copy()
+    for name in numeric:
+        values = pd.to_numeric(frame[name].replace("", np.nan), errors="coerce")
+        bad = values.isna() & (frame[name] != "")
+        if bad.any():
+            raise ModelSummaryError(f"{path}: {name} {frame.loc[bad, name].iloc[0]!r} is not a number")
+        frame[name] = values.astype(float)
+    return frame
+
+
+def _records(frame: pd.DataFrame, suite: str, metric: pd.Series, method: pd.Series | str, value: str) -> pd.DataFrame:
+    return pd.DataFrame({"model": frame["model"], "suite": suite, "metric": metric, "method": method,
+                         "value": frame[value]}).reindex(columns=RECORD_COLUMNS)
+
+
+def _preferred_method(methods: set[str], suite: str) -> str:
+    for method in METHOD_PREFERENCE[suite]:
+        if method in methods:
+            return method
+    return min(methods)
+
+
+def _one_method_per_model(frame: pd.DataFrame, suite: str) -> pd.DataFrame:
+    """The rows of each model's preferred method (see the module docstring)."""
+    chosen = {model: _preferred_method(set(group["method"]), suite) for model, group in frame.groupby("model")}
+    return frame[frame["method"] == frame["model"].map(chosen)]
+
+
+def _flavoured(metric: pd.Series, flavour: pd.Series) -> pd.Series:
+    suffix = flavour.map(lambda name: "" if name == "release" else f" [{name}]")
+    return metric + suffix
+
+
+def lama_records(tables: Path) -> pd.DataFrame | None:
+    path = Path(tables) / "lama" / "table2.csv"
+    frame = _read(path, ["corpus", "row", "model"], ["p1"])
+    if frame is None:
+        return None
+    frame = frame[(frame["row"] == "Total") & (frame["model"] != "Freq")]
+    systems = [_lama_system(name) for name in frame["model"]]
+    frame = frame.assign(model=[model for model, _ in systems], method=[method for _, method in systems])
+    frame = _one_method_per_model(frame, "lama")
+    order = {corpus: i for i, corpus in enumerate(LAMA_CORPORA)}
+    frame = frame.assign(_order=frame["corpus"].map(lambda c: (order.get(c, len(order)), c)))
+    frame = frame.sort_values("_order", kind="stable")
+    return _records(frame, "lama", "P@1 " + frame["corpus"], frame["method"], "p1")
+
+
+def _lama_system(system: str) -> tuple[str, str]:
+    """``gpt2 (left_context)`` -> (gpt2, left_context); a masked model's system is its slug."""
+    match = CAUSAL_SYSTEM.fullmatch(system)
+    return (match["model"], match["method"]) if match else (system, "masked")
+
+
+def blimp_records(tables: Path) -> pd.DataFrame | None:
+    frame = _read(Path(tables) / "blimp" / "table3.csv", ["model", "method", "category"], ["value"])
+    if frame is None:
+        return None
+    frame = _one_method_per_model(frame, "blimp")
+    order = {category: i for i, category in enumerate(("overall", *CATEGORIES))}
+    frame = frame.assign(_order=frame["category"].map(lambda c: (order.get(c, len(order)), c)))
+    frame = frame.sort_values("_order", kind="stable")
+    return _records(frame, "blimp", frame["category"], frame["method"], "value")
+
+
+def olmpics_records(tables: Path) -> pd.DataFrame | None:
+    """Zero-shot metrics first (the paper's table order), then each task's curve metrics together."""
+    folder = Path(tables) / "olmpics"
+    zero = _read(folder / "zero_shot.csv", ["task", "flavour", "model", "method"], ["accuracy"])
+    curves = _read(folder / "learning_curves.csv", ["task", "flavour", "model"], list(CURVE_LABELS))
+    parts = []
+    if zero is not None:
+        zero = _one_method_per_model(zero, "olmpics")
+        metric = _flavoured("zero-shot " + zero["task"], zero["flavour"])
+        records = _records(zero, "olmpics", metric, zero["method"], "accuracy")
+        parts.append(records.assign(_key=_olmpics_keys(zero, 0, ZERO_SHOT_TABLES, 0)))
+    if curves is not None:
+        for position, (name, label) in enumerate(CURVE_LABELS.items()):
+            rows = curves[curves[name].notna()]
+            records = _records(rows, "olmpics", _flavoured(rows["task"] + f" {label}", rows["flavour"]), "", name)
+            parts.append(records.assign(_key=_olmpics_keys(rows, 1, LEARNING_TABLES, position)))
+    if not parts:
+        return None
+    frame = pd.concat(parts, ignore_index=True)
+    return frame.sort_values("_key", kind="stable").drop(columns="_key").reset_index(drop=True)
+
+
+def _olmpics_keys(rows: pd.DataFrame, block: int, tasks: dict, position: int) -> list[tuple]:
+    """Sort keys: block (zero-shot, curves), task in the paper's order, release before generated, column."""
+    rank = {task: i for i, task in enumerate(tasks)}
+    return [(block, rank.get(task, len(rank)), task, flavour != "release", flavour, position)
+            for task, flavour in zip(rows["task"], rows["flavour"])]
+
+
+def ettinger_records(tables: Path) -> pd.DataFrame | None:
+    folder = Path(tables) / "ettinger"
+    frames = {}
+    for table in dict.fromkeys(key[0] for key in ETTINGER_METRICS):
+        frame = _read(folder / f"{table}.csv", ["model", "row", "column"], ["value"])
+        if frame is not None:
+            frames[table] = frame
+    if not frames:
+        return None
+    parts = []
+    for (table, row, name), metric in ETTINGER_METRICS.items():
+        if table in frames:
+            frame = frames[table]
+            rows = frame[(frame["row"] == row) & (frame["column"] == name)]
+            parts.append(_records(rows, "ettinger", metric, "", "value"))
+    return pd.concat(parts, ignore_index=True)
+
+
+SUITE_READERS = {"lama": lama_records, "blimp": blimp_records, "olmpics": olmpics_records,
+                 "ettinger": ettinger_records}
+
+
+# --- the summary ----------------------------------------------------------------------------
+
+
+def summary_records(tables: Path, models: list[str], suites: tuple[str, ...] = SUITES) -> pd.DataFrame:
+    """Long records (model, suite, metric, method, value) of ``models``, suites in ``SUITES`` order."""
+    unknown = sorted(set(suites) - set(SUITES))
+    if unknown:
+        raise ModelSummaryError(f"unknown suite(s) {unknown}; known: {list(SUITES)}")
+    parts = []
+    for suite in (s for s in SUITES if s in suites):
+        records = SUITE_READERS[suite](Path(tables))
+        if records is None:
+            continue
+        records = records[records["model"].isin(models)]
+        repeated = records[records.duplicated(["model", "metric"])]
+        if len(repeated):
+            first = repeated.iloc[0]
+            raise ModelSummaryError(f"{Path(tables) / suite}: {first.metric!r} of model {first.model!r} appears twice")
+        parts.append(records)
+    if not parts:
+        return pd.DataFrame(columns=RECORD_COLUMNS)
+    return pd.concat(parts, ignore_index=True)
+
+
+def model_summary(tables: Path, models: list[str], tiny_models: set[str],
+                  suites: tuple[str, ...] = SUITES) -> pd.DataFrame:
+    """One row per model slug, ``stand_in``, then ``"<suite>: <metric>"`` columns (module docstring).
+
+    Only the tables of ``suites`` are read (a stale table of a suite the run left out is ignored).
+    """
+    if len(set(models)) != len(models):
+        raise ModelSummaryError(f"models listed twice: {sorted({m for m in models if models.count(m) > 1})}")
+    records = summary_records(tables, models, suites)
+    summary = pd.DataFrame({"model": list(models), STAND_IN: [m in tiny_models for m in models]})
+    columns: dict[str, pd.Series] = {}
+    for suite in SUITES:
+        sub = records[records["suite"] == suite]
+        if sub.empty:
+            continue
+        if suite in METHOD_SCOPE:
+            methods = sub[sub["method"] != ""].groupby("model")["method"].first()
+            columns[column(suite, METHOD)] = summary["model"].map(methods).fillna("")
+        for metric in dict.fromkeys(sub["metric"]):
+            values = sub[sub["metric"] == metric].set_index("model")["value"]
+            columns[column(suite, metric)] = summary["model"].map(values).astype(float)
+    return pd.concat([summary, pd.DataFrame(columns, index=summary.index)], axis=1)
+
+
+def suite_columns(summary: pd.DataFrame, suite: str) -> list[str]:
+    """The summary's columns of one suite, method first."""
+    return [name for name in summary.columns if name.startswith(f"{suite}: ")]
+
+
+def metric_columns(summary: pd.DataFrame, suite: str) -> list[str]:
+    return [name for name in suite_columns(summary, suite) if name != column(suite, METHOD)]
+
+
+def summary_long(summary: pd.DataFrame) -> pd.DataFrame:
+    """The summary as tidy rows (model, suite, metric, method, value, stand_in); NaN cells are left out."""
+    records = []
+    for row in summary.to_dict("records"):
+        for suite in SUITES:
+            method = row.get(column(suite, METHOD), "")
+            for name in metric_columns(summary, suite):
+                metric = name.split(": ", 1)[1]
+                if pd.isna(row[name]):
+                    continue
+                scoped = suite in METHOD_SCOPE and metric.startswith(METHOD_SCOPE[suite])
+                records.append({"model": row["model"], "suite": suite, "metric": metric,
+                                "method": method if scoped else "", "value": float(row[name]),
+                                STAND_IN: bool(row[STAND_IN])})
+    return pd.DataFrame.from_records(records, columns=LONG_COLUMNS)
+
+
+# --- the leaderboard ------------------------------------------------------------------------
+
+
+def _headline_columns(summary: pd.DataFrame, suite: str) -> list[str]:
+    metrics = metric_columns(summary, suite)
+    if suite == "lama":
+        return [name for name in metrics if name.startswith("lama: P@1 ")]
+    if suite == "blimp":
+        return [name for name in metrics if name == column("blimp", "overall")]
+    if suite == "olmpics":
+        return [name for name in metrics if name.startswith("olmpics: zero-shot ") and not name.endswith("]")]
+    return [column("ettinger", metric) for metric in ETTINGER_ACCURACY if column("ettinger", metric) in metrics]
+
+
+def headlines(summary: pd.DataFrame) -> pd.DataFrame:
+    """One headline column per suite: the mean of the model's values in it (NaN when it has none)."""
+    frame = pd.DataFrame(index=summary.index)
+    for suite, name in HEADLINES.items():
+        chosen = _headline_columns(summary, suite)
+        frame[name] = summary[chosen].mean(axis=1, skipna=True) if chosen else np.nan
+    return frame.astype(float)
+
+
+def leaderboard(summary: pd.DataFrame) -> pd.DataFrame:
+    """Models ranked by the mean of their suite headlines (rule in the module docstring)."""
+    board = pd.concat([summary[["model", STAND_IN]], headlines(summary)], axis=1)
+    values = board[list(HEADLINES.values())]
+    board["n_suites"] = values.notna().sum(axis=1).astype("int64")
+    board["mean"] = values.mean(axis=1, skipna=True)
+    ranked = board.assign(_unranked=board["mean"].isna(), _key=-board["mean"].fillna(0.0))
+    board = board.loc[ranked.sort_values(["_unranked", "_key", "model"], kind="stable").index].reset_index(drop=True)
+    ranks = pd.Series(range(1, len(board) + 1), dtype="Int64")
+    board["rank"] = ranks.where(board["mean"].notna(), pd.NA)
+    return board[LEADERBOARD_COLUMNS]
+
+
+# --- files ----------------------------------------------------------------------------------
+
+
+def stand_in_banner(summary: pd.DataFrame) -> str:
+    """The warning line for tiny random-weight models, or "" when there is none."""
+    tiny = summary.loc[summary[STAND_IN].astype(bool), "model"].tolist()
+    if not tiny:
+        return ""
+    return (f"Numbers from tiny random-weight models ({', '.join(tiny)}): they test the pipeline, "
+            "they are not a reproduction.")
+
+
+def suite_frame(summary: pd.DataFrame, suite: str) -> pd.DataFrame:
+    """One suite's block of the wide summary, headed by model and stand-in, short column names."""
+    chosen = suite_columns(summary, suite)
+    frame = summary[["model", STAND_IN, *chosen]]
+    return frame.rename(columns={name: name.split(": ", 1)[1] for name in chosen})
+
+
+def models_markdown(summary: pd.DataFrame) -> str:
+    banner = stand_in_banner(summary)
+    parts = [f"**{banner}**\n\n" if banner else "", "# Per-model summary across suites\n\n"]
+    parts.append("Values in percent; one method per model and suite (the `method` column), see "
+                 "lmprobes/report/models.py for which numbers are picked.\n")
+    for suite in SUITES:
+        if suite_columns(summary, suite):
+            parts.append(f"\n## {SUITE_TITLES[suite]}\n\n{to_markdown(suite_frame(summary, suite))}")
+    return "".join(parts)
+
+
+def models_latex(summary: pd.DataFrame) -> str:
+    banner = stand_in_banner(summary)
+    tables = [
+        to_booktabs(suite_frame(summary, suite), caption=f"{SUITE_TITLES[suite]}: per-model summary (%)",
+                    label=f"tab:models-{suite}", note=banner)
+        for suite in SUITES if suite_columns(summary, suite)
+    ]
+    return "\n".join(tables) if tables else to_booktabs(summary[["model", STAND_IN]], caption="Models",
+                                                         label="tab:models", note=banner)
+
+
+def leaderboard_markdown(board: pd.DataFrame, banner: str) -> str:
+    heading = (f"**{banner}**\n\n" if banner else "") + "# Leaderboard\n\n"
+    rule = ("Rank by the mean of the suite headlines present (LAMA mean P@1 over corpora, BLiMP overall, "
+            "oLMpics mean zero-shot accuracy, Ettinger mean accuracy); ties by model name.\n\n")
+    return heading + rule + to_markdown(board)
+
+
+def write_model_summary(summary: pd.DataFrame, board: pd.DataFrame, out_dir: Path) -> list[Path]:
+    """models.{csv,md,tex} and leaderboard.{csv,md,tex} under ``out_dir``; returns the paths written."""
+    out_dir = Path(out_dir)
+    banner = stand_in_banner(summary)
+    paths = {name: out_dir / name for name in ("models.csv", "models.md", "models.tex", "leaderboard.csv",
+                                                "leaderboard.md", "leaderboard.tex")}
+    _write_csv(summary_long(summary), paths["models.csv"])
+    write_text(models_markdown(summary), paths["models.md"])
+    write_text(models_latex(summary), paths["models.tex"])
+    _write_csv(board, paths["leaderboard.csv"])
+    write_text(leaderboard_markdown(board, banner), paths["leaderboard.md"])
+    write_text(to_booktabs(board, caption="Leaderboard (%)", label="tab:leaderboard", note=banner),
+               paths["leaderboard.tex"])
+    return list(paths.values())
+
+
+def _write_csv(frame: pd.DataFrame, path: Path) -> None:
+    with atomic_path(path) as tmp:
+        frame.to_csv(tmp, index=False, lineterminator="\n")
+
+
+def make_model_summary(tables: Path, models: list[str], tiny_models: set[str], out_dir: Path,
+                       suites: tuple[str, ...] = SUITES) -> list[Path]:
+    """Read the suite tables, write the summary and the leaderboard (what the rule script calls)."""
+    summary = model_summary(tables, models, tiny_models, suites)
+    return write_model_summary(summary, leaderboard(summary), out_dir)

@@ -1,0 +1,12 @@
+from lmprobes.report.landing import write_landing_page
+from lmprobes.workflow import logged
+
+with logged(snakemake.log):
+    write_landing_page(
+        snakemake.output[0],
+        snakemake.config,
+        snakemake.params.lock,
+        snakemake.params.benchmarks,
+        scores=snakemake.input.scores,
+        configfiles=snakemake.params.configfiles,
+    )

@@ -1,0 +1,13 @@
+from pathlib import Path
+
+from lmprobes.report.models import make_model_summary
+from lmprobes.workflow import logged
+
+with logged(snakemake.log):
+    make_model_summary(
+        Path(snakemake.params.tables),
+        list(snakemake.params.models),
+        set(snakemake.params.tiny_models),
+        Path(snakemake.output[0]).parent,
+        tuple(snakemake.params.suites),
+    )

@@ -1,0 +1,22 @@
+"""Snakemake script: paper-vs-reproduction verdict tables (``lmprobes.report.verdicts.make_verdicts``).
+
+input: ``tolerances`` (resources/report/tolerances.csv), the published-number files and the suite
+tables (named so the rule reruns when they change; read from ``params.resources`` and
+``params.tables``). params: ``systems`` (config ``report.systems``), ``tiny_models``. output: the
+verdict files, all in one folder.
+"""
+
+from pathlib import Path
+
+from lmprobes.report.verdicts import make_verdicts
+from lmprobes.workflow import logged
+
+with logged(snakemake.log):
+    make_verdicts(
+        Path(snakemake.params.resources),
+        Path(snakemake.params.tables),
+        dict(snakemake.params.systems),
+        set(snakemake.params.tiny_models),
+        Path(snakemake.output[0]).parent,
+        tolerances_path=Path(snakemake.input.tolerances),
+    )

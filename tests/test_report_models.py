@@ -1,0 +1,282 @@
+"""Per-model summary and leaderboard: every picked value against hand-written suite tables."""
+
+from __future__ import annotations
+
+import math
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from lmprobes.report.models import (
+    LEADERBOARD_COLUMNS,
+    ModelSummaryError,
+    input_tables,
+    leaderboard,
+    model_summary,
+    write_model_summary,
+)
+
+LAMA_COLUMNS = ["source", "corpus", "row", "model", "p1", "n_facts", "n_kept", "n_relations"]
+BLIMP_COLUMNS = ["table", "source", "reference", "model", "method", "category", "paradigm", "value", "n"]
+ZERO_COLUMNS = ["table", "task", "source", "flavour", "system", "model", "method", "accuracy", "chance", "n_items",
+                "n_kept", "n_multi_piece", "n_ties"]
+CURVE_COLUMNS = ["table", "task", "setup", "source", "flavour", "model", "system", "zero_shot", "mlp_ws", "mlp_max",
+                 "linear_ws", "linear_max", "mc_qa_ws", "mc_qa_max", "langsense_pert", "langsense_nolang", "chance",
+                 "n_seeds", "ns"]
+ETTINGER_COLUMNS = ["table", "source", "model", "row", "column", "value", "sd", "n", "unscorable"]
+
+
+def write_csv(path: Path, columns: list[str], rows: list[dict]) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    pd.DataFrame.from_records(rows).reindex(columns=columns).to_csv(path, index=False)
+
+
+def lama_rows() -> list[dict]:
+    def row(corpus, line, model, p1, source="reproduction"):
+        return {"source": source, "corpus": corpus, "row": line, "model": model, "p1": p1, "n_facts": 10,
+                "n_kept": 9, "n_relations": 3}
+    return [
+        row("google_re", "birth-place", "bert", 99.0),
+        row("google_re", "Total", "bert", 11.5),
+        row("trex", "1-1", "bert", 70.0),
+        row("trex", "Total", "bert", 30.0),
+        row("trex", "Total", "Freq", 22.0),
+        row("trex", "Total", "gpt2 (left_context)", 5.0),
+        row("trex", "Total", "gpt2 (candidates)", 9.0),
+        row("google_re", "Total", "gpt2 (candidates)", 3.0),
+        row("trex", "Total", "Bb (paper)", 31.1, source="paper"),
+        row("trex_raw", "Total", "bert", 20.0),
+    ]
+
+
+def blimp_rows() -> list[dict]:
+    def row(model, method, category, value, source="reproduction"):
+        return {"table": "table3", "source": source, "reference": "", "model": model, "method": method,
+                "category": category, "paradigm": "", "value": value, "n": 67}
+    return [
+        row("gpt2", "lmeval04", "overall", 70.0),
+        row("gpt2", "blimp_paper", "overall", 80.0),
+        row("gpt2", "blimp_paper", "anaphor_agreement", 90.0),
+        row("bert", "pll_within_word_l2r", "overall", 60.0),
+        row("gpt2", "", "overall", 81.5, source="paper"),
+    ]
+
+
+def zero_rows() -> list[dict]:
+    def row(task, model, method, accuracy, flavour="release", source="reproduction"):
+        return {"table": "t", "task": task, "source": source, "flavour": flavour, "system": model, "model": model,
+                "method": method, "accuracy": accuracy, "chance": 50.0, "n_items": 24, "n_kept": 24,
+                "n_multi_piece": 0, "n_ties": 0}
+    return [
+        row("always_never", "bert", "mc_mlm", 20.0),
+        row("age_comparison", "bert", "mc_mlm", 60.0),
+        row("age_comparison", "bert", "candidates", 99.0),
+        row("age_comparison", "bert", "mc_mlm", 55.0, flavour="generated"),
+        row("age_comparison", "gpt2", "candidates", 52.0),
+        row("age_comparison", "roberta-large", "mc_mlm", 98.0, source="paper"),
+    ]
+
+
+def curve_rows() -> list[dict]:
+    def row(task, model, **values):
+        return {"table": "t", "task": task, "setup": "s", "source": "reproduction", "flavour": "release",
+                "model": model, "system": model, "chance": 50.0, "n_seeds": 1, "ns": "8;16", **values}
+    return [
+        row("property_conjunction", "bert", mc_qa_ws=40.0, mc_qa_max=45.0),
+        row("age_comparison", "bert", zero_shot=60.0, mlp_ws=70.0, mlp_max=80.0),
+        row("age_comparison", "mlm_baseline", mlp_ws=11.0, mlp_max=12.0),
+    ]
+
+
+def ettinger_rows(table: str, cells: list[tuple[str, str, float]], model: str = "bert") -> list[dict]:
+    return [{"table": table, "source": "reproduction", "model": model, "row": row, "column": column, "value": value,
+             "n": 34, "unscorable": 0} for row, column, value in cells]
+
+
+@pytest.fixture
+def tables(tmp_path) -> Path:
+    root = tmp_path / "tables"
+    write_csv(root / "lama" / "table2.csv", LAMA_COLUMNS, lama_rows())
+    write_csv(root / "blimp" / "table3.csv", BLIMP_COLUMNS, blimp_rows())
+    write_csv(root / "olmpics" / "zero_shot.csv", ZERO_COLUMNS, zero_rows())
+    write_csv(root / "olmpics" / "learning_curves.csv", CURVE_COLUMNS, curve_rows())
+    paper = [{"table": "table4", "source": "paper", "model": "bert", "row": "k=1", "column": "Orig", "value": 23.5}]
+    write_csv(root / "ettinger" / "table4.csv", ETTINGER_COLUMNS,
+              ettinger_rows("table4", [("k=1", "Orig", 10.0), ("k=5", "Orig", 30.0), ("k=5", "Shuf", 99.0)]) + paper)
+    write_csv(root / "ettinger" / "table7.csv", ETTINGER_COLUMNS,
+              ettinger_rows("table7", [("k=1", "Orig", 5.0), ("k=5", "Orig", 15.0)]))
+    write_csv(root / "ettinger" / "table12.csv", ETTINGER_COLUMNS, ettinger_rows(
+        "table12", [("", "Affirmative", 100.0), ("", "Negative", 0.0), ("", "Affirmative w/ .01 thresh", 3.0)]))
+    return root
+
+
+MODELS = ["bert", "gpt2", "tiny-x"]
+
+
+def cell(summary: pd.DataFrame, model: str, name: str):
+    return summary.set_index("model").loc[model, name]
+
+
+def test_every_picked_value_matches_the_hand_written_table(tables):
+    summary = model_summary(tables, MODELS, {"tiny-x"})
+    expected = {
+        ("bert", "lama: method"): "masked",
+        ("bert", "lama: P@1 google_re"): 11.5,
+        ("bert", "lama: P@1 trex"): 30.0,
+        ("bert", "lama: P@1 trex_raw"): 20.0,
+        ("gpt2", "lama: method"): "left_context",
+        ("gpt2", "lama: P@1 trex"): 5.0,
+        ("gpt2", "blimp: method"): "blimp_paper",
+        ("gpt2", "blimp: overall"): 80.0,
+        ("gpt2", "blimp: anaphor_agreement"): 90.0,
+        ("bert", "blimp: method"): "pll_within_word_l2r",
+        ("bert", "blimp: overall"): 60.0,
+        ("bert", "olmpics: method"): "mc_mlm",
+        ("bert", "olmpics: zero-shot age_comparison"): 60.0,
+        ("bert", "olmpics: zero-shot always_never"): 20.0,
+        ("bert", "olmpics: zero-shot age_comparison [generated]"): 55.0,
+        ("gpt2", "olmpics: method"): "candidates",
+        ("gpt2", "olmpics: zero-shot age_comparison"): 52.0,
+        ("bert", "olmpics: age_comparison MLP WS"): 70.0,
+        ("bert", "olmpics: age_comparison MLP MAX"): 80.0,
+        ("bert", "olmpics: property_conjunction MC-QA WS"): 40.0,
+        ("bert", "olmpics: property_conjunction MC-QA MAX"): 45.0,
+        ("bert", "ettinger: CPRAG acc@1"): 10.0,
+        ("bert", "ettinger: CPRAG acc@5"): 30.0,
+        ("bert", "ettinger: ROLE acc@1"): 5.0,
+        ("bert", "ettinger: ROLE acc@5"): 15.0,
+        ("bert", "ettinger: NEG-SIMP aff. sensitivity"): 100.0,
+        ("bert", "ettinger: NEG-SIMP neg. sensitivity"): 0.0,
+    }
+    for (model, name), value in expected.items():
+        assert cell(summary, model, name) == value, (model, name)
+    assert summary["model"].tolist() == MODELS
+    assert summary["stand_in"].tolist() == [False, False, True]
+
+
+def test_unscored_cells_are_nan_and_unread_metrics_absent(tables):
+    summary = model_summary(tables, MODELS, set())
+    assert math.isnan(cell(summary, "gpt2", "lama: P@1 google_re"))  # only its non-preferred method has it
+    assert math.isnan(cell(summary, "bert", "blimp: anaphor_agreement"))
+    assert math.isnan(cell(summary, "gpt2", "ettinger: CPRAG acc@5"))
+    assert summary.set_index("model").loc["tiny-x"].drop(["stand_in"]).replace("", np.nan).isna().all()
+    assert "ettinger: NEG-SIMP aff. acc@1" not in summary.columns  # table11 was not written
+    assert not any("LINEAR" in name for name in summary.columns)  # no linear curve trained
+    assert not any("mlm_baseline" in str(v) for v in summary["model"])
+
+
+def test_column_order_follows_suites_and_paper(tables):
+    names = model_summary(tables, MODELS, set()).columns.tolist()
+    suites = [name.split(": ")[0] for name in names[2:]]
+    assert suites == sorted(suites, key=["lama", "blimp", "olmpics", "ettinger"].index)
+    lama = [n for n in names if n.startswith("lama: P@1")]
+    assert lama == ["lama: P@1 google_re", "lama: P@1 trex", "lama: P@1 trex_raw"]
+    olmpics = [n for n in names if n.startswith("olmpics: ")]
+    assert olmpics == ["olmpics: method", "olmpics: zero-shot age_comparison",
+                       "olmpics: zero-shot age_comparison [generated]", "olmpics: zero-shot always_never",
+                       "olmpics: age_comparison MLP WS", "olmpics: age_comparison MLP MAX",
+                       "olmpics: property_conjunction MC-QA WS", "olmpics: property_conjunction MC-QA MAX"]
+
+
+def test_leaderboard_headlines_mean_and_rank(tables):
+    board = leaderboard(model_summary(tables, MODELS, {"tiny-x"}))
+    assert board.columns.tolist() == LEADERBOARD_COLUMNS
+    board = board.set_index("model")
+    bert_headlines = [(11.5 + 30.0 + 20.0) / 3, 60.0, (60.0 + 20.0) / 2, (10.0 + 30.0 + 5.0 + 15.0) / 4]
+    gpt2_headlines = [5.0, 80.0, 52.0]
+    assert board.loc["bert", ["lama_p1", "blimp_overall", "olmpics_zero_shot", "ettinger_accuracy"]].tolist() == \
+        pytest.approx(bert_headlines)
+    assert board.loc["bert", "mean"] == pytest.approx(sum(bert_headlines) / 4)
+    assert board.loc["gpt2", "mean"] == pytest.approx(sum(gpt2_headlines) / 3)
+    assert math.isnan(board.loc["gpt2", "ettinger_accuracy"])
+    assert board["n_suites"].to_dict() == {"gpt2": 3, "bert": 4, "tiny-x": 0}
+    assert board.index.tolist() == ["gpt2", "bert", "tiny-x"]
+    assert board.loc["gpt2", "rank"] == 1 and board.loc["bert", "rank"] == 2
+    assert board.loc["tiny-x", "rank"] is pd.NA
+
+
+def summary_of(blimp: dict[str, float], lama: dict[str, float] | None = None) -> pd.DataFrame:
+    models = list(blimp)
+    frame = pd.DataFrame({"model": models, "stand_in": False, "blimp: overall": [blimp[m] for m in models]})
+    if lama is not None:
+        frame["lama: P@1 trex"] = [lama.get(m, np.nan) for m in models]
+    return frame
+
+
+def test_ties_are_broken_by_model_name():
+    board = leaderboard(summary_of({"b": 50.0, "c": 60.0, "a": 50.0}))
+    assert board["model"].tolist() == ["c", "a", "b"]
+    assert board["rank"].tolist() == [1, 2, 3]
+
+
+def test_missing_suite_does_not_count_as_zero():
+    board = leaderboard(summary_of({"x": 40.0, "y": 30.0}, lama={"y": 100.0})).set_index("model")
+    assert board.loc["x", "mean"] == 40.0 and board.loc["x", "n_suites"] == 1
+    assert board.loc["y", "mean"] == 65.0 and board.loc["y", "n_suites"] == 2
+    assert math.isnan(board.loc["x", "lama_p1"]) and math.isnan(board.loc["x", "olmpics_zero_shot"])
+
+
+def test_files_banner_long_csv_and_determinism(tables, tmp_path):
+    summary = model_summary(tables, MODELS, {"tiny-x", "gpt2"})
+    first = write_model_summary(summary, leaderboard(summary), tmp_path / "a")
+    second = write_model_summary(summary, leaderboard(summary), tmp_path / "b")
+    names = ["models.csv", "models.md", "models.tex", "leaderboard.csv", "leaderboard.md", "leaderboard.tex"]
+    assert [p.name for p in first] == names
+    for a, b in zip(first, second, strict=True):
+        assert a.read_bytes() == b.read_bytes()
+    banner = ("Numbers from tiny random-weight models (gpt2, tiny-x): they test the pipeline, "
+              "they are not a reproduction.")
+    assert (tmp_path / "a" / "models.md").read_text().splitlines()[0] == f"**{banner}**"
+    assert (tmp_path / "a" / "leaderboard.md").read_text().splitlines()[0] == f"**{banner}**"
+    assert banner in (tmp_path / "a" / "models.tex").read_text()
+    long = pd.read_csv(tmp_path / "a" / "models.csv", keep_default_na=False)
+    assert long.columns.tolist() == ["model", "suite", "metric", "method", "value", "stand_in"]
+    by_key = long.set_index(["model", "suite", "metric"])
+    assert by_key.loc[("bert", "lama", "P@1 trex"), "value"] == 30.0
+    assert by_key.loc[("bert", "lama", "P@1 trex"), "method"] == "masked"
+    assert by_key.loc[("bert", "olmpics", "zero-shot age_comparison"), "method"] == "mc_mlm"
+    assert by_key.loc[("bert", "olmpics", "age_comparison MLP WS"), "method"] == ""
+    assert by_key.loc[("gpt2", "blimp", "overall"), "stand_in"]
+    assert not by_key.loc[("bert", "blimp", "overall"), "stand_in"]
+    assert not (long["model"] == "tiny-x").any()  # nothing scored: no rows
+    assert len(long) == int(summary.drop(columns=["model", "stand_in"]).select_dtypes("number").notna().sum().sum())
+
+
+def test_no_banner_without_stand_ins(tables, tmp_path):
+    summary = model_summary(tables, ["bert"], set())
+    write_model_summary(summary, leaderboard(summary), tmp_path)
+    assert "tiny random-weight" not in (tmp_path / "models.md").read_text()
+    assert (tmp_path / "models.md").read_text().startswith("# Per-model summary")
+
+
+def test_suites_not_run_are_not_read(tables):
+    summary = model_summary(tables, MODELS, set(), suites=("blimp",))
+    assert {name.split(": ")[0] for name in summary.columns[2:]} == {"blimp"}
+    assert input_tables(tables, ("blimp", "olmpics")) == [
+        tables / "blimp" / "table3.csv", tables / "olmpics" / "zero_shot.csv", tables / "olmpics" / "learning_curves.csv"]
+
+
+def test_missing_table_files_leave_the_suite_out(tmp_path):
+    summary = model_summary(tmp_path, ["m"], {"m"})
+    assert summary.columns.tolist() == ["model", "stand_in"]
+    board = leaderboard(summary)
+    assert board["n_suites"].tolist() == [0] and board["rank"].isna().all()
+
+
+def test_bad_tables_are_named(tables):
+    path = tables / "blimp" / "table3.csv"
+    write_csv(path, BLIMP_COLUMNS, blimp_rows() + blimp_rows()[1:2])
+    with pytest.raises(ModelSummaryError, match=r"blimp.*'overall' of model 'gpt2' appears twice"):
+        model_summary(tables, MODELS, set())
+    write_csv(path, BLIMP_COLUMNS, [{**blimp_rows()[0], "value": "n/a"}])
+    with pytest.raises(ModelSummaryError, match=r"table3\.csv: value 'n/a' is not a number"):
+        model_summary(tables, MODELS, set())
+    write_csv(path, [c for c in BLIMP_COLUMNS if c != "method"], blimp_rows())
+    with pytest.raises(ModelSummaryError, match=r"table3\.csv: column\(s\) \['method'\] missing"):
+        model_summary(tables, MODELS, set())
+    with pytest.raises(ModelSummaryError, match="unknown suite"):
+        model_summary(tables, MODELS, set(), suites=("glue",))
+    with pytest.raises(ModelSummaryError, match="listed twice"):
+        model_summary(tables, ["bert", "bert"], set())

@@ -1,0 +1,301 @@
+"""Paper-vs-reproduction verdicts: verdict logic on hand-made values, the published and reproduced
+readers against plain counts and hand-made suite tables, and the written files."""
+
+from __future__ import annotations
+
+import csv
+import math
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from lmprobes.report.published import KEYS, PublishedError, read_published
+from lmprobes.report.reproduced import ReproducedError, read_reproduced
+from lmprobes.report.verdicts import (
+    STAND_IN_WARNING,
+    Tolerance,
+    VerdictError,
+    judge,
+    read_tolerances,
+    suite_summary,
+    summary_line,
+    write_verdicts,
+)
+
+ROOT = Path(__file__).resolve().parents[1]
+RESOURCES = ROOT / "resources"
+TOLERANCES = {"acc": Tolerance("acc", "percent", 1.0, "test"), "fine": Tolerance("fine", "percent", 0.3, "test")}
+
+
+def published_frame(rows: list[tuple]) -> pd.DataFrame:
+    """(item, paper_system, metric, published) rows of a made-up suite ``lama`` table ``t``."""
+    return pd.DataFrame([{"suite": "lama", "table": "t", "item": item, "column": "c", "paper_system": system,
+                          "metric": metric, "published": value, "note": ""} for item, system, metric, value in rows])
+
+
+def reproduced_frame(rows: list[tuple]) -> pd.DataFrame:
+    """(item, paper_system, model, reproduced) rows matching ``published_frame``'s keys."""
+    return pd.DataFrame([{"suite": "lama", "table": "t", "item": item, "column": "c", "paper_system": system,
+                          "model": model, "reproduced": value} for item, system, model, value in rows])
+
+
+@pytest.fixture
+def judged() -> pd.DataFrame:
+    published = published_frame([
+        ("a_within", "P", "acc", 50.0), ("b_above", "P", "acc", 50.0), ("c_below", "P", "acc", 50.0),
+        ("d_boundary", "P", "acc", 50.0), ("e_float_boundary", "P", "fine", 0.1), ("f_nan", "P", "acc", 50.0),
+        ("g_absent", "P", "acc", 50.0), ("h_tiny", "Q", "acc", 10.0),
+    ])
+    reproduced = reproduced_frame([
+        ("a_within", "P", "gpt2", 50.6), ("b_above", "P", "gpt2", 51.5), ("c_below", "P", "gpt2", 48.0),
+        ("d_boundary", "P", "gpt2", 49.0), ("e_float_boundary", "P", "gpt2", 0.4), ("f_nan", "P", "gpt2", np.nan),
+        ("h_tiny", "Q", "tiny-bert (pll_original)", 10.0),
+        ("z_unpublished", "P", "gpt2", 1.0),
+    ])
+    return judge(published, reproduced, TOLERANCES, {"tiny-bert"}).set_index("item")
+
+
+def test_verdicts_on_hand_made_values(judged):
+    expected = {"a_within": "within", "b_above": "outside", "c_below": "outside", "d_boundary": "within",
+                "e_float_boundary": "within", "f_nan": "missing", "g_absent": "missing", "h_tiny": "within"}
+    assert judged["verdict"].to_dict() == expected
+    assert judged.loc["b_above", "delta"] == pytest.approx(1.5)
+    assert judged.loc["c_below", "delta"] == pytest.approx(-2.0)
+    assert judged.loc["d_boundary", "delta"] == pytest.approx(-1.0)
+    assert math.isnan(judged.loc["g_absent", "delta"]) and judged.loc["g_absent", "model"] == ""
+    assert judged.loc["e_float_boundary", "tolerance"] == 0.3
+
+
+def test_unpublished_reproduced_rows_are_dropped_and_every_published_row_stays(judged):
+    assert "z_unpublished" not in judged.index
+    assert len(judged) == 8
+
+
+def test_stand_in_flag_marks_tiny_models_only(judged):
+    assert judged["stand_in"].to_dict() == {item: item == "h_tiny" for item in judged.index}
+
+
+def test_unknown_metric_is_an_error_naming_it():
+    published = published_frame([("a", "P", "no_such_metric", 1.0)])
+    with pytest.raises(VerdictError, match="no_such_metric"):
+        judge(published, reproduced_frame([]), TOLERANCES, set())
+
+
+def test_summary_line_text(judged):
+    verdicts = judged.reset_index()
+    assert summary_line(verdicts, "lama") == (
+        f"LAMA: 4 of 8 published numbers reproduced within tolerance (2 missing) — {STAND_IN_WARNING}")
+    real = verdicts[~verdicts["stand_in"]]
+    assert summary_line(real, "lama") == "LAMA: 3 of 7 published numbers reproduced within tolerance (2 missing)"
+    summary = suite_summary(verdicts).iloc[0]
+    assert (summary["within"], summary["outside"], summary["missing"]) == (4, 2, 2)
+
+
+@pytest.mark.parametrize(("text", "message"), [
+    ("metric,unit,tolerance,reason\nacc,percent,-1,x\n", ">= 0"),
+    ("metric,unit,tolerance,reason\nacc,percent,wide,x\n", "not a number"),
+    ("metric,unit,tolerance,reason\nacc,percent,1,x\nacc,percent,2,y\n", "given twice"),
+    ("metric,tolerance\nacc,1\n", "missing column"),
+])
+def test_bad_tolerance_file_is_an_error_naming_the_line(tmp_path, text, message):
+    path = tmp_path / "tolerances.csv"
+    path.write_text(text)
+    with pytest.raises(VerdictError, match=message):
+        read_tolerances(path)
+
+
+# --- the committed resources ----------------------------------------------------------------
+
+
+def plain_rows(name: str) -> list[dict]:
+    with open(RESOURCES / name, newline="", encoding="utf-8") as stream:
+        return list(csv.DictReader(stream))
+
+
+def plain_count() -> int:
+    """Published numbers counted straight from the resource files."""
+    lama = plain_rows("lama/published.csv")
+    facts = {(r["corpus"], r["row"]) for r in lama if r["n_facts"]}
+    relations = {(r["corpus"], r["row"]) for r in lama if r["n_relations"]}
+    ettinger = plain_rows("ettinger/published.csv")
+    return (len(lama) + len(facts) + len(relations)
+            + len(plain_rows("blimp/published.csv")) + 2 * len(plain_rows("blimp/published_paradigms.csv"))
+            + len(plain_rows("olmpics/published.csv"))
+            + len(ettinger) + sum(1 for r in ettinger if r["sd"]))
+
+
+def test_every_published_number_is_read():
+    published = read_published(RESOURCES)
+    assert len(published) == plain_count()
+    assert not published.duplicated(KEYS).any()
+    assert published["published"].notna().all()
+
+
+def test_every_published_row_appears_in_the_verdicts_of_an_empty_run():
+    published = read_published(RESOURCES)
+    tolerances = read_tolerances(RESOURCES / "report" / "tolerances.csv")
+    verdicts = judge(published, read_reproduced(Path("/nonexistent"), {}), tolerances, set())
+    assert len(verdicts) == len(published)
+    assert set(verdicts["verdict"]) == {"missing"}
+    assert verdicts[KEYS].equals(published[KEYS])
+
+
+def test_published_values_spot_checks():
+    published = read_published(RESOURCES).set_index(KEYS)["published"]
+    assert published[("lama", "table2", "trex/Total", "#Facts", "(dataset)")] == 34039
+    assert published[("blimp", "table4", "adjunct_island", "accuracy", "5-gram")] == pytest.approx(47.9)
+    assert published[("blimp", "table4", "adjunct_island", "printed", "5-gram")] == 48
+    # Quoted from Salazar et al.: same key as the reproduced reader gives gpt2 (salazar) below.
+    assert published[("blimp", "table3", "overall", "accuracy", "gpt2-medium (salazar)")] == 82.6
+    assert published[("ettinger", "table4", "k=1", "Shuf (sd)", "bert-base-uncased")] == 3.1
+    assert published[("ettinger", "table5", "CPRAG-102", "Prefer good", "bert-base-uncased")] == 73.5
+    assert published[("olmpics", "table2", "age_comparison", "zero_shot", "mlm_baseline")] == 49
+    assert published[("olmpics", "table2", "age_comparison", "zero_shot", "roberta-large (HF)")] == 98.6
+
+
+def test_bad_published_number_names_file_and_line(tmp_path):
+    for suite in ("lama", "blimp", "olmpics", "ettinger"):
+        (tmp_path / suite).mkdir()
+    for name in ("lama/published.csv", "blimp/published.csv", "blimp/published_paradigms.csv",
+                 "olmpics/published.csv"):
+        (tmp_path / name).write_text((RESOURCES / name).read_text())
+    lines = (RESOURCES / "ettinger/published.csv").read_text().splitlines()
+    lines[3] = lines[3].replace("14.1", "fourteen")
+    (tmp_path / "ettinger/published.csv").write_text("\n".join(lines) + "\n")
+    with pytest.raises(PublishedError, match=r"ettinger/published.csv:4: 'fourteen'"):
+        read_published(tmp_path)
+
+
+# --- reading our numbers from hand-made suite tables ----------------------------------------
+
+
+def write_csv(path: Path, rows: list[dict]) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    pd.DataFrame(rows).to_csv(path, index=False)
+
+
+@pytest.fixture
+def tables(tmp_path) -> Path:
+    root = tmp_path / "tables"
+    write_csv(root / "lama/table2.csv", [
+        {"source": "reproduction", "corpus": "trex", "row": "Total", "model": "Freq", "p1": 8.5, "n_facts": 40,
+         "n_kept": 30, "n_relations": 2},
+        {"source": "reproduction", "corpus": "trex", "row": "Total", "model": "bert-base-cased", "p1": 31.0,
+         "n_facts": 40, "n_kept": 29, "n_relations": 2},
+        {"source": "paper", "corpus": "trex", "row": "Total", "model": "Bb (paper)", "p1": 31.1, "n_facts": 34039,
+         "n_kept": None, "n_relations": 41},
+    ])
+    blimp = {"table": "table3", "source": "reproduction", "reference": "", "paradigm": "", "n": 67}
+    write_csv(root / "blimp/table3.csv", [
+        {**blimp, "model": "gpt2", "method": "blimp_paper", "category": "overall", "value": 80.0},
+        {**blimp, "model": "gpt2", "method": "salazar", "category": "overall", "value": 81.0},
+        {**blimp, "model": "5-gram", "method": "", "category": "overall", "value": 61.2, "source": "paper"},
+    ])
+    write_csv(root / "blimp/table4.csv", [
+        {**blimp, "table": "table4", "model": "gpt2", "method": "blimp_paper", "category": "island_effects",
+         "paradigm": "adjunct_island", "value": 90.0, "n": 1000},
+    ])
+    zero = {"table": "table2", "task": "age_comparison", "source": "reproduction", "flavour": "release"}
+    write_csv(root / "olmpics/zero_shot.csv", [
+        {**zero, "model": "roberta-large", "method": "mc_mlm", "accuracy": 97.0},
+        {**zero, "model": "roberta-large", "method": "candidates", "accuracy": 60.0},
+        {**zero, "flavour": "generated", "model": "roberta-large", "method": "mc_mlm", "accuracy": 10.0},
+    ])
+    curve = {"table": "table2", "task": "age_comparison", "setup": "mc_mlm", "source": "reproduction",
+             "flavour": "release"}
+    write_csv(root / "olmpics/learning_curves.csv", [
+        {**curve, "model": "roberta-large", "zero_shot": 96.0, "mlp_ws": 95.0, "mlp_max": 99.0},
+        {**curve, "model": "mlm_baseline", "zero_shot": 48.0, "mlp_ws": 57.0, "mlp_max": None},
+    ])
+    ettinger = {"source": "reproduction", "model": "bert-base-uncased", "n": 34, "unscorable": 0}
+    write_csv(root / "ettinger/table4.csv", [
+        {**ettinger, "table": "table4", "row": "k=1", "column": "Orig", "value": 23.5, "sd": None},
+        {**ettinger, "table": "table4", "row": "k=1", "column": "Shuf", "value": 14.0, "sd": 2.5},
+    ])
+    write_csv(root / "ettinger/table5.csv", [
+        {**ettinger, "table": "table5", "row": None, "column": "Prefer good", "value": 70.0, "sd": None},
+    ])
+    return root
+
+
+SYSTEMS = {
+    "lama": {"Freq": "Freq", "bert-base-cased": "bert-base-cased"},
+    "blimp": {"gpt2-large (blimp_paper)": "gpt2", "gpt2-medium (salazar)": "gpt2"},
+    "olmpics": {"roberta-large": "roberta-large", "roberta-large (HF)": "roberta-large", "mlm_baseline": "mlm_baseline"},
+    "ettinger": {"bert-base-uncased": "bert-base-uncased"},
+}
+
+
+def test_reproduced_numbers_from_suite_tables(tables):
+    ours = read_reproduced(tables, SYSTEMS).set_index(KEYS)["reproduced"]
+    expected = {
+        ("lama", "table2", "trex/Total", "P@1", "Freq"): 8.5,
+        ("lama", "table2", "trex/Total", "P@1", "bert-base-cased"): 31.0,
+        ("lama", "table2", "trex/Total", "#Facts", "(dataset)"): 30,
+        ("lama", "table2", "trex/Total", "#Rel", "(dataset)"): 2,
+        ("blimp", "table3", "overall", "accuracy", "gpt2-large (blimp_paper)"): 80.0,
+        ("blimp", "table3", "overall", "accuracy", "gpt2-medium (salazar)"): 81.0,
+        ("blimp", "table4", "adjunct_island", "accuracy", "gpt2-large (blimp_paper)"): 90.0,
+        ("blimp", "table4", "adjunct_island", "printed", "gpt2-large (blimp_paper)"): 90.0,
+        ("olmpics", "table2", "age_comparison", "zero_shot", "roberta-large"): 97.0,
+        ("olmpics", "table2", "age_comparison", "zero_shot", "roberta-large (HF)"): 97.0,
+        ("olmpics", "table2", "age_comparison", "mlp_ws", "roberta-large"): 95.0,
+        ("olmpics", "table2", "age_comparison", "mlp_max", "roberta-large"): 99.0,
+        ("olmpics", "table2", "age_comparison", "mlp_ws", "roberta-large (HF)"): 95.0,
+        ("olmpics", "table2", "age_comparison", "mlp_max", "roberta-large (HF)"): 99.0,
+        ("olmpics", "table2", "age_comparison", "zero_shot", "mlm_baseline"): 48.0,
+        ("olmpics", "table2", "age_comparison", "mlp_ws", "mlm_baseline"): 57.0,
+        ("ettinger", "table4", "k=1", "Orig", "bert-base-uncased"): 23.5,
+        ("ettinger", "table4", "k=1", "Shuf", "bert-base-uncased"): 14.0,
+        ("ettinger", "table4", "k=1", "Shuf (sd)", "bert-base-uncased"): 2.5,
+        ("ettinger", "table5", "CPRAG-102", "Prefer good", "bert-base-uncased"): 70.0,
+    }
+    assert ours.to_dict() == expected
+
+
+def test_unmapped_systems_and_absent_tables_give_no_rows(tables):
+    assert read_reproduced(tables, {"lama": {}}).query("suite == 'lama'")["paper_system"].tolist() == [
+        "(dataset)", "(dataset)"]
+    (tables / "blimp/table3.csv").unlink()
+    ours = read_reproduced(tables, SYSTEMS)
+    assert set(ours.loc[ours["suite"] == "blimp", "table"]) == {"table4"}
+
+
+@pytest.mark.parametrize(("systems", "message"), [
+    ({"lamma": {}}, "unknown suite 'lamma'"),
+    ({"blimp": {"LSTM": "gpt2"}}, "name the scoring method"),
+    ({"ettinger": {"bert-base-uncased": 3}}, "expected a model slug"),
+])
+def test_bad_systems_are_errors_naming_the_entry(tables, systems, message):
+    with pytest.raises(ReproducedError, match=message):
+        read_reproduced(tables, systems)
+
+
+def test_malformed_suite_table_names_the_file(tables):
+    write_csv(tables / "lama/table2.csv", [{"source": "reproduction", "corpus": "trex"}])
+    with pytest.raises(ReproducedError, match=r"lama/table2.csv: missing column"):
+        read_reproduced(tables, SYSTEMS)
+
+
+# --- written files --------------------------------------------------------------------------
+
+
+def test_written_files_are_complete_deterministic_and_warn_about_stand_ins(tmp_path, judged):
+    pytest.importorskip("lmprobes.report.latex")
+    verdicts = judged.reset_index()
+    first = write_verdicts(verdicts, tmp_path / "a", TOLERANCES)
+    write_verdicts(verdicts.sample(frac=1.0, random_state=3), tmp_path / "b", TOLERANCES)
+    assert sorted(p.name for p in first) == sorted(f"{s}.{e}" for s in ("lama", "summary") for e in ("csv", "md", "tex"))
+    for path in first:
+        assert path.read_bytes() == (tmp_path / "b" / path.name).read_bytes()
+    markdown = (tmp_path / "a/lama.md").read_text()
+    assert summary_line(verdicts, "lama") in markdown
+    assert f"**WARNING: {STAND_IN_WARNING}" in markdown
+    back = pd.read_csv(tmp_path / "a/lama.csv", keep_default_na=False, na_values=[""])
+    assert back["item"].tolist() == sorted(verdicts["item"])
+    assert back.set_index("item").loc["b_above", "reproduced"] == 51.5
+    assert "\\toprule" in (tmp_path / "a/lama.tex").read_text()
+    summary = pd.read_csv(tmp_path / "a/summary.csv")
+    assert summary[["within", "outside", "missing"]].iloc[0].tolist() == [4, 2, 2]
