@@ -188,8 +188,9 @@ def test_snakefmt_is_clean():
     assert run.returncode == 0, run.stdout + run.stderr
 
 
-def test_full_config_plans_every_rule_for_every_model():
-    run = subprocess.run([sys.executable, "-m", "snakemake", "-n", "all"], cwd=ROOT, capture_output=True, text=True)
+def test_full_config_plans_every_rule_for_every_model(tmp_path):
+    workdir = copy_workflow(tmp_path)  # a clean copy: nothing built yet, whatever the checkout holds
+    run = subprocess.run([sys.executable, "-m", "snakemake", "-n", "all"], cwd=workdir, capture_output=True, text=True)
     assert run.returncode == 0, run.stderr[-3000:]
     counts = job_counts(run.stdout)
     assert counts == {"all": 1, "download_model": 10, "ettinger_dataset": 4,

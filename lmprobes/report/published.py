@@ -83,14 +83,18 @@ def sort_keys(frame: pd.DataFrame) -> pd.DataFrame:
     return frame.sort_values(KEYS, key=natural, kind="stable").reset_index(drop=True)
 
 
-def _read(path: Path, columns: list[str]) -> pd.DataFrame:
+def read_text_csv(path: Path, columns: list[str], error: type[ValueError] | None = None,
+                  what: str = "published-numbers file") -> pd.DataFrame:
+    """Every cell as text; ``error`` (default ``PublishedError``) names the file when it or a column is missing."""
+    error = error or PublishedError
     if not path.is_file():
-        raise PublishedError(f"{path}: published-numbers file not found")
+        raise error(f"{path}: {what} not found")
     frame = pd.read_csv(path, dtype=str, keep_default_na=False)
     missing = [c for c in columns if c not in frame.columns]
     if missing:
-        raise PublishedError(f"{path}: missing column(s) {missing}")
+        raise error(f"{path}: missing column(s) {missing}")
     return frame
+
 
 
 def _numbers(path: Path, texts: pd.Series) -> pd.Series:
@@ -109,7 +113,7 @@ def _frame(suite: str, **columns) -> pd.DataFrame:
 
 def lama_published(path: Path) -> pd.DataFrame:
     """Table 2's P@1 cells, then its #Facts and #Rel (once per corpus row; an empty #Rel is absent)."""
-    raw = _read(path, ["corpus", "row", "model", "value", "n_facts", "n_relations"])
+    raw = read_text_csv(path, ["corpus", "row", "model", "value", "n_facts", "n_relations"])
     item = raw["corpus"] + "/" + raw["row"]
     p1 = _frame("lama", table="table2", item=item, column="P@1", paper_system=raw["model"],
                 metric="lama_p_at_1", published=_numbers(path, raw["value"]), note="")
@@ -128,7 +132,7 @@ def blimp_system(model: str, method: str) -> str:
 
 def blimp_published(path: Path) -> pd.DataFrame:
     """Table 3 (overall and categories, percent) and the overall numbers quoted from later papers."""
-    raw = _read(path, ["table", "reference", "model", "method", "column", "value"])
+    raw = read_text_csv(path, ["table", "reference", "model", "method", "column", "value"])
     quoted = raw["reference"] != "warstadt2020"
     return _frame("blimp", table=raw["table"], item=raw["column"],
                   column="accuracy", paper_system=[blimp_system(m, k) for m, k in zip(raw["model"], raw["method"])],
@@ -138,7 +142,7 @@ def blimp_published(path: Path) -> pd.DataFrame:
 
 def blimp_paradigms_published(path: Path) -> pd.DataFrame:
     """Table 4, twice: the corrected per-paradigm results (fractions, as percent) and the printed integers."""
-    raw = _read(path, ["paradigm", "category", "model", "method", "accuracy", "printed"])
+    raw = read_text_csv(path, ["paradigm", "category", "model", "method", "accuracy", "printed"])
     systems = [blimp_system(m, k) for m, k in zip(raw["model"], raw["method"])]
     accuracy = (100.0 * _numbers(path, raw["accuracy"])).round(6)
     printed = _numbers(path, raw["printed"])
@@ -161,7 +165,7 @@ def olmpics_system(model: str, source: str) -> str:
 
 def olmpics_published(path: Path) -> pd.DataFrame:
     """Zero-shot and learning-curve cells of Tables 2-11 (paper), and the HuggingFace rerun's zero-shot."""
-    raw = _read(path, ["table", "task", "source", "model", "paper_label", "column", "value", "note"])
+    raw = read_text_csv(path, ["table", "task", "source", "model", "paper_label", "column", "value", "note"])
     unknown = ~raw["column"].isin(list(OLMPICS_METRICS))
     if unknown.any():
         line = int(unknown.to_numpy().nonzero()[0][0]) + 2
@@ -179,7 +183,7 @@ def ettinger_item(table: str, row: str) -> str:
 
 def ettinger_published(path: Path) -> pd.DataFrame:
     """The quantitative tables' cells and, for shuffled conditions, their sd as a number of its own."""
-    raw = _read(path, ["table", "model", "row", "column", "value", "sd"])
+    raw = read_text_csv(path, ["table", "model", "row", "column", "value", "sd"])
     unknown = ~raw["table"].isin(list(ETTINGER_TABLES))
     if unknown.any():
         line = int(unknown.to_numpy().nonzero()[0][0]) + 2

@@ -25,7 +25,7 @@ import numpy as np
 import pandas as pd
 
 from lmprobes.io import atomic_path, write_text
-from lmprobes.report.published import KEYS, SUITES, read_published, sort_keys
+from lmprobes.report.published import KEYS, SUITES, read_published, read_text_csv, sort_keys
 from lmprobes.report.reproduced import read_reproduced, split_system
 
 VERDICT_COLUMNS = [*KEYS, "model", "metric", "published", "reproduced", "delta", "tolerance", "verdict", "stand_in",
@@ -57,12 +57,7 @@ class Tolerance:
 def read_tolerances(path: Path) -> dict[str, Tolerance]:
     """``metric -> Tolerance`` from the tolerance CSV (absolute bands, in points of ``unit``)."""
     path = Path(path)
-    if not path.is_file():
-        raise VerdictError(f"{path}: tolerance file not found")
-    frame = pd.read_csv(path, dtype=str, keep_default_na=False)
-    missing = [c for c in TOLERANCE_COLUMNS if c not in frame.columns]
-    if missing:
-        raise VerdictError(f"{path}: missing column(s) {missing}")
+    frame = read_text_csv(path, TOLERANCE_COLUMNS, VerdictError, "tolerance file")
     tolerances = {}
     for line, row in zip(range(2, len(frame) + 2), frame.itertuples(index=False)):
         if row.metric in tolerances:
