@@ -24,6 +24,8 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.parquet as pq
 
+from lmprobes.report.latex import prose_note, to_booktabs
+
 METADATA_KEY = b"lmprobes"
 
 
@@ -184,8 +186,6 @@ def write_table(df: pd.DataFrame, csv_path, md_path, title: str = "", floatfmt: 
     The same layout is also written as a LaTeX booktabs table, ``<md_path stem>.tex`` next to the
     Markdown, with the title as its caption and the note's prose (up to any Markdown table) below.
     """
-    from lmprobes.report.latex import prose_note, to_booktabs  # lmprobes.report may import io: keep it lazy
-
     with atomic_path(csv_path) as tmp:
         df.to_csv(tmp, index=False, lineterminator="\n")
     heading = f"## {title}\n\n" if title else ""

@@ -159,9 +159,10 @@ def _rescales_logits(lm: LM) -> bool:
 
 
 def _score(lm: LM, sequences: list[list[int]], positions: list[list[int]], progress: bool, desc: str) -> list[SequenceScore]:
-    if can_pack(lm) and not causal_projection(lm).full_forward:
+    projection = causal_projection(lm)
+    if can_pack(lm) and not projection.full_forward:
         results = packed_next_token_logprobs(
-            lm, sequences, positions, pad_id=_pad_id(lm), progress=progress, desc=f"{lm.name} {desc}"
+            lm, projection, sequences, positions, pad_id=_pad_id(lm), progress=progress, desc=f"{lm.name} {desc}"
         )
         return [SequenceScore([t for t, _ in pairs], [v for _, v in pairs]) for pairs in results]
 
@@ -171,14 +172,14 @@ def _score(lm: LM, sequences: list[list[int]], positions: list[list[int]], progr
         values = logprobs[torch.arange(len(rows), device=logprobs.device), index].tolist()
         return list(zip(targets, values))
 
-    results = _run(lm, sequences, positions, next_token_logprob, progress, desc)
+    results = _run(lm, sequences, positions, next_token_logprob, progress, desc, projection)
     return [SequenceScore([t for t, _ in pairs], [v for _, v in pairs]) for pairs in results]
 
 
-def _run(lm: LM, sequences, positions, fn, progress: bool, desc: str) -> list[list]:
+def _run(lm: LM, sequences, positions, fn, progress: bool, desc: str, projection: Projection | None = None) -> list[list]:
     return map_row_logprobs(
         lm,
-        causal_projection(lm),
+        projection or causal_projection(lm),
         sequences,
         positions,
         fn,

@@ -27,7 +27,7 @@ import torch
 from lmprobes.engine import runner
 from lmprobes.engine.batching import token_budget_batches
 from lmprobes.engine.lm import LM
-from lmprobes.engine.runner import LOGIT_CHUNK_ELEMENTS, _progress_bar, run_halving_on_oom, vocab_size
+from lmprobes.engine.runner import LOGIT_CHUNK_ELEMENTS, Projection, _progress_bar, run_halving_on_oom, vocab_size
 
 # model_type values whose stacks take position ids and a 4-D float mask (checked in the tests).
 PACKABLE = frozenset({"gpt2", "llama", "mistral", "qwen2", "gpt_neox"})
@@ -105,6 +105,7 @@ def pack(sequences: Sequence[Sequence[int]], row_tokens: int | None = None) -> P
 
 def packed_next_token_logprobs(
     lm: LM,
+    projection: Projection,
     sequences: Sequence[Sequence[int]],
     positions: Sequence[Sequence[int]],
     *,
@@ -113,14 +114,17 @@ def packed_next_token_logprobs(
     desc: str,
     row_tokens: int | None = None,
 ) -> list[list[tuple[int, float]]]:
-    """For each sequence, ``(t[p+1], log p(t[p+1] | t[:p+1]))`` at each position ``p`` given."""
+    """For each sequence, ``(t[p+1], log p(t[p+1] | t[:p+1]))`` at each position ``p`` given.
+
+    ``projection`` is the causal stack and its output layer (``causal.causal_projection``).
+    """
     packing = pack(sequences, row_tokens or ROW_TOKENS)
     wanted = _wanted_per_row(packing, sequences, positions)
     values: dict[tuple[int, int, int], float] = {}
     lm.model.eval()
 
     def run(batch: list[int]) -> list:
-        return _run_rows(lm, packing.rows, wanted, batch, pad_id)
+        return _run_rows(lm, projection, packing.rows, wanted, batch, pad_id)
 
     lengths = [len(row.tokens) for row in packing.rows]
     with _progress_bar(len(packing.rows), progress, f"{desc} (packed rows)") as bar, torch.inference_mode():
@@ -144,11 +148,11 @@ def _wanted_per_row(packing: Packing, sequences, positions) -> list[list[tuple[i
     return [sorted(w) for w in wanted]
 
 
-def _run_rows(lm: LM, rows: list[PackedRow], wanted, batch: list[int], pad_id: int) -> list:
+def _run_rows(lm: LM, projection: Projection, rows: list[PackedRow], wanted, batch: list[int], pad_id: int) -> list:
     input_ids, position_ids, mask = _batch_tensors([rows[r] for r in batch], pad_id, lm)
-    base = getattr(lm.model, "base_model", lm.model)
-    head = lm.model.get_output_embeddings()
-    hidden = runner.run_model(base, input_ids, mask, position_ids=position_ids, use_cache=False)[0]
+    hidden = runner.run_model(projection.base, input_ids, mask, position_ids=position_ids,
+                              **projection.forward_kwargs)[0]
+    head = projection.head
     keys, slots, nodes, targets = [], [], [], []
     for slot, r in enumerate(batch):
         for node, target in wanted[r]:

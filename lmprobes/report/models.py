@@ -43,7 +43,6 @@ across runs with different suites.
 
 from __future__ import annotations
 
-import re
 from pathlib import Path
 
 import numpy as np
@@ -51,6 +50,7 @@ import pandas as pd
 
 from lmprobes.io import atomic_path, to_markdown, write_text
 from lmprobes.report.latex import to_booktabs
+from lmprobes.report.reproduced import split_system
 from lmprobes.suites.blimp.paradigms import CATEGORIES
 from lmprobes.suites.lama.release import CORPORA as LAMA_CORPORA
 from lmprobes.suites.olmpics.learning_tables import LEARNING_TABLES
@@ -98,7 +98,6 @@ HEADLINES = {"lama": "lama_p1", "blimp": "blimp_overall", "olmpics": "olmpics_ze
 LEADERBOARD_COLUMNS = ["rank", "model", STAND_IN, *HEADLINES.values(), "mean", "n_suites"]
 LONG_COLUMNS = ["model", "suite", "metric", "method", "value", STAND_IN]
 RECORD_COLUMNS = ["model", "suite", "metric", "method", "value"]
-CAUSAL_SYSTEM = re.compile(r"(?P<model>.+) \((?P<method>[A-Za-z0-9_]+)\)")
 
 
 class ModelSummaryError(ValueError):
@@ -176,8 +175,8 @@ def lama_records(tables: Path) -> pd.DataFrame | None:
 
 def _lama_system(system: str) -> tuple[str, str]:
     """``gpt2 (left_context)`` -> (gpt2, left_context); a masked model's system is its slug."""
-    match = CAUSAL_SYSTEM.fullmatch(system)
-    return (match["model"], match["method"]) if match else (system, "masked")
+    model, method = split_system(system)
+    return model, method or "masked"
 
 
 def blimp_records(tables: Path) -> pd.DataFrame | None:
