@@ -8,7 +8,8 @@ import pytest
 import torch
 
 from lmprobes.engine import sequence_logprobs
-from lmprobes.engine.lm import LM, fuse_activations
+from lmprobes.engine.fusion import fuse_activations
+from lmprobes.engine.lm import LM
 from lmprobes.engine.packing import PackedRow, can_pack, pack
 
 TEXTS = [

@@ -1,0 +1,127 @@
+"""Kernel fusions applied in place to a loaded model: the same formulas, fewer passes over memory.
+
+- GPT-2's Python tanh-GELU (five elementwise passes) becomes torch's fused kernel.
+- On CPU, a linear layer followed by a GELU runs as one oneDNN matmul with the GELU applied to
+  its accumulator (``LinearGELU``), for BERT-style ``*Intermediate`` blocks, MLM-head transforms
+  and DistilBERT's FFN. Unfused, the GELU is a separate pass over the largest activation of the
+  layer; on BERT-base in bfloat16 it took as long as the matmul before it.
+
+Parameter names and the state dict are unchanged; gradients, CUDA tensors and mixed dtypes take
+the plain path, so training and GPU inference see no difference.
+"""
+
+from __future__ import annotations
+
+import logging
+
+import torch
+import torch.nn.functional as F
+
+logger = logging.getLogger(__name__)
+
+# (linear attribute, activation attribute) pairs whose module's forward is act(linear(x)):
+# BERT/RoBERTa/ELECTRA/XLM-R ``*Intermediate``, BERT's MLM ``*PredictionHeadTransform``
+# (act, then LayerNorm), DistilBERT's ``FFN`` (lin1, act, dropout, lin2) and its MLM head.
+LINEAR_THEN_ACTIVATION = (
+    ("dense", "intermediate_act_fn"),
+    ("dense", "transform_act_fn"),
+    ("lin1", "activation"),
+    ("vocab_transform", "activation"),
+)
+
+
+def fuse_activations(model: torch.nn.Module) -> None:
+    """Swap GPT-2's Python tanh-GELU for torch's fused kernel, in place.
+
+    Both compute the same tanh approximation; they differ by float rounding (~1e-7). On GPT-2
+    small the Python version took about a fifth of the forward time on CPU.
+    """
+    from transformers.activations import GELUTanh, NewGELUActivation
+
+    for module in list(model.modules()):
+        for name, child in module.named_children():
+            if type(child) is NewGELUActivation:
+                setattr(module, name, GELUTanh())
+
+
+def fuse_linear_gelu(model: torch.nn.Module) -> int:
+    """Replace each known linear-then-GELU pair by a ``LinearGELU`` and an identity; the count."""
+    if not onednn_linear_available():
+        return 0
+    fused = 0
+    for module in list(model.modules()):
+        for linear_name, act_name in LINEAR_THEN_ACTIVATION:
+            linear, act = getattr(module, linear_name, None), getattr(module, act_name, None)
+            approximate = gelu_kind(act)
+            if type(linear) is torch.nn.Linear and approximate is not None:
+                setattr(module, linear_name, LinearGELU.sharing(linear, approximate))
+                setattr(module, act_name, torch.nn.Identity())
+                fused += 1
+    return fused
+
+
+def gelu_kind(act: object) -> str | None:
+    """``"none"`` for an exact (erf) GELU module, ``"tanh"`` for the tanh approximation, else None."""
+    from transformers.activations import GELUActivation, GELUTanh, NewGELUActivation, PytorchGELUTanh
+
+    if type(act) is GELUActivation:
+        return "none"
+    if type(act) in (GELUTanh, NewGELUActivation, PytorchGELUTanh):
+        return "tanh"
+    if type(act) is torch.nn.GELU:
+        return act.approximate
+    return None
+
+
+class LinearGELU(torch.nn.Linear):
+    """``gelu(linear(x))``; on CPU in inference, one oneDNN call with the GELU as a post-op."""
+
+    approximate: str = "none"
+
+    @classmethod
+    def sharing(cls, linear: torch.nn.Linear, approximate: str) -> LinearGELU:
+        """A ``LinearGELU`` holding ``linear``'s own weight and bias parameters (not copies)."""
+        fused = cls.__new__(cls)
+        torch.nn.Module.__init__(fused)
+        fused.in_features, fused.out_features = linear.in_features, linear.out_features
+        fused.weight, fused.bias = linear.weight, linear.bias
+        fused.approximate = approximate
+        return fused
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        if self._fusable(x):
+            return torch.ops.mkldnn._linear_pointwise(x, self.weight, self.bias, "gelu", [], self.approximate)
+        return F.gelu(F.linear(x, self.weight, self.bias), approximate=self.approximate)
+
+    def _fusable(self, x: torch.Tensor) -> bool:
+        return (
+            x.device.type == "cpu"
+            and x.dtype == self.weight.dtype
+            and (x.dtype == torch.float32 or (x.dtype == torch.bfloat16 and onednn_bf16_available()))
+            and not (torch.is_grad_enabled() and (x.requires_grad or self.weight.requires_grad))
+        )
+
+    def extra_repr(self) -> str:
+        return f"{super().extra_repr()}, gelu={self.approximate!r}"
+
+
+def onednn_linear_available() -> bool:
+    """Whether this torch build runs oneDNN's fused linear on this CPU (checked once, on a tiny input)."""
+    global _ONEDNN_OK
+    if _ONEDNN_OK is None:
+        try:
+            x, w = torch.ones(2, 4), torch.ones(3, 4)
+            _ONEDNN_OK = bool(torch.backends.mkldnn.is_available()) and torch.allclose(
+                torch.ops.mkldnn._linear_pointwise(x, w, None, "gelu", [], "none"), F.gelu(x @ w.T)
+            )
+        except (AttributeError, RuntimeError, NotImplementedError) as error:
+            logger.info("oneDNN fused linear unavailable (%s); GELU runs unfused", error)
+            _ONEDNN_OK = False
+    return _ONEDNN_OK
+
+
+def onednn_bf16_available() -> bool:
+    return bool(torch.ops.mkldnn._is_mkldnn_bf16_supported())
+
+
+_ONEDNN_OK: bool | None = None
