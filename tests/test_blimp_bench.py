@@ -154,3 +154,13 @@ def test_lama_modes_rank_template_facts_and_compare_top1(tiny_dir, tmp_path, cap
 def test_lama_modes_need_their_files(tmp_path) -> None:
     with pytest.raises(SystemExit):
         bench.parse_args(["--blimp", str(tmp_path), "--modes", "lama-float32", "--bert-tokenizer", str(tmp_path)])
+
+
+def test_exec_flops_leave_out_the_last_layer_work_the_rows_only_tail_skips(tiny_bert) -> None:
+    d, inner = tiny_bert.model.config.hidden_size, tiny_bert.model.config.intermediate_size
+    query_and_output, two_layer_norms, feed_forward = 2 * (d * d + d), 4 * d, 2 * d * inner + inner + d
+    work = bench.with_rows_only_savings(tiny_bert, bench.Work(1000, 1000, 80, 80))
+    assert work.skipped == (query_and_output + two_layer_norms + feed_forward) * (1000 - 80)
+    result = bench.Result("pll-float32", 10, "pairs", 1.0, work, body_params=10**6, head_params=0, peak_gflops=1.0)
+    assert result.exec_gflops == pytest.approx(2 * (10**6 * 1000 - work.skipped) / 1e9)
+    assert result.model_gflops == pytest.approx(2 * 10**9 / 1e9)

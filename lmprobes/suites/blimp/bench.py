@@ -29,6 +29,7 @@ the mode's dtype timed on the same device in the same run (best of five windows)
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import json
 import sys
 import time
@@ -41,6 +42,7 @@ import pyarrow as pa
 import torch
 
 from lmprobes.engine.lm import LM
+from lmprobes.engine.masked import masked_projection
 from lmprobes.engine.packing import can_pack, pack
 from lmprobes.io import write_parquet
 from lmprobes.suites.blimp.dataset import SCHEMA, BlimpDataError, parse_record
@@ -90,6 +92,7 @@ class Work:
     positions: int
     head_rows: int
     plain_head_rows: int
+    skipped: int = 0  # parameter x positions the rows-only last layer does not run
 
 
 @dataclass(frozen=True)
@@ -105,14 +108,15 @@ class Result:
 
     @property
     def exec_gflops(self) -> float:
-        return self._gflops(self.work.positions, self.work.head_rows)
+        return self._gflops(self.work.positions, self.work.head_rows, self.work.skipped)
 
     @property
     def model_gflops(self) -> float:
         return self._gflops(self.work.tokens, self.work.plain_head_rows)
 
-    def _gflops(self, positions: int, head_rows: int) -> float:
-        return 2.0 * (self.body_params * positions + self.head_params * head_rows) / self.seconds / 1e9
+    def _gflops(self, positions: int, head_rows: int, skipped: int = 0) -> float:
+        flops = 2.0 * (self.body_params * positions - skipped + self.head_params * head_rows)
+        return flops / self.seconds / 1e9
 
     def line(self) -> str:
         return (
@@ -239,6 +243,17 @@ def work_of(lm: LM, items: pd.DataFrame, mode: Mode) -> Work:
     return Work(tokens, tokens, sum(copies), sum(copies))
 
 
+def with_rows_only_savings(lm: LM, work: Work) -> Work:
+    """``work`` less the last-layer work a rows-only tail skips: all but its key/value
+    projections, at every position that is not scored."""
+    if lm.family != "masked" or masked_projection(lm).tail is None:
+        return work
+    last = lm.model.base_model.encoder.layer[-1]
+    kept = {id(p) for part in (last.attention.self.key, last.attention.self.value) for p in part.parameters()}
+    skipped_params = sum(p.numel() for p in last.parameters() if id(p) not in kept)
+    return dataclasses.replace(work, skipped=skipped_params * (work.positions - work.head_rows))
+
+
 def _nodes_with_children(rows) -> int:
     return sum(sum(1 for k, d in enumerate(row.depth) if k + 1 < len(row.depth) and row.depth[k + 1] > d)
                for row in rows)
@@ -287,7 +302,8 @@ def run_mode(name: str, lm: LM, items: pd.DataFrame, peak: float, lama_vocab: li
     seconds = time.perf_counter() - start
     body, head = param_split(lm.model)
     unit = "facts" if mode.method == "lama_masked" else "pairs"
-    result = Result(name, len(items), unit, seconds, work_of(lm, items, mode), body, head, peak)
+    work = with_rows_only_savings(lm, work_of(lm, items, mode))
+    result = Result(name, len(items), unit, seconds, work, body, head, peak)
     if mode.method == "lama_masked":
         return result, pd.DataFrame({"row_id": scores["row_id"], "top1": scores["top_tokens"].str[0]})
     rows = pd.DataFrame({
