@@ -7,7 +7,6 @@ import torch
 
 from lmprobes.engine.last_layer import rows_only_tail
 from lmprobes.engine.masked import masked_projection
-from lmprobes.engine.pll import pseudo_log_likelihoods
 
 SIZE = {
     "vocab_size": 99,
@@ -74,18 +73,7 @@ def test_unchecked_encoders_run_whole():
     assert rows_only_tail(_encoder("bert", chunk_size_feed_forward=2)) is None
 
 
-def test_pll_through_the_tail_equals_the_plain_masked_copy_loop(tiny_bert):
+def test_masked_lms_score_through_the_tail(tiny_bert, tiny_roberta):
+    # test_engine_pll and test_engine_masked compare these models' scores with plain full forwards.
     assert masked_projection(tiny_bert).tail is not None
-    texts = ["the cat sat on the mat .", "a dog ."]
-    scores = pseudo_log_likelihoods(tiny_bert, texts, progress=False)
-    tokenizer, model = tiny_bert.tokenizer, tiny_bert.model
-    for text, score in zip(texts, scores, strict=True):
-        ids = tokenizer(text)["input_ids"]
-        expected = []
-        for position in range(1, len(ids) - 1):
-            copy = list(ids)
-            copy[position] = tokenizer.mask_token_id
-            with torch.inference_mode():
-                logits = model(input_ids=torch.tensor([copy])).logits[0, position]
-            expected.append(logits.double().log_softmax(-1)[ids[position]].item())
-        assert score.token_logprobs == pytest.approx(expected, abs=1e-5)
+    assert masked_projection(tiny_roberta).tail is not None

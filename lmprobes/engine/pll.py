@@ -7,7 +7,8 @@
 Special tokens (``[CLS]``, ``</s>``, ...) are neither scored nor masked. Every masked copy of every
 sentence is one item of the shared runner: copies of many sentences are batched together by the
 token budget and the LM head is applied only at the one scored row of each copy. Copies are built
-on demand, so scoring many sentences does not hold all of them in memory.
+on demand, so scoring many sentences does not hold all of them in memory. Identical copies (two
+sentences of a minimal pair that differ only in the masked token) run once and score each target.
 """
 
 from __future__ import annotations
@@ -44,21 +45,31 @@ def pseudo_log_likelihoods(
     spans = [masked_spans(encoded.word_ids(i), variant) for i in range(len(sequences))]
     copies = MaskedCopies(sequences, spans, lm.tokenizer.mask_token_id)
 
-    def scored_token_logprob(logprobs: torch.Tensor, rows: list[Row]) -> list[float]:
-        targets = torch.tensor([copies.target(row.item) for row in rows], device=logprobs.device)
-        return logprobs[torch.arange(len(rows), device=logprobs.device), targets].tolist()
+    distinct = DistinctCopies(copies)
+
+    def scored_token_logprobs(
+        logprobs: torch.Tensor, rows: list[Row]
+    ) -> list[list[float]]:
+        targets = [
+            [copies.target(copy) for copy in distinct.aliases[row.item]] for row in rows
+        ]
+        values = logprobs.gather(1, _padded(targets, logprobs.device)).tolist()
+        return [
+            row_values[: len(row_targets)]
+            for row_values, row_targets in zip(values, targets, strict=True)
+        ]
 
     results = map_row_logprobs(
         lm,
         masked_projection(lm),
-        copies,
-        copies.positions,
-        scored_token_logprob,
+        distinct,
+        distinct.positions,
+        scored_token_logprobs,
         pad_id=_pad_id(lm),
         progress=progress,
         desc=f"{lm.name} PLL ({variant}) masked copies",
     )
-    return _assemble(len(sequences), copies, results)
+    return _assemble(len(sequences), copies, distinct.per_copy(results))
 
 
 def masked_spans(word_ids: Sequence[int | None], variant: str) -> list[tuple[int, int]]:
@@ -82,7 +93,12 @@ def masked_spans(word_ids: Sequence[int | None], variant: str) -> list[tuple[int
 class MaskedCopies(Sequence):
     """The masked copies of all texts, one per scored token, built when indexed."""
 
-    def __init__(self, sequences: list[list[int]], spans: list[list[tuple[int, int]]], mask_id: int) -> None:
+    def __init__(
+        self,
+        sequences: list[list[int]],
+        spans: list[list[tuple[int, int]]],
+        mask_id: int,
+    ) -> None:
         self.sequences = sequences
         self.owner = [text for text, text_spans in enumerate(spans) for _ in text_spans]
         self.spans = [span for text_spans in spans for span in text_spans]
@@ -103,6 +119,50 @@ class MaskedCopies(Sequence):
         return self.sequences[self.owner[index]][self.spans[index][0]]
 
 
+class DistinctCopies(Sequence):
+    """The distinct masked copies (first occurrence order); ``aliases[k]``: the copies equal to the k-th."""
+
+    def __init__(self, copies: MaskedCopies) -> None:
+        self.copies = copies
+        self.aliases: list[list[int]] = []
+        first_with_hash: dict[int, list[int]] = {}
+        for index in range(len(copies)):
+            ids = copies[index]
+            candidates = first_with_hash.setdefault(hash(tuple(ids)), [])
+            same = next(
+                (k for k in candidates if copies[self.aliases[k][0]] == ids), None
+            )
+            if same is None:
+                candidates.append(len(self.aliases))
+                self.aliases.append([index])
+            else:
+                self.aliases[same].append(index)
+        self.positions = _Positions(
+            [copies.spans[aliases[0]] for aliases in self.aliases]
+        )
+
+    def __len__(self) -> int:
+        return len(self.aliases)
+
+    def __getitem__(self, index: int) -> list[int]:
+        return self.copies[self.aliases[index][0]]
+
+    def per_copy(self, results: list[list[list[float]]]) -> list[list[float]]:
+        """One ``[value]`` per copy, from one list of values per distinct copy."""
+        values: list[list[float]] = [[] for _ in range(len(self.copies))]
+        for aliases, (row_values,) in zip(self.aliases, results, strict=True):
+            for copy, value in zip(aliases, row_values, strict=True):
+                values[copy] = [value]
+        return values
+
+
+def _padded(rows: list[list[int]], device: torch.device) -> torch.Tensor:
+    width = max(len(row) for row in rows)
+    return torch.tensor(
+        [row + row[-1:] * (width - len(row)) for row in rows], device=device
+    )
+
+
 class _Positions(Sequence):
     """The one scored position of each copy, in the runner's ``positions`` shape."""
 
@@ -116,7 +176,9 @@ class _Positions(Sequence):
         return [self.spans[index][0]]
 
 
-def _assemble(n_texts: int, copies: MaskedCopies, results: list[list[float]]) -> list[SequenceScore]:
+def _assemble(
+    n_texts: int, copies: MaskedCopies, results: list[list[float]]
+) -> list[SequenceScore]:
     scores = [SequenceScore([], []) for _ in range(n_texts)]
     for index, (value,) in enumerate(results):
         score = scores[copies.owner[index]]
@@ -127,11 +189,15 @@ def _assemble(n_texts: int, copies: MaskedCopies, results: list[list[float]]) ->
 
 def _check_masked_fast(lm: LM) -> None:
     if lm.family != "masked":
-        raise ValueError(f"{lm.name} is a {lm.family} LM; pseudo-log-likelihood is masked-only")
+        raise ValueError(
+            f"{lm.name} is a {lm.family} LM; pseudo-log-likelihood is masked-only"
+        )
     if lm.tokenizer.mask_token_id is None:
         raise ValueError(f"{lm.name}: the tokenizer has no mask token")
     if not getattr(lm.tokenizer, "is_fast", False):
-        raise ValueError(f"{lm.name}: PLL needs a fast tokenizer (word ids); got {type(lm.tokenizer).__name__}")
+        raise ValueError(
+            f"{lm.name}: PLL needs a fast tokenizer (word ids); got {type(lm.tokenizer).__name__}"
+        )
 
 
 def _pad_id(lm: LM) -> int:
