@@ -20,16 +20,9 @@ FIXTURES = Path(__file__).parent / "data" / "blimp"
 
 def record(uid: str, pair_id: int) -> dict:
     return {
-        "sentence_good": f"Good sentence {pair_id}.",
-        "sentence_bad": f"Bad sentence {pair_id}.",
-        "field": "syntax",
-        "linguistics_term": PARADIGM_CATEGORY[uid],
-        "UID": uid,
-        "simple_LM_method": True,
-        "one_prefix_method": False,
-        "two_prefix_method": False,
-        "lexically_identical": False,
-        "pairID": str(pair_id),
+        "sentence_good": f"Good sentence {pair_id}.", "sentence_bad": f"Bad sentence {pair_id}.", "field": "syntax",
+        "linguistics_term": PARADIGM_CATEGORY[uid], "UID": uid, "simple_LM_method": True, "one_prefix_method": False,
+        "two_prefix_method": False, "lexically_identical": False, "pairID": str(pair_id),
     }
 
 
@@ -54,17 +47,13 @@ def plain_sample(order: dict[str, list[str]], n: int) -> list[tuple[str, str]]:
     return [(uid, pid) for uid in by_file_name for pid in order[uid][:30]][:n]
 
 
-def test_sample_is_the_first_30_of_each_file_by_name_cut_at_2000(
-    synthetic_release,
-) -> None:
+def test_sample_is_the_first_30_of_each_file_by_name_cut_at_2000(synthetic_release) -> None:
     folder, order = synthetic_release
     sample = bench.bench_sample(folder)
     keys = list(zip(sample["paradigm"], sample["pairID"]))
     assert keys == plain_sample(order, 2000) and len(keys) == 2000
     counts = sample.groupby("paradigm", sort=False).size()
-    assert (
-        counts.iloc[-1] == 20 and (counts.iloc[:-1] == 30).all() and len(counts) == 67
-    )
+    assert counts.iloc[-1] == 20 and (counts.iloc[:-1] == 30).all() and len(counts) == 67
     assert counts.index[-1] == "wh_vs_that_with_gap_long_distance"
     small = bench.bench_sample(folder, 45)
     assert list(zip(small["paradigm"], small["pairID"])) == plain_sample(order, 45)
@@ -74,54 +63,23 @@ def test_sample_is_the_first_30_of_each_file_by_name_cut_at_2000(
 def test_sample_errors_name_the_file_and_line(tmp_path) -> None:
     with pytest.raises(BlimpDataError, match="no BLiMP paradigm files"):
         bench.bench_sample(tmp_path)
-    (tmp_path / "passive_1.jsonl").write_text(
-        json.dumps(record("passive_1", 1)) + "\n{oops\n", encoding="utf-8"
-    )
+    (tmp_path / "passive_1.jsonl").write_text(json.dumps(record("passive_1", 1)) + "\n{oops\n", encoding="utf-8")
     with pytest.raises(BlimpDataError, match=r"passive_1.jsonl:2: invalid JSON"):
         bench.bench_sample(tmp_path)
 
 
-def test_command_writes_scores_keyed_by_uid_and_pair(
-    tiny_dir, tmp_path, capsys
-) -> None:
+def test_command_writes_scores_keyed_by_uid_and_pair(tiny_dir, tmp_path, capsys) -> None:
     out = tmp_path / "scores.parquet"
     modes = ["causal-float32", "causal-bf16", "pll-float32"]
-    argv = [
-        "--blimp",
-        str(FIXTURES),
-        "--gpt2-tokenizer",
-        str(tiny_dir("gpt2")),
-        "--bert-tokenizer",
-        str(tiny_dir("bert")),
-        "--tiny",
-        "--pairs",
-        "17",
-        "--modes",
-        *modes,
-        "--out",
-        str(out),
-    ]
+    argv = ["--blimp", str(FIXTURES), "--gpt2-tokenizer", str(tiny_dir("gpt2")), "--bert-tokenizer", str(tiny_dir("bert")),
+            "--tiny", "--pairs", "17", "--modes", *modes, "--out", str(out)]
     assert bench.main(argv) == 0
     printed = capsys.readouterr().out.splitlines()
-    assert (
-        printed[0].startswith("# BLiMP bench: 17 pairs")
-        and "float32 matmul" in printed[0]
-    )
-    assert (
-        printed[-1].startswith("# causal-bf16 vs causal-float32: ")
-        and "pair decisions equal" in printed[-1]
-    )
+    assert printed[0].startswith("# BLiMP bench: 17 pairs") and "float32 matmul" in printed[0]
+    assert printed[-1].startswith("# causal-bf16 vs causal-float32: ") and "pair decisions equal" in printed[-1]
     for mode, line in zip(modes, printed[1:-1], strict=True):
         assert line.startswith(mode) and all(
-            f" {key}=" in line
-            for key in (
-                "pairs/s",
-                "tokens/s",
-                "exec_GFLOP/s",
-                "model_GFLOP/s",
-                "peak_GFLOP/s",
-            )
-        )
+            f" {key}=" in line for key in ("pairs/s", "tokens/s", "exec_GFLOP/s", "model_GFLOP/s", "peak_GFLOP/s"))
     scores = read_parquet(out)
     assert list(scores.columns) == ["UID", "pairID", "mode", "ll_good", "ll_bad"]
     sample = bench.bench_sample(FIXTURES, 17)
@@ -129,26 +87,19 @@ def test_command_writes_scores_keyed_by_uid_and_pair(
     for mode in modes:
         mine = scores[scores["mode"] == mode]
         assert list(zip(mine["UID"], mine["pairID"])) == expected
-        assert all(
-            math.isfinite(v) and v < 0 for v in [*mine["ll_good"], *mine["ll_bad"]]
-        )
+        assert all(math.isfinite(v) and v < 0 for v in [*mine["ll_good"], *mine["ll_bad"]])
     identical = sample["identical"].to_numpy()
     assert identical.any()
     for mode in modes:
         mine = scores[scores["mode"] == mode]
-        assert (
-            mine["ll_good"].to_numpy()[identical]
-            == mine["ll_bad"].to_numpy()[identical]
-        ).all()
+        assert (mine["ll_good"].to_numpy()[identical] == mine["ll_bad"].to_numpy()[identical]).all()
     assert read_metadata(out)["modes"] == modes
     float32 = scores[scores["mode"] == "causal-float32"]["ll_good"].to_numpy()
     bf16 = scores[scores["mode"] == "causal-bf16"]["ll_good"].to_numpy()
     assert float32 == pytest.approx(bf16, rel=0.05) and (float32 != bf16).any()
 
 
-def test_work_counts_each_distinct_text_and_each_packed_prefix_once(
-    tiny_dir, monkeypatch
-) -> None:
+def test_work_counts_each_distinct_text_and_each_packed_prefix_once(tiny_dir, monkeypatch) -> None:
     from types import SimpleNamespace
 
     from lmprobes.engine import packing
@@ -163,43 +114,23 @@ def test_work_counts_each_distinct_text_and_each_packed_prefix_once(
         ids = tokenizer(text)["input_ids"]
         plain += len(ids) * (len(ids) - 2)  # one copy per token between [CLS] and [SEP]
         copies += len(ids) - 2
-        distinct |= {
-            tuple(ids[:i] + [tokenizer.mask_token_id] + ids[i + 1 :])
-            for i in range(1, len(ids) - 1)
-        }
+        distinct |= {tuple(ids[:i] + [tokenizer.mask_token_id] + ids[i + 1 :]) for i in range(1, len(ids) - 1)}
     fed = sum(len(copy) for copy in distinct)
     assert fed < plain  # the fixture has minimal pairs differing in one token
-    assert bench.work_of(lm, pairs, bench.MODES["pll-float32"]) == bench.Work(
-        plain, fed, len(distinct), copies
-    )
+    assert bench.work_of(lm, pairs, bench.MODES["pll-float32"]) == bench.Work(plain, fed, len(distinct), copies)
 
     gpt2 = bench.load_gpt2_tokenizer(tiny_dir("gpt2"))
-    sequences = [
-        [gpt2.bos_token_id, *gpt2(" " + t, add_special_tokens=False)["input_ids"]]
-        for t in texts
-    ]
+    sequences = [[gpt2.bos_token_id, *gpt2(" " + t, add_special_tokens=False)["input_ids"]] for t in texts]
     plain = sum(len(s) for s in sequences)
     scored = plain - len(sequences)
     padded = LM(name="g", model=None, tokenizer=gpt2, family="causal", packing="none")
-    assert bench.work_of(padded, pairs, bench.MODES["causal-float32"]) == bench.Work(
-        plain, plain, scored, scored
-    )
+    assert bench.work_of(padded, pairs, bench.MODES["causal-float32"]) == bench.Work(plain, plain, scored, scored)
 
-    monkeypatch.setattr(
-        packing, "ROW_TOKENS", 10**6
-    )  # one row: every distinct prefix exactly once
+    monkeypatch.setattr(packing, "ROW_TOKENS", 10**6)  # one row: every distinct prefix exactly once
     prefixes = {tuple(s[: i + 1]) for s in sequences for i in range(len(s))}
-    with_children = {
-        p
-        for p in prefixes
-        if any(len(q) == len(p) + 1 and q[:-1] == p for q in prefixes)
-    }
-    packed = LM(
-        name="g",
-        model=SimpleNamespace(config=SimpleNamespace(model_type="gpt2")),
-        tokenizer=gpt2,
-        family="causal",
-    )
+    with_children = {p for p in prefixes if any(len(q) == len(p) + 1 and q[:-1] == p for q in prefixes)}
+    packed = LM(name="g", model=SimpleNamespace(config=SimpleNamespace(model_type="gpt2")), tokenizer=gpt2,
+                family="causal")
     work = bench.work_of(packed, pairs, bench.MODES["causal-float32"])
     assert work == bench.Work(plain, len(prefixes), len(with_children), scored)
     assert len(prefixes) < plain
@@ -207,93 +138,32 @@ def test_work_counts_each_distinct_text_and_each_packed_prefix_once(
 
 def test_modes_need_their_tokenizer(tmp_path) -> None:
     with pytest.raises(SystemExit):
-        bench.parse_args(
-            [
-                "--blimp",
-                str(tmp_path),
-                "--modes",
-                "pll-float32",
-                "--gpt2-tokenizer",
-                str(tmp_path),
-            ]
-        )
+        bench.parse_args(["--blimp", str(tmp_path), "--modes", "pll-float32", "--gpt2-tokenizer", str(tmp_path)])
 
 
-def test_lama_modes_rank_template_facts_and_compare_top1(
-    tiny_dir, tmp_path, capsys, lama_release_writer
-) -> None:
+def test_lama_modes_rank_template_facts_and_compare_top1(tiny_dir, tmp_path, capsys, lama_release_writer) -> None:
     data = lama_release_writer(tmp_path)
-    argv = [
-        "--blimp",
-        str(FIXTURES),
-        "--bert-tokenizer",
-        str(tiny_dir("bert")),
-        "--tiny",
-        "--pairs",
-        "5",
-        "--lama-relations",
-        str(data / "relations.jsonl"),
-        "--lama-common-vocab",
-        str(data / "common_vocab_cased.txt"),
-        "--facts",
-        "12",
-        "--modes",
-        "lama-float32",
-        "lama-bf16",
-    ]
+    argv = ["--blimp", str(FIXTURES), "--bert-tokenizer", str(tiny_dir("bert")), "--tiny", "--pairs", "5",
+            "--lama-relations", str(data / "relations.jsonl"), "--lama-common-vocab", str(data / "common_vocab_cased.txt"),
+            "--facts", "12", "--modes", "lama-float32", "lama-bf16"]
     assert bench.main(argv) == 0
     printed = capsys.readouterr().out.splitlines()
-    assert (
-        printed[1].startswith("lama-float32   facts=12 ") and "facts/s=" in printed[1]
-    )
-    assert (
-        "head_rows=12" in printed[1]
-    )  # the LM head runs at the mask row of each fact only
-    assert printed[-1].startswith("# lama-bf16 vs lama-float32: ") and printed[
-        -1
-    ].endswith("%)")
+    assert printed[1].startswith("lama-float32   facts=12 ") and "facts/s=" in printed[1]
+    assert "head_rows=12" in printed[1]  # the LM head runs at the mask row of each fact only
+    assert printed[-1].startswith("# lama-bf16 vs lama-float32: ") and printed[-1].endswith("%)")
     assert "of 12 top-1 predictions equal" in printed[-1]
 
 
 def test_lama_modes_need_their_files(tmp_path) -> None:
     with pytest.raises(SystemExit):
-        bench.parse_args(
-            [
-                "--blimp",
-                str(tmp_path),
-                "--modes",
-                "lama-float32",
-                "--bert-tokenizer",
-                str(tmp_path),
-            ]
-        )
+        bench.parse_args(["--blimp", str(tmp_path), "--modes", "lama-float32", "--bert-tokenizer", str(tmp_path)])
 
 
-def test_exec_flops_leave_out_the_last_layer_work_the_rows_only_tail_skips(
-    tiny_bert,
-) -> None:
-    d, inner = (
-        tiny_bert.model.config.hidden_size,
-        tiny_bert.model.config.intermediate_size,
-    )
-    query_and_output, two_layer_norms, feed_forward = (
-        2 * (d * d + d),
-        4 * d,
-        2 * d * inner + inner + d,
-    )
+def test_exec_flops_leave_out_the_last_layer_work_the_rows_only_tail_skips(tiny_bert) -> None:
+    d, inner = tiny_bert.model.config.hidden_size, tiny_bert.model.config.intermediate_size
+    query_and_output, two_layer_norms, feed_forward = 2 * (d * d + d), 4 * d, 2 * d * inner + inner + d
     work = bench.with_rows_only_savings(tiny_bert, bench.Work(1000, 1000, 80, 80))
-    assert work.skipped == (query_and_output + two_layer_norms + feed_forward) * (
-        1000 - 80
-    )
-    result = bench.Result(
-        "pll-float32",
-        10,
-        "pairs",
-        1.0,
-        work,
-        body_params=10**6,
-        head_params=0,
-        peak_gflops=1.0,
-    )
+    assert work.skipped == (query_and_output + two_layer_norms + feed_forward) * (1000 - 80)
+    result = bench.Result("pll-float32", 10, "pairs", 1.0, work, body_params=10**6, head_params=0, peak_gflops=1.0)
     assert result.exec_gflops == pytest.approx(2 * (10**6 * 1000 - work.skipped) / 1e9)
     assert result.model_gflops == pytest.approx(2 * 10**9 / 1e9)

@@ -10,9 +10,7 @@ import torch.nn.functional as F
 
 from lmprobes.engine.fusion import LinearGELU, fuse_linear_gelu, onednn_linear_available
 
-pytestmark = pytest.mark.skipif(
-    not onednn_linear_available(), reason="torch built without oneDNN"
-)
+pytestmark = pytest.mark.skipif(not onednn_linear_available(), reason="torch built without oneDNN")
 
 
 def _bert(kind: str) -> torch.nn.Module:
@@ -27,9 +25,7 @@ def _bert(kind: str) -> torch.nn.Module:
 
     torch.manual_seed(0)
     if kind == "distilbert":
-        config = DistilBertConfig(
-            vocab_size=120, dim=48, n_layers=2, n_heads=4, hidden_dim=96
-        )
+        config = DistilBertConfig(vocab_size=120, dim=48, n_layers=2, n_heads=4, hidden_dim=96)
         return DistilBertForMaskedLM(config).eval()
     size = {
         "vocab_size": 120,
@@ -43,17 +39,12 @@ def _bert(kind: str) -> torch.nn.Module:
     return BertForMaskedLM(BertConfig(**size, hidden_act=kind)).eval()
 
 
-@pytest.mark.parametrize(
-    ("kind", "expected"),
-    [("gelu", 3), ("gelu_new", 3), ("roberta", 2), ("distilbert", 3)],
-)
+@pytest.mark.parametrize(("kind", "expected"), [("gelu", 3), ("gelu_new", 3), ("roberta", 2), ("distilbert", 3)])
 def test_fused_model_scores_like_the_unfused_one(kind, expected):
     model = _bert(kind)
     plain = copy.deepcopy(model)
     keys = list(model.state_dict())
-    assert (
-        fuse_linear_gelu(model) == expected
-    )  # one per layer (+ the MLM head's transform)
+    assert fuse_linear_gelu(model) == expected  # one per layer (+ the MLM head's transform)
     assert list(model.state_dict()) == keys
     assert sum(isinstance(m, LinearGELU) for m in model.modules()) == expected
     ids = torch.randint(5, 120, (3, 9))
@@ -72,22 +63,15 @@ def test_linear_gelu_matches_a_plain_float64_computation(approximate):
     fused = LinearGELU.sharing(linear, approximate)
     assert fused.weight is linear.weight and fused.bias is linear.bias
     x = torch.randn(2, 5, 40) * 3
-    expected = F.gelu(
-        F.linear(x.double(), linear.weight.double(), linear.bias.double()),
-        approximate=approximate,
-    )
+    expected = F.gelu(F.linear(x.double(), linear.weight.double(), linear.bias.double()), approximate=approximate)
     with torch.inference_mode():
         assert (fused(x).double() - expected).abs().max().item() < 1e-5
         bf16 = LinearGELU.sharing(copy.deepcopy(linear).bfloat16(), approximate)
         rounded = F.gelu(
-            F.linear(x.bfloat16().double(), bf16.weight.double(), bf16.bias.double()),
-            approximate=approximate,
+            F.linear(x.bfloat16().double(), bf16.weight.double(), bf16.bias.double()), approximate=approximate
         )
         # The post-op acts on the float32 accumulator: one bfloat16 rounding of the result.
-        assert (
-            (bf16(x.bfloat16()).double() - rounded).abs()
-            <= rounded.abs() * 2**-8 + 1e-6
-        ).all()
+        assert ((bf16(x.bfloat16()).double() - rounded).abs() <= rounded.abs() * 2**-8 + 1e-6).all()
 
 
 def test_training_takes_the_differentiable_path():

@@ -8,13 +8,7 @@ import torch
 from lmprobes.engine.last_layer import rows_only_tail
 from lmprobes.engine.masked import masked_projection
 
-SIZE = {
-    "vocab_size": 99,
-    "hidden_size": 32,
-    "num_hidden_layers": 3,
-    "num_attention_heads": 4,
-    "intermediate_size": 64,
-}
+SIZE = {"vocab_size": 99, "hidden_size": 32, "num_hidden_layers": 3, "num_attention_heads": 4, "intermediate_size": 64}
 
 
 def _encoder(kind: str, **extra) -> torch.nn.Module:
@@ -44,32 +38,16 @@ def test_rows_equal_the_full_last_hidden_state(kind, padded):
     stack, tail = rows_only_tail(base)
     with torch.inference_mode():
         want = base(input_ids=ids, attention_mask=mask)[0][batch_index, position_index]
-        got = tail(
-            stack(input_ids=ids, attention_mask=mask)[0],
-            mask,
-            batch_index,
-            position_index,
-        )
-        assert (
-            len(base.encoder.layer) == SIZE["num_hidden_layers"]
-        )  # restored after the short call
+        got = tail(stack(input_ids=ids, attention_mask=mask)[0], mask, batch_index, position_index)
+        assert len(base.encoder.layer) == SIZE["num_hidden_layers"]  # restored after the short call
     assert (got - want).abs().max().item() < 1e-5
 
 
 def test_unchecked_encoders_run_whole():
     from transformers import DistilBertConfig, DistilBertModel
 
-    assert (
-        rows_only_tail(
-            DistilBertModel(
-                DistilBertConfig(vocab_size=50, dim=32, n_layers=2, n_heads=4)
-            )
-        )
-        is None
-    )
-    assert (
-        rows_only_tail(_encoder("bert", position_embedding_type="relative_key")) is None
-    )
+    assert rows_only_tail(DistilBertModel(DistilBertConfig(vocab_size=50, dim=32, n_layers=2, n_heads=4))) is None
+    assert rows_only_tail(_encoder("bert", position_embedding_type="relative_key")) is None
     assert rows_only_tail(_encoder("bert", chunk_size_feed_forward=2)) is None
 
 

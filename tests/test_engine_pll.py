@@ -43,11 +43,7 @@ def plain_pll(lm, text: str, variant: str) -> tuple[list[int], list[float]]:
 def last_piece_of_word(lm, text: str) -> list[bool]:
     """Per ordinary token: is it the last piece of its word?"""
     words = lm.tokenizer(text).word_ids()
-    return [
-        w is not None and (i + 1 == len(words) or words[i + 1] != w)
-        for i, w in enumerate(words)
-        if w is not None
-    ]
+    return [w is not None and (i + 1 == len(words) or words[i + 1] != w) for i, w in enumerate(words) if w is not None]
 
 
 @pytest.mark.parametrize("model", ["tiny_bert", "tiny_roberta"])
@@ -63,24 +59,15 @@ def test_equals_a_plain_loop_over_masked_copies(model, variant, request) -> None
 
 
 @pytest.mark.parametrize("model", ["tiny_bert", "tiny_roberta"])
-def test_l2r_differs_only_on_non_final_pieces_of_multi_piece_words(
-    model, request, with_budget
-) -> None:
+def test_l2r_differs_only_on_non_final_pieces_of_multi_piece_words(model, request, with_budget) -> None:
     # One copy per forward pass: a copy that is the same under both variants gives the same bits.
     lm = with_budget(request.getfixturevalue(model), 1)
     original = pseudo_log_likelihoods(lm, SENTENCES, variant="original", progress=False)
-    l2r = pseudo_log_likelihoods(
-        lm, SENTENCES, variant="within_word_l2r", progress=False
-    )
+    l2r = pseudo_log_likelihoods(lm, SENTENCES, variant="within_word_l2r", progress=False)
     n_multi = 0
     for text, a, b in zip(SENTENCES, original, l2r, strict=True):
         assert a.token_ids == b.token_ids
-        for last, x, y in zip(
-            last_piece_of_word(lm, text),
-            a.token_logprobs,
-            b.token_logprobs,
-            strict=True,
-        ):
+        for last, x, y in zip(last_piece_of_word(lm, text), a.token_logprobs, b.token_logprobs, strict=True):
             assert (x == y) == last
             n_multi += not last
     assert n_multi > 3  # the fixture sentences really contain multi-piece words
@@ -91,24 +78,15 @@ def test_single_piece_words_give_identical_scores(model, request) -> None:
     lm = request.getfixturevalue(model)
     text = "The house is in the water and the water is playing."
     assert all(last_piece_of_word(lm, text)), lm.tokenizer.tokenize(text)
-    original, l2r = (
-        pseudo_log_likelihoods(lm, [text], variant=v, progress=False)[0]
-        for v in ("original", "within_word_l2r")
-    )
+    original, l2r = (pseudo_log_likelihoods(lm, [text], variant=v, progress=False)[0] for v in ("original", "within_word_l2r"))
     assert l2r.token_ids == original.token_ids
     assert l2r.token_logprobs == original.token_logprobs
 
 
 @pytest.mark.parametrize("variant", ["original", "within_word_l2r"])
-def test_batch_budget_does_not_change_scores(
-    tiny_roberta, with_budget, variant
-) -> None:
-    one_by_one = pseudo_log_likelihoods(
-        with_budget(tiny_roberta, 1), SENTENCES, variant=variant, progress=False
-    )
-    large = pseudo_log_likelihoods(
-        with_budget(tiny_roberta, 100_000), SENTENCES, variant=variant, progress=False
-    )
+def test_batch_budget_does_not_change_scores(tiny_roberta, with_budget, variant) -> None:
+    one_by_one = pseudo_log_likelihoods(with_budget(tiny_roberta, 1), SENTENCES, variant=variant, progress=False)
+    large = pseudo_log_likelihoods(with_budget(tiny_roberta, 100_000), SENTENCES, variant=variant, progress=False)
     for a, b in zip(one_by_one, large, strict=True):
         assert a.token_ids == b.token_ids
         assert a.token_logprobs == pytest.approx(b.token_logprobs, abs=1e-5)
@@ -124,30 +102,21 @@ def test_rejects_causal_models_and_unknown_variants(tiny_gpt2, tiny_bert) -> Non
     with pytest.raises(ValueError, match="masked-only"):
         pseudo_log_likelihoods(tiny_gpt2, ["A cat."], progress=False)
     with pytest.raises(ValueError, match="unknown PLL variant 'whole_word'"):
-        pseudo_log_likelihoods(
-            tiny_bert, ["A cat."], variant="whole_word", progress=False
-        )
+        pseudo_log_likelihoods(tiny_bert, ["A cat."], variant="whole_word", progress=False)
 
 
-def test_identical_masked_copies_run_once_and_score_each_target(
-    tiny_bert, monkeypatch
-) -> None:
+def test_identical_masked_copies_run_once_and_score_each_target(tiny_bert, monkeypatch) -> None:
     from lmprobes.engine import pll
 
     pair = ["The man is on the mat.", "The man was on the mat."]  # differ in one token
     ids = [tiny_bert.tokenizer(text)["input_ids"] for text in pair]
-    assert (
-        len(ids[0]) == len(ids[1])
-        and sum(a != b for a, b in zip(*ids, strict=True)) == 1
-    )
+    assert len(ids[0]) == len(ids[1]) and sum(a != b for a, b in zip(*ids, strict=True)) == 1
     runs = []
     original = pll.map_row_logprobs
     monkeypatch.setattr(
         pll,
         "map_row_logprobs",
-        lambda lm, proj, seqs, *a, **k: (
-            runs.append(len(seqs)) or original(lm, proj, seqs, *a, **k)
-        ),
+        lambda lm, proj, seqs, *a, **k: runs.append(len(seqs)) or original(lm, proj, seqs, *a, **k),
     )
     scores = pseudo_log_likelihoods(tiny_bert, pair, progress=False)
     assert runs == [2 * (len(ids[0]) - 2) - 1]

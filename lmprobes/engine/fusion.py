@@ -51,10 +51,7 @@ def fuse_linear_gelu(model: torch.nn.Module) -> int:
     fused = 0
     for module in list(model.modules()):
         for linear_name, act_name in LINEAR_THEN_ACTIVATION:
-            linear, act = (
-                getattr(module, linear_name, None),
-                getattr(module, act_name, None),
-            )
+            linear, act = (getattr(module, linear_name, None), getattr(module, act_name, None))
             approximate = gelu_kind(act)
             if type(linear) is torch.nn.Linear and approximate is not None:
                 setattr(module, linear_name, LinearGELU.sharing(linear, approximate))
@@ -65,12 +62,7 @@ def fuse_linear_gelu(model: torch.nn.Module) -> int:
 
 def gelu_kind(act: object) -> str | None:
     """``"none"`` for an exact (erf) GELU module, ``"tanh"`` for the tanh approximation, else None."""
-    from transformers.activations import (
-        GELUActivation,
-        GELUTanh,
-        NewGELUActivation,
-        PytorchGELUTanh,
-    )
+    from transformers.activations import GELUActivation, GELUTanh, NewGELUActivation, PytorchGELUTanh
 
     if type(act) is GELUActivation:
         return "none"
@@ -98,23 +90,15 @@ class LinearGELU(torch.nn.Linear):
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
         if self._fusable(x):
-            return torch.ops.mkldnn._linear_pointwise(
-                x, self.weight, self.bias, "gelu", [], self.approximate
-            )
+            return torch.ops.mkldnn._linear_pointwise(x, self.weight, self.bias, "gelu", [], self.approximate)
         return F.gelu(F.linear(x, self.weight, self.bias), approximate=self.approximate)
 
     def _fusable(self, x: torch.Tensor) -> bool:
         return (
             x.device.type == "cpu"
             and x.dtype == self.weight.dtype
-            and (
-                x.dtype == torch.float32
-                or (x.dtype == torch.bfloat16 and onednn_bf16_available())
-            )
-            and not (
-                torch.is_grad_enabled()
-                and (x.requires_grad or self.weight.requires_grad)
-            )
+            and (x.dtype == torch.float32 or (x.dtype == torch.bfloat16 and onednn_bf16_available()))
+            and not (torch.is_grad_enabled() and (x.requires_grad or self.weight.requires_grad))
         )
 
     def extra_repr(self) -> str:
@@ -128,13 +112,10 @@ def onednn_linear_available() -> bool:
         try:
             x, w = torch.ones(2, 4), torch.ones(3, 4)
             _ONEDNN_OK = bool(torch.backends.mkldnn.is_available()) and torch.allclose(
-                torch.ops.mkldnn._linear_pointwise(x, w, None, "gelu", [], "none"),
-                F.gelu(x @ w.T),
+                torch.ops.mkldnn._linear_pointwise(x, w, None, "gelu", [], "none"), F.gelu(x @ w.T)
             )
         except (AttributeError, RuntimeError, NotImplementedError) as error:
-            logger.info(
-                "oneDNN fused linear unavailable (%s); GELU runs unfused", error
-            )
+            logger.info("oneDNN fused linear unavailable (%s); GELU runs unfused", error)
             _ONEDNN_OK = False
     return _ONEDNN_OK
 

@@ -36,9 +36,7 @@ def rows_only_tail(base: torch.nn.Module) -> tuple[torch.nn.Module, Tail] | None
     last = layers[-1]
 
     def tail(hidden, attention_mask, batch_index, position_index):
-        return last_layer_at_rows(
-            last, hidden, attention_mask, batch_index, position_index
-        )
+        return last_layer_at_rows(last, hidden, attention_mask, batch_index, position_index)
 
     return WithoutLastLayer(base), tail
 
@@ -57,14 +55,8 @@ def last_layer_at_rows(
     query = attention.query(rows).view(len(rows), heads, 1, size)
     key = _heads(attention.key(hidden), heads, size)[batch_index]
     value = _heads(attention.value(hidden), heads, size)[batch_index]
-    mask = (
-        None
-        if bool(attention_mask.all())
-        else attention_mask[batch_index].bool()[:, None, None, :]
-    )
-    context = F.scaled_dot_product_attention(
-        query, key, value, attn_mask=mask, scale=attention.scaling
-    )
+    mask = None if bool(attention_mask.all()) else attention_mask[batch_index].bool()[:, None, None, :]
+    context = F.scaled_dot_product_attention(query, key, value, attn_mask=mask, scale=attention.scaling)
     attended = layer.attention.output(context.reshape(len(rows), heads * size), rows)
     return layer.output(layer.intermediate(attended), attended)
 
@@ -93,11 +85,7 @@ def _heads(states: torch.Tensor, heads: int, size: int) -> torch.Tensor:
 
 def _encoder_layers(base: torch.nn.Module) -> torch.nn.ModuleList | None:
     config = getattr(base, "config", None)
-    if (
-        config is None
-        or config.model_type not in ROWS_ONLY_MODEL_TYPES
-        or config.is_decoder
-    ):
+    if config is None or config.model_type not in ROWS_ONLY_MODEL_TYPES or config.is_decoder:
         return None
     if getattr(config, "position_embedding_type", "absolute") != "absolute":
         return None
@@ -107,14 +95,7 @@ def _encoder_layers(base: torch.nn.Module) -> torch.nn.ModuleList | None:
     if not isinstance(layers, torch.nn.ModuleList) or not layers:
         return None
     attention = getattr(layers[-1], "attention", None)
-    parts = (
-        "query",
-        "key",
-        "value",
-        "num_attention_heads",
-        "attention_head_size",
-        "scaling",
-    )
+    parts = ("query", "key", "value", "num_attention_heads", "attention_head_size", "scaling")
     if attention is None or not all(hasattr(attention.self, part) for part in parts):
         return None
     return layers

@@ -20,12 +20,7 @@ from lmprobes.engine.runner import (
     vocab_size,
 )
 
-__all__ = [
-    "TokenPrediction",
-    "map_mask_logprobs",
-    "mask_predictions",
-    "masked_projection",
-]
+__all__ = ["TokenPrediction", "map_mask_logprobs", "mask_predictions", "masked_projection"]
 
 logger = logging.getLogger(__name__)
 
@@ -46,19 +41,10 @@ def mask_predictions(
     """Top-k ids and target log-probs at the single mask of each text (full-vocabulary log-softmax)."""
     _check_masked(lm)
     check_targets(targets, len(texts), vocab_size(lm))
-    return map_mask_logprobs(
-        lm, texts, predict_items(targets, top_k), progress=progress, head_only=head_only
-    )
+    return map_mask_logprobs(lm, texts, predict_items(targets, top_k), progress=progress, head_only=head_only)
 
 
-def map_mask_logprobs(
-    lm: LM,
-    texts: list[str],
-    fn: ItemFn,
-    *,
-    progress: bool = True,
-    head_only: bool = True,
-) -> list:
+def map_mask_logprobs(lm: LM, texts: list[str], fn: ItemFn, *, progress: bool = True, head_only: bool = True) -> list:
     """``fn(logprobs[n, V] float32, item_indices)`` over the mask rows of ``texts``; one result per text.
 
     Each text must contain exactly one ``tokenizer.mask_token``; the model sees the tokenizer's
@@ -69,10 +55,7 @@ def map_mask_logprobs(
     _check_masked(lm)
     _check_one_mask_each(lm, texts)
     sequences = lm.tokenizer(list(texts))["input_ids"] if texts else []
-    positions = [
-        [_mask_position(lm, index, text, ids)]
-        for index, (text, ids) in enumerate(zip(texts, sequences))
-    ]
+    positions = [[_mask_position(lm, index, text, ids)] for index, (text, ids) in enumerate(zip(texts, sequences))]
 
     def per_rows(logprobs: torch.Tensor, rows: list[Row]) -> list:
         return fn(logprobs, [row.item for row in rows])
@@ -104,18 +87,13 @@ def masked_projection(lm: LM) -> Projection:
                 if split is None:
                     return Projection(base=base, head=head)
                 return Projection(base=split[0], head=head, tail=split[1])
-    logger.info(
-        "%s: no known MLM head attribute; using a full forward and gathering the mask rows",
-        lm.name,
-    )
+    logger.info("%s: no known MLM head attribute; using a full forward and gathering the mask rows", lm.name)
     return Projection(base=None, head=None)
 
 
 def _check_masked(lm: LM) -> None:
     if lm.family != "masked":
-        raise ValueError(
-            f"{lm.name} is a {lm.family} LM; mask predictions are masked-only"
-        )
+        raise ValueError(f"{lm.name} is a {lm.family} LM; mask predictions are masked-only")
     if lm.tokenizer.mask_token is None:
         raise ValueError(f"{lm.name}: the tokenizer has no mask token")
 
@@ -125,18 +103,14 @@ def _check_one_mask_each(lm: LM, texts: Sequence[str]) -> None:
     for index, text in enumerate(texts):
         count = text.count(mask)
         if count != 1:
-            raise ValueError(
-                f"text {index} must contain exactly one {mask} but has {count}: {text!r}"
-            )
+            raise ValueError(f"text {index} must contain exactly one {mask} but has {count}: {text!r}")
 
 
 def _mask_position(lm: LM, index: int, text: str, ids: Sequence[int]) -> int:
     mask_id = lm.tokenizer.mask_token_id
     found = [position for position, token in enumerate(ids) if token == mask_id]
     if len(found) != 1:
-        raise ValueError(
-            f"text {index} encodes to {len(found)} mask tokens, expected 1: {text!r}"
-        )
+        raise ValueError(f"text {index} encodes to {len(found)} mask tokens, expected 1: {text!r}")
     return found[0]
 
 

@@ -27,13 +27,7 @@ import torch
 from lmprobes.engine import runner
 from lmprobes.engine.batching import token_budget_batches
 from lmprobes.engine.lm import LM
-from lmprobes.engine.runner import (
-    LOGIT_CHUNK_ELEMENTS,
-    Projection,
-    _progress_bar,
-    run_halving_on_oom,
-    vocab_size,
-)
+from lmprobes.engine.runner import LOGIT_CHUNK_ELEMENTS, Projection, _progress_bar, run_halving_on_oom, vocab_size
 
 # model_type values whose stacks take position ids and a 4-D float mask (checked in the tests).
 PACKABLE = frozenset({"gpt2", "llama", "mistral", "qwen2", "gpt_neox"})

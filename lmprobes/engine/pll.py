@@ -47,17 +47,10 @@ def pseudo_log_likelihoods(
 
     distinct = DistinctCopies(copies)
 
-    def scored_token_logprobs(
-        logprobs: torch.Tensor, rows: list[Row]
-    ) -> list[list[float]]:
-        targets = [
-            [copies.target(copy) for copy in distinct.aliases[row.item]] for row in rows
-        ]
+    def scored_token_logprobs(logprobs: torch.Tensor, rows: list[Row]) -> list[list[float]]:
+        targets = [[copies.target(copy) for copy in distinct.aliases[row.item]] for row in rows]
         values = logprobs.gather(1, _padded(targets, logprobs.device)).tolist()
-        return [
-            row_values[: len(row_targets)]
-            for row_values, row_targets in zip(values, targets, strict=True)
-        ]
+        return [row_values[: len(row_targets)] for row_values, row_targets in zip(values, targets, strict=True)]
 
     results = map_row_logprobs(
         lm,
@@ -93,12 +86,7 @@ def masked_spans(word_ids: Sequence[int | None], variant: str) -> list[tuple[int
 class MaskedCopies(Sequence):
     """The masked copies of all texts, one per scored token, built when indexed."""
 
-    def __init__(
-        self,
-        sequences: list[list[int]],
-        spans: list[list[tuple[int, int]]],
-        mask_id: int,
-    ) -> None:
+    def __init__(self, sequences: list[list[int]], spans: list[list[tuple[int, int]]], mask_id: int) -> None:
         self.sequences = sequences
         self.owner = [text for text, text_spans in enumerate(spans) for _ in text_spans]
         self.spans = [span for text_spans in spans for span in text_spans]
@@ -129,17 +117,13 @@ class DistinctCopies(Sequence):
         for index in range(len(copies)):
             ids = copies[index]
             candidates = first_with_hash.setdefault(hash(tuple(ids)), [])
-            same = next(
-                (k for k in candidates if copies[self.aliases[k][0]] == ids), None
-            )
+            same = next((k for k in candidates if copies[self.aliases[k][0]] == ids), None)
             if same is None:
                 candidates.append(len(self.aliases))
                 self.aliases.append([index])
             else:
                 self.aliases[same].append(index)
-        self.positions = _Positions(
-            [copies.spans[aliases[0]] for aliases in self.aliases]
-        )
+        self.positions = _Positions([copies.spans[aliases[0]] for aliases in self.aliases])
 
     def __len__(self) -> int:
         return len(self.aliases)
@@ -158,9 +142,7 @@ class DistinctCopies(Sequence):
 
 def _padded(rows: list[list[int]], device: torch.device) -> torch.Tensor:
     width = max(len(row) for row in rows)
-    return torch.tensor(
-        [row + row[-1:] * (width - len(row)) for row in rows], device=device
-    )
+    return torch.tensor([row + row[-1:] * (width - len(row)) for row in rows], device=device)
 
 
 class _Positions(Sequence):
@@ -176,9 +158,7 @@ class _Positions(Sequence):
         return [self.spans[index][0]]
 
 
-def _assemble(
-    n_texts: int, copies: MaskedCopies, results: list[list[float]]
-) -> list[SequenceScore]:
+def _assemble(n_texts: int, copies: MaskedCopies, results: list[list[float]]) -> list[SequenceScore]:
     scores = [SequenceScore([], []) for _ in range(n_texts)]
     for index, (value,) in enumerate(results):
         score = scores[copies.owner[index]]
@@ -189,15 +169,11 @@ def _assemble(
 
 def _check_masked_fast(lm: LM) -> None:
     if lm.family != "masked":
-        raise ValueError(
-            f"{lm.name} is a {lm.family} LM; pseudo-log-likelihood is masked-only"
-        )
+        raise ValueError(f"{lm.name} is a {lm.family} LM; pseudo-log-likelihood is masked-only")
     if lm.tokenizer.mask_token_id is None:
         raise ValueError(f"{lm.name}: the tokenizer has no mask token")
     if not getattr(lm.tokenizer, "is_fast", False):
-        raise ValueError(
-            f"{lm.name}: PLL needs a fast tokenizer (word ids); got {type(lm.tokenizer).__name__}"
-        )
+        raise ValueError(f"{lm.name}: PLL needs a fast tokenizer (word ids); got {type(lm.tokenizer).__name__}")
 
 
 def _pad_id(lm: LM) -> int:

@@ -71,12 +71,7 @@ class TokenPrediction:
     target_logprobs: list[float]
 
 
-def run_model(
-    module: torch.nn.Module,
-    input_ids: torch.Tensor,
-    attention_mask: torch.Tensor,
-    **kwargs: Any,
-):
+def run_model(module: torch.nn.Module, input_ids: torch.Tensor, attention_mask: torch.Tensor, **kwargs: Any):
     """One forward pass; the seam that tests patch to simulate CUDA out-of-memory."""
     return module(input_ids=input_ids, attention_mask=attention_mask, **kwargs)
 
@@ -106,9 +101,7 @@ def map_row_logprobs(
 
     with _progress_bar(len(sequences), progress, desc) as bar, torch.inference_mode():
         bar.update(len(sequences) - len(todo))
-        for local_batch in token_budget_batches(
-            [len(sequences[i]) for i in todo], lm.batch_tokens
-        ):
+        for local_batch in token_budget_batches([len(sequences[i]) for i in todo], lm.batch_tokens):
             batch = [todo[k] for k in local_batch]
             rows = _rows(batch, positions)
             for row, result in zip(rows, run_halving_on_oom(batch, run), strict=True):
@@ -138,14 +131,7 @@ def run_halving_on_oom(batch: list[int], run: Callable[[list[int]], list]) -> li
 
 
 def _progress_bar(total: int, progress: bool, desc: str) -> tqdm:
-    return tqdm(
-        total=total,
-        disable=not progress,
-        file=sys.stderr,
-        desc=desc,
-        unit="item",
-        leave=False,
-    )
+    return tqdm(total=total, disable=not progress, file=sys.stderr, desc=desc, unit="item", leave=False)
 
 
 def _rows(batch: list[int], positions: Sequence[Sequence[int]]) -> list[Row]:
@@ -161,29 +147,19 @@ def _run_batch(
     fn: RowFn,
     pad_id: int,
 ) -> list:
-    input_ids, attention_mask = pad_right(
-        [sequences[i] for i in batch], pad_id, lm.device
-    )
+    input_ids, attention_mask = pad_right([sequences[i] for i in batch], pad_id, lm.device)
     rows = _rows(batch, positions)
     slot = {item: k for k, item in enumerate(batch)}
     batch_index = torch.tensor([slot[r.item] for r in rows], device=lm.device)
     position_index = torch.tensor([r.position for r in rows], device=lm.device)
     results: list = []
     start = 0
-    for logits in _row_logits(
-        lm, projection, input_ids, attention_mask, batch_index, position_index
-    ):
+    for logits in _row_logits(lm, projection, input_ids, attention_mask, batch_index, position_index):
         chunk_rows = rows[start : start + logits.shape[0]]
-        rows_out = (
-            logits.float().log_softmax(dim=-1)
-            if projection.log_softmax
-            else logits.float()
-        )
+        rows_out = logits.float().log_softmax(dim=-1) if projection.log_softmax else logits.float()
         chunk_results = fn(rows_out, chunk_rows)
         if len(chunk_results) != len(chunk_rows):
-            raise ValueError(
-                f"scoring function returned {len(chunk_results)} results for {len(chunk_rows)} rows"
-            )
+            raise ValueError(f"scoring function returned {len(chunk_results)} results for {len(chunk_rows)} rows")
         results.extend(chunk_results)
         start += logits.shape[0]
     return results
@@ -200,14 +176,10 @@ def _row_logits(
     """Vocabulary logits at the gathered rows, in chunks of bounded size."""
     chunk = max(1, LOGIT_CHUNK_ELEMENTS // vocab_size(lm))
     if projection.full_forward:
-        output = run_model(
-            lm.model, input_ids, attention_mask, **projection.forward_kwargs
-        )
+        output = run_model(lm.model, input_ids, attention_mask, **projection.forward_kwargs)
         yield from output.logits[batch_index, position_index].split(chunk)
         return
-    hidden = run_model(
-        projection.base, input_ids, attention_mask, **projection.forward_kwargs
-    )[0]
+    hidden = run_model(projection.base, input_ids, attention_mask, **projection.forward_kwargs)[0]
     if projection.tail is None:
         rows = hidden[batch_index, position_index]
     else:
@@ -225,9 +197,7 @@ def predict_items(targets: Sequence[Sequence[int]] | None, top_k: int) -> ItemFn
             TokenPrediction(
                 top_ids=[token for token, _ in top],
                 top_logprobs=[value for _, value in top],
-                target_logprobs=target_logprobs(
-                    logprobs[row], targets[item] if targets is not None else []
-                ),
+                target_logprobs=target_logprobs(logprobs[row], targets[item] if targets is not None else []),
             )
             for row, (item, top) in enumerate(zip(items, tops, strict=True))
         ]
@@ -262,9 +232,7 @@ def target_logprobs(row: torch.Tensor, ids: Sequence[int]) -> list[float]:
     return [value if t >= 0 else math.nan for t, value in zip(ids, values)]
 
 
-def check_targets(
-    targets: Sequence[Sequence[int]] | None, n_items: int, n_vocab: int
-) -> None:
+def check_targets(targets: Sequence[Sequence[int]] | None, n_items: int, n_vocab: int) -> None:
     """Raise ValueError unless there is one target list per item, each id in range or -1."""
     if targets is None:
         return
@@ -273,9 +241,7 @@ def check_targets(
     for index, ids in enumerate(targets):
         bad = [t for t in ids if not (t == -1 or 0 <= t < n_vocab)]
         if bad:
-            raise ValueError(
-                f"item {index}: target ids {bad} are outside the vocabulary (size {n_vocab}) and not -1"
-            )
+            raise ValueError(f"item {index}: target ids {bad} are outside the vocabulary (size {n_vocab}) and not -1")
 
 
 def vocab_size(lm: LM) -> int:

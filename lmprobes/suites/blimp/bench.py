@@ -115,9 +115,7 @@ class Result:
         return self._gflops(self.work.tokens, self.work.plain_head_rows)
 
     def _gflops(self, positions: int, head_rows: int, skipped: int = 0) -> float:
-        flops = 2.0 * (
-            self.body_params * positions - skipped + self.head_params * head_rows
-        )
+        flops = 2.0 * (self.body_params * positions - skipped + self.head_params * head_rows)
         return flops / self.seconds / 1e9
 
     def line(self) -> str:
@@ -133,9 +131,7 @@ class Result:
 # --- the sample ----------------------------------------------------------------------------
 
 
-def bench_sample(
-    folder: Path, n_pairs: int = SAMPLE_PAIRS, per_paradigm: int = PER_PARADIGM
-) -> pd.DataFrame:
+def bench_sample(folder: Path, n_pairs: int = SAMPLE_PAIRS, per_paradigm: int = PER_PARADIGM) -> pd.DataFrame:
     """Issue 8's sample: first ``per_paradigm`` pairs of each file (by file name), first ``n_pairs`` kept.
 
     Rows have the dataset's columns (``SCHEMA``), in sample order.
@@ -149,10 +145,7 @@ def bench_sample(
             break
         records += _first_records(path, per_paradigm)
     records = records[:n_pairs]
-    return pd.DataFrame.from_records(
-        [{name: r[name] for name in SCHEMA.names} for r in records],
-        columns=SCHEMA.names,
-    )
+    return pd.DataFrame.from_records([{name: r[name] for name in SCHEMA.names} for r in records], columns=SCHEMA.names)
 
 
 def _first_records(path: Path, count: int) -> list[dict]:
@@ -165,9 +158,7 @@ def _first_records(path: Path, count: int) -> list[dict]:
                 try:
                     raw = json.loads(line)
                 except json.JSONDecodeError as err:
-                    raise BlimpDataError(
-                        f"{path}:{lineno}: invalid JSON ({err})"
-                    ) from None
+                    raise BlimpDataError(f"{path}:{lineno}: invalid JSON ({err})") from None
                 records.append(parse_record(raw, path, lineno))
     return records
 
@@ -180,9 +171,7 @@ def load_gpt2_tokenizer(path: Path):
 
     tokenizer = GPT2Tokenizer.from_pretrained(path, local_files_only=True)
     if tokenizer.bos_token_id is None or len(tokenizer) < 256:
-        raise ValueError(
-            f"{path}: not a GPT-2 tokenizer (vocabulary {len(tokenizer)}, BOS {tokenizer.bos_token!r})"
-        )
+        raise ValueError(f"{path}: not a GPT-2 tokenizer (vocabulary {len(tokenizer)}, BOS {tokenizer.bos_token!r})")
     return tokenizer
 
 
@@ -196,9 +185,7 @@ def load_bert_tokenizer(path: Path, lowercase: bool | None = None):
     tokenizer = BertTokenizer.from_pretrained(path, local_files_only=True, **kwargs)
     # transformers 5 builds a 5-token stub when it does not find the vocabulary.
     if tokenizer.mask_token_id is None or len(tokenizer) < 100:
-        raise ValueError(
-            f"{path}: not a BERT WordPiece tokenizer (vocabulary {len(tokenizer)})"
-        )
+        raise ValueError(f"{path}: not a BERT WordPiece tokenizer (vocabulary {len(tokenizer)})")
     return tokenizer
 
 
@@ -209,26 +196,11 @@ def random_model(family: str, tokenizer, tiny: bool) -> torch.nn.Module:
     torch.manual_seed(SEED)
     if family == "causal":
         size = {"n_embd": 64, "n_layer": 2, "n_head": 2} if tiny else {}
-        config = GPT2Config(
-            vocab_size=len(tokenizer),
-            bos_token_id=tokenizer.bos_token_id,
-            eos_token_id=tokenizer.eos_token_id,
-            **size,
-        )
+        config = GPT2Config(vocab_size=len(tokenizer), bos_token_id=tokenizer.bos_token_id,
+                            eos_token_id=tokenizer.eos_token_id, **size)
         return GPT2LMHeadModel(config).eval()
-    size = (
-        {
-            "hidden_size": 64,
-            "num_hidden_layers": 2,
-            "num_attention_heads": 2,
-            "intermediate_size": 256,
-        }
-        if tiny
-        else {}
-    )
-    config = BertConfig(
-        vocab_size=len(tokenizer), pad_token_id=tokenizer.pad_token_id, **size
-    )
+    size = {"hidden_size": 64, "num_hidden_layers": 2, "num_attention_heads": 2, "intermediate_size": 256} if tiny else {}
+    config = BertConfig(vocab_size=len(tokenizer), pad_token_id=tokenizer.pad_token_id, **size)
     return BertForMaskedLM(config).eval()
 
 
@@ -238,20 +210,9 @@ def param_split(model: torch.nn.Module) -> tuple[int, int]:
     The stack is everything in the base model but the token, position and segment embeddings;
     the head is counted as hidden x vocabulary (its transform layers are negligible).
     """
-    embeddings = {
-        id(p)
-        for name, p in model.named_parameters()
-        if any(
-            key in name
-            for key in (
-                "wte",
-                "wpe",
-                "word_embeddings",
-                "position_embeddings",
-                "token_type_embeddings",
-            )
-        )
-    }
+    embeddings = {id(p) for name, p in model.named_parameters()
+                  if any(key in name for key in ("wte", "wpe", "word_embeddings", "position_embeddings",
+                                                 "token_type_embeddings"))}
     base = getattr(model, "base_model", model)
     body = sum(p.numel() for p in base.parameters() if id(p) not in embeddings)
     head = model.get_output_embeddings().weight
@@ -261,18 +222,13 @@ def param_split(model: torch.nn.Module) -> tuple[int, int]:
 def work_of(lm: LM, items: pd.DataFrame, mode: Mode) -> Work:
     """Positions and head rows the scorer runs (each distinct text once, as ``score_pairs`` does)."""
     if mode.method == "lama_masked":
-        ids = lm.tokenizer(
-            [q.replace("[MASK]", lm.tokenizer.mask_token) for q in items["query"]]
-        )["input_ids"]
+        ids = lm.tokenizer([q.replace("[MASK]", lm.tokenizer.mask_token) for q in items["query"]])["input_ids"]
         tokens = sum(len(x) for x in ids)
         return Work(tokens, tokens, len(ids), len(ids))
     sentences = list(items["sentence_good"]) + list(items["sentence_bad"])
     if mode.family == "causal":
         texts = sorted({" " + s for s in sentences})
-        sequences = [
-            [lm.tokenizer.bos_token_id, *ids]
-            for ids in lm.tokenizer(texts, add_special_tokens=False)["input_ids"]
-        ]
+        sequences = [[lm.tokenizer.bos_token_id, *ids] for ids in lm.tokenizer(texts, add_special_tokens=False)["input_ids"]]
         tokens = sum(len(x) for x in sequences)
         scored = tokens - len(sequences)
         if not can_pack(lm):
@@ -282,20 +238,14 @@ def work_of(lm: LM, items: pd.DataFrame, mode: Mode) -> Work:
         return Work(tokens, nodes, _nodes_with_children(rows), scored)
     texts = sorted(set(sentences))
     encoded = lm.tokenizer(texts)
-    masked = {
+    copies = [sum(w is not None for w in encoded.word_ids(i)) for i in range(len(texts))]
+    tokens = sum(len(ids) * n for ids, n in zip(encoded["input_ids"], copies, strict=True))
+    masked = {  # a masked copy is its position and the other tokens; equal copies run once
         (i, *ids[:i], *ids[i + 1 :])
-        for ids, words in (
-            (encoded["input_ids"][k], encoded.word_ids(k)) for k in range(len(texts))
-        )
-        for i, word in enumerate(words)
+        for k, ids in enumerate(encoded["input_ids"])
+        for i, word in enumerate(encoded.word_ids(k))
         if word is not None
-    }  # one masked copy per ordinary token; equal copies run once
-    copies = [
-        sum(w is not None for w in encoded.word_ids(i)) for i in range(len(texts))
-    ]
-    tokens = sum(
-        len(ids) * n for ids, n in zip(encoded["input_ids"], copies, strict=True)
-    )
+    }
     return Work(tokens, sum(len(key) for key in masked), len(masked), sum(copies))
 
 
@@ -305,35 +255,17 @@ def with_rows_only_savings(lm: LM, work: Work) -> Work:
     if lm.family != "masked" or masked_projection(lm).tail is None:
         return work
     last = lm.model.base_model.encoder.layer[-1]
-    kept = {
-        id(p)
-        for part in (last.attention.self.key, last.attention.self.value)
-        for p in part.parameters()
-    }
+    kept = {id(p) for part in (last.attention.self.key, last.attention.self.value) for p in part.parameters()}
     skipped_params = sum(p.numel() for p in last.parameters() if id(p) not in kept)
-    return dataclasses.replace(
-        work, skipped=skipped_params * (work.positions - work.head_rows)
-    )
+    return dataclasses.replace(work, skipped=skipped_params * (work.positions - work.head_rows))
 
 
 def _nodes_with_children(rows) -> int:
-    return sum(
-        sum(
-            1
-            for k, d in enumerate(row.depth)
-            if k + 1 < len(row.depth) and row.depth[k + 1] > d
-        )
-        for row in rows
-    )
+    return sum(sum(1 for k, d in enumerate(row.depth) if k + 1 < len(row.depth) and row.depth[k + 1] > d)
+               for row in rows)
 
 
-def matmul_peak(
-    device: torch.device,
-    dtype: torch.dtype,
-    n: int,
-    seconds: float = 1.0,
-    windows: int = 5,
-) -> float:
+def matmul_peak(device: torch.device, dtype: torch.dtype, n: int, seconds: float = 1.0, windows: int = 5) -> float:
     """GFLOP/s of repeated ``n x n`` matmuls in ``dtype``: the best of ``windows`` timed windows
     sharing about ``seconds`` (the best window is the least disturbed on a shared machine)."""
     a = torch.randn(n, n, device=device).to(dtype)
@@ -358,13 +290,8 @@ def _synchronize(device: torch.device) -> None:
         torch.cuda.synchronize(device)
 
 
-def run_mode(
-    name: str,
-    lm: LM,
-    items: pd.DataFrame,
-    peak: float,
-    lama_vocab: list[str] | None = None,
-) -> tuple[Result, pd.DataFrame]:
+def run_mode(name: str, lm: LM, items: pd.DataFrame, peak: float, lama_vocab: list[str] | None = None
+             ) -> tuple[Result, pd.DataFrame]:
     """Time one mode after a warm-up; return its per-pair scores (LAMA: each fact's top-1 token)."""
     mode = MODES[name]
 
@@ -384,24 +311,15 @@ def run_mode(
     work = with_rows_only_savings(lm, work_of(lm, items, mode))
     result = Result(name, len(items), unit, seconds, work, body, head, peak)
     if mode.method == "lama_masked":
-        return result, pd.DataFrame(
-            {"row_id": scores["row_id"], "top1": scores["top_tokens"].str[0]}
-        )
-    rows = pd.DataFrame(
-        {
-            "UID": items["paradigm"].to_numpy(),
-            "pairID": items["pairID"].to_numpy(),
-            "mode": name,
-            "ll_good": scores["score_good"].to_numpy(),
-            "ll_bad": scores["score_bad"].to_numpy(),
-        }
-    )
+        return result, pd.DataFrame({"row_id": scores["row_id"], "top1": scores["top_tokens"].str[0]})
+    rows = pd.DataFrame({
+        "UID": items["paradigm"].to_numpy(), "pairID": items["pairID"].to_numpy(), "mode": name,
+        "ll_good": scores["score_good"].to_numpy(), "ll_bad": scores["score_bad"].to_numpy(),
+    })
     return result, rows
 
 
-def lama_facts(
-    relations: Path, common_vocab: Path, n: int
-) -> tuple[pd.DataFrame, list[str]]:
+def lama_facts(relations: Path, common_vocab: Path, n: int) -> tuple[pd.DataFrame, list[str]]:
     """``n`` seeded T-REx template facts over the common vocabulary (``lama.bench.template_facts``)."""
     vocab = sorted(load_common_vocab(common_vocab))
     return template_facts(relations, vocab, n), vocab
@@ -416,9 +334,7 @@ def agreement_lines(decisions: dict) -> list[str]:
         if name.endswith("bf16") and reference in decisions:
             same = int((bf16 == decisions[reference]).sum())
             what = "top-1 predictions" if name.startswith("lama") else "pair decisions"
-            lines.append(
-                f"# {name} vs {reference}: {same} of {len(bf16)} {what} equal ({same / len(bf16):.2%})"
-            )
+            lines.append(f"# {name} vs {reference}: {same} of {len(bf16)} {what} equal ({same / len(bf16):.2%})")
     return lines
 
 
@@ -426,89 +342,31 @@ def agreement_lines(decisions: dict) -> list[str]:
 
 
 def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
-    parser = argparse.ArgumentParser(
-        prog="python -m lmprobes.suites.blimp.bench",
-        description=__doc__.splitlines()[0],
-    )
-    parser.add_argument(
-        "--blimp",
-        type=Path,
-        required=True,
-        help="folder of the BLiMP paradigm .jsonl files",
-    )
-    parser.add_argument(
-        "--gpt2-tokenizer",
-        type=Path,
-        help="folder with GPT-2's vocab.json and merges.txt",
-    )
-    parser.add_argument(
-        "--bert-tokenizer", type=Path, help="folder with BERT's vocab.txt"
-    )
-    parser.add_argument(
-        "--lama-relations", type=Path, help="LAMA relations.jsonl (the lama-* modes)"
-    )
-    parser.add_argument(
-        "--lama-common-vocab",
-        type=Path,
-        help="common_vocab_cased.txt (the lama-* modes)",
-    )
-    parser.add_argument(
-        "--facts",
-        type=int,
-        default=LAMA_FACTS,
-        help=f"template facts of the lama-* modes (default {LAMA_FACTS})",
-    )
-    parser.add_argument(
-        "--bert-uncased",
-        action="store_true",
-        help="lower-case for BERT when the folder has no tokenizer_config.json (default: cased)",
-    )
-    parser.add_argument(
-        "--modes",
-        nargs="+",
-        choices=list(MODES),
-        default=["causal-float32", "pll-float32"],
-    )
-    parser.add_argument(
-        "--pairs",
-        type=int,
-        default=SAMPLE_PAIRS,
-        help=f"pairs of the sample to score (default {SAMPLE_PAIRS})",
-    )
-    parser.add_argument(
-        "--out",
-        type=Path,
-        help="Parquet of the scores (UID, pairID, mode, ll_good, ll_bad)",
-    )
+    parser = argparse.ArgumentParser(prog="python -m lmprobes.suites.blimp.bench", description=__doc__.splitlines()[0])
+    parser.add_argument("--blimp", type=Path, required=True, help="folder of the BLiMP paradigm .jsonl files")
+    parser.add_argument("--gpt2-tokenizer", type=Path, help="folder with GPT-2's vocab.json and merges.txt")
+    parser.add_argument("--bert-tokenizer", type=Path, help="folder with BERT's vocab.txt")
+    parser.add_argument("--lama-relations", type=Path, help="LAMA relations.jsonl (the lama-* modes)")
+    parser.add_argument("--lama-common-vocab", type=Path, help="common_vocab_cased.txt (the lama-* modes)")
+    parser.add_argument("--facts", type=int, default=LAMA_FACTS, help=f"template facts of the lama-* modes (default {LAMA_FACTS})")
+    parser.add_argument("--bert-uncased", action="store_true",
+                        help="lower-case for BERT when the folder has no tokenizer_config.json (default: cased)")
+    parser.add_argument("--modes", nargs="+", choices=list(MODES), default=["causal-float32", "pll-float32"])
+    parser.add_argument("--pairs", type=int, default=SAMPLE_PAIRS, help=f"pairs of the sample to score (default {SAMPLE_PAIRS})")
+    parser.add_argument("--out", type=Path, help="Parquet of the scores (UID, pairID, mode, ll_good, ll_bad)")
     parser.add_argument("--device", choices=["auto", "cpu", "cuda"], default="auto")
-    parser.add_argument(
-        "--batch-tokens",
-        type=int,
-        help="token budget per forward pass (default 4096 CPU, 65536 CUDA)",
-    )
-    parser.add_argument(
-        "--matmul-size",
-        type=int,
-        help="side of the timed square matmul (default 2048 CPU, 8192 CUDA)",
-    )
-    parser.add_argument(
-        "--packing",
-        choices=["auto", "none"],
-        default="auto",
-        help="causal prefix packing (engine.packing); 'none' pads every sentence",
-    )
-    parser.add_argument(
-        "--tiny", action="store_true", help="2-layer width-64 models (for tests)"
-    )
+    parser.add_argument("--batch-tokens", type=int, help="token budget per forward pass (default 4096 CPU, 65536 CUDA)")
+    parser.add_argument("--matmul-size", type=int, help="side of the timed square matmul (default 2048 CPU, 8192 CUDA)")
+    parser.add_argument("--packing", choices=["auto", "none"], default="auto",
+                        help="causal prefix packing (engine.packing); 'none' pads every sentence")
+    parser.add_argument("--tiny", action="store_true", help="2-layer width-64 models (for tests)")
     args = parser.parse_args(argv)
     families = {MODES[m].family for m in args.modes}
     if "causal" in families and args.gpt2_tokenizer is None:
         parser.error("causal modes need --gpt2-tokenizer")
     if "masked" in families and args.bert_tokenizer is None:
         parser.error("pll and lama modes need --bert-tokenizer")
-    if any(m.startswith("lama") for m in args.modes) and (
-        args.lama_relations is None or args.lama_common_vocab is None
-    ):
+    if any(m.startswith("lama") for m in args.modes) and (args.lama_relations is None or args.lama_common_vocab is None):
         parser.error("lama modes need --lama-relations and --lama-common-vocab")
     if args.pairs < 1:
         parser.error("--pairs must be at least 1")
@@ -519,41 +377,25 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
 
 def main(argv: Sequence[str] | None = None) -> int:
     args = parse_args(argv)
-    device = torch.device(
-        "cuda"
-        if args.device == "auto" and torch.cuda.is_available()
-        else "cpu"
-        if args.device == "auto"
-        else args.device
-    )
+    device = torch.device("cuda" if args.device == "auto" and torch.cuda.is_available() else
+                          "cpu" if args.device == "auto" else args.device)
     on_gpu = device.type == "cuda"
     batch_tokens = args.batch_tokens or (65536 if on_gpu else 4096)
     matmul_size = args.matmul_size or (256 if args.tiny else 8192 if on_gpu else 2048)
     pairs = bench_sample(args.blimp, args.pairs)
-    facts, lama_vocab = (
-        lama_facts(args.lama_relations, args.lama_common_vocab, args.facts)
-        if args.lama_relations is not None
-        else (None, None)
-    )
+    facts, lama_vocab = (lama_facts(args.lama_relations, args.lama_common_vocab, args.facts)
+                         if args.lama_relations is not None else (None, None))
     tokenizers = {}
     if args.gpt2_tokenizer is not None:
         tokenizers["causal"] = load_gpt2_tokenizer(args.gpt2_tokenizer)
     if args.bert_tokenizer is not None:
-        tokenizers["masked"] = load_bert_tokenizer(
-            args.bert_tokenizer, True if args.bert_uncased else None
-        )
+        tokenizers["masked"] = load_bert_tokenizer(args.bert_tokenizer, True if args.bert_uncased else None)
     dtypes = list(dict.fromkeys(MODES[m].dtype for m in args.modes))
-    peaks = {
-        dtype: matmul_peak(device, dtype, matmul_size, 0.2 if args.tiny else 1.0)
-        for dtype in dtypes
-    }
+    peaks = {dtype: matmul_peak(device, dtype, matmul_size, 0.2 if args.tiny else 1.0) for dtype in dtypes}
     print(
         f"# BLiMP bench: {len(pairs)} pairs from {pairs['paradigm'].nunique()} paradigms, device={device}, "
         f"torch_threads={torch.get_num_threads()}, batch_tokens={batch_tokens}, "
-        + ", ".join(
-            f"{str(d).removeprefix('torch.')} matmul {matmul_size}: {p:.1f} GFLOP/s"
-            for d, p in peaks.items()
-        ),
+        + ", ".join(f"{str(d).removeprefix('torch.')} matmul {matmul_size}: {p:.1f} GFLOP/s" for d, p in peaks.items()),
         flush=True,
     )
     frames, decisions = [], {}
@@ -561,26 +403,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         mode = MODES[name]
         tokenizer = tokenizers[mode.family]
         items = pairs if mode.method != "lama_masked" else facts
-        model = random_model(mode.family, tokenizer, args.tiny).to(
-            device=device, dtype=mode.dtype
-        )
-        lm = LM(
-            name=f"random-{'gpt2' if mode.family == 'causal' else 'bert'}",
-            model=model,
-            tokenizer=tokenizer,
-            family=mode.family,
-            device=device,
-            dtype=mode.dtype,
-            batch_tokens=batch_tokens,
-            packing=args.packing,
-        )
+        model = random_model(mode.family, tokenizer, args.tiny).to(device=device, dtype=mode.dtype)
+        lm = LM(name=f"random-{'gpt2' if mode.family == 'causal' else 'bert'}", model=model, tokenizer=tokenizer,
+                family=mode.family, device=device, dtype=mode.dtype, batch_tokens=batch_tokens, packing=args.packing)
         result, rows = run_mode(name, lm, items, peaks[mode.dtype], lama_vocab)
-        print(
-            result.line()
-            + f" body_params={result.body_params / 1e6:.1f}M tokens={result.work.tokens} "
-            f"positions={result.work.positions} head_rows={result.work.head_rows}",
-            flush=True,
-        )
+        print(result.line() + f" body_params={result.body_params / 1e6:.1f}M tokens={result.work.tokens} "
+              f"positions={result.work.positions} head_rows={result.work.head_rows}", flush=True)
         if "top1" in rows:
             decisions[name] = rows["top1"].to_numpy()
         else:
@@ -590,17 +418,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     for line in agreement_lines(decisions):
         print(line, flush=True)
     if args.out is not None and frames:
-        metadata = {
-            "sample": f"first {PER_PARADIGM} per paradigm file by name, first {len(pairs)} pairs",
-            "modes": args.modes,
-            "seed": SEED,
-            "tiny": args.tiny,
-            "device": device.type,
-            "torch": torch.__version__,
-        }
-        write_parquet(
-            pd.concat(frames, ignore_index=True), args.out, OUT_SCHEMA, metadata
-        )
+        metadata = {"sample": f"first {PER_PARADIGM} per paradigm file by name, first {len(pairs)} pairs",
+                    "modes": args.modes, "seed": SEED, "tiny": args.tiny, "device": device.type,
+                    "torch": torch.__version__}
+        write_parquet(pd.concat(frames, ignore_index=True), args.out, OUT_SCHEMA, metadata)
     return 0
 
 
