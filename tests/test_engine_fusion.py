@@ -89,10 +89,39 @@ def test_training_takes_the_differentiable_path():
     assert got is not None and torch.allclose(got, want, atol=1e-6)
 
 
-def test_a_model_without_known_pairs_is_left_alone(tiny_gpt2):
-    before = [type(m) for m in tiny_gpt2.model.modules()]
-    assert fuse_linear_gelu(tiny_gpt2.model) == 0
-    assert [type(m) for m in tiny_gpt2.model.modules()] == before
+@pytest.mark.parametrize("dtype", [torch.float32, torch.bfloat16])
+def test_gpt2_mlp_fused_scores_like_the_unfused_model(dtype):
+    from transformers import GPT2Config, GPT2LMHeadModel
+
+    from lmprobes.engine.fusion import Conv1DGELU, fuse_activations
+
+    torch.manual_seed(0)
+    model = GPT2LMHeadModel(GPT2Config(vocab_size=120, n_embd=48, n_layer=2, n_head=4)).eval().to(dtype)
+    plain = copy.deepcopy(model)
+    keys = list(model.state_dict())
+    fuse_activations(model)
+    assert fuse_linear_gelu(model) == 2
+    assert list(model.state_dict()) == keys
+    assert model.transformer.h[0].mlp.c_fc.weight is model.state_dict(keep_vars=True)["transformer.h.0.mlp.c_fc.weight"]
+    assert isinstance(model.transformer.h[1].mlp.c_fc, Conv1DGELU)
+    exact = copy.deepcopy(plain).float()  # the same (rounded) weights, computed in float32
+    ids = torch.randint(0, 120, (3, 9))
+    with torch.inference_mode():
+        got, unfused, want = (m(input_ids=ids).logits.double() for m in (model, plain, exact))
+    if dtype == torch.float32:
+        assert (got - want).abs().max().item() < 1e-5
+    else:  # the fused GELU acts on the float32 accumulator: no further from float32 than unfused
+        assert (got - want).abs().mean() <= 1.2 * (unfused - want).abs().mean()
+
+
+def test_a_model_without_known_pairs_is_left_alone():
+    from transformers import OPTConfig, OPTForCausalLM
+
+    model = OPTForCausalLM(OPTConfig(vocab_size=50, hidden_size=16, num_hidden_layers=1, ffn_dim=32,
+                                     num_attention_heads=2, word_embed_proj_dim=16)).eval()
+    before = [type(m) for m in model.modules()]
+    assert fuse_linear_gelu(model) == 0
+    assert [type(m) for m in model.modules()] == before
 
 
 def test_loaded_masked_lms_come_fused(tiny_bert):

@@ -3,8 +3,9 @@
 - GPT-2's Python tanh-GELU (five elementwise passes) becomes torch's fused kernel.
 - On CPU, a linear layer followed by a GELU runs as one oneDNN matmul with the GELU applied to
   its accumulator (``LinearGELU``), for BERT-style ``*Intermediate`` blocks, MLM-head transforms
-  and DistilBERT's FFN. Unfused, the GELU is a separate pass over the largest activation of the
-  layer; on BERT-base in bfloat16 it took as long as the matmul before it.
+  and DistilBERT's FFN; GPT-2's ``Conv1D`` MLP input (``Conv1DGELU``) in bfloat16. Unfused, the
+  GELU is a separate pass over the largest activation of the layer; on BERT-base in bfloat16 it
+  took as long as the matmul before it.
 
 Parameter names and the state dict are unchanged; gradients, CUDA tensors and mixed dtypes take
 the plain path, so training and GPU inference see no difference.
@@ -21,12 +22,14 @@ logger = logging.getLogger(__name__)
 
 # (linear attribute, activation attribute) pairs whose module's forward is act(linear(x)):
 # BERT/RoBERTa/ELECTRA/XLM-R ``*Intermediate``, BERT's MLM ``*PredictionHeadTransform``
-# (act, then LayerNorm), DistilBERT's ``FFN`` (lin1, act, dropout, lin2) and its MLM head.
+# (act, then LayerNorm), DistilBERT's ``FFN`` (lin1, act, dropout, lin2) and its MLM head, GPT-2's
+# ``MLP`` (c_fc, act, c_proj).
 LINEAR_THEN_ACTIVATION = (
     ("dense", "intermediate_act_fn"),
     ("dense", "transform_act_fn"),
     ("lin1", "activation"),
     ("vocab_transform", "activation"),
+    ("c_fc", "act"),
 )
 
 
@@ -45,16 +48,19 @@ def fuse_activations(model: torch.nn.Module) -> None:
 
 
 def fuse_linear_gelu(model: torch.nn.Module) -> int:
-    """Replace each known linear-then-GELU pair by a ``LinearGELU`` and an identity; the count."""
+    """Replace each known linear-then-GELU pair by a fused module and an identity; the count."""
+    from transformers.pytorch_utils import Conv1D
+
     if not onednn_linear_available():
         return 0
+    fused_class = {torch.nn.Linear: LinearGELU, Conv1D: Conv1DGELU}
     fused = 0
     for module in list(model.modules()):
         for linear_name, act_name in LINEAR_THEN_ACTIVATION:
-            linear, act = (getattr(module, linear_name, None), getattr(module, act_name, None))
+            linear, act = getattr(module, linear_name, None), getattr(module, act_name, None)
             approximate = gelu_kind(act)
-            if type(linear) is torch.nn.Linear and approximate is not None:
-                setattr(module, linear_name, LinearGELU.sharing(linear, approximate))
+            if type(linear) in fused_class and approximate is not None:
+                setattr(module, linear_name, fused_class[type(linear)].sharing(linear, approximate))
                 setattr(module, act_name, torch.nn.Identity())
                 fused += 1
     return fused
@@ -94,15 +100,50 @@ class LinearGELU(torch.nn.Linear):
         return F.gelu(F.linear(x, self.weight, self.bias), approximate=self.approximate)
 
     def _fusable(self, x: torch.Tensor) -> bool:
-        return (
-            x.device.type == "cpu"
-            and x.dtype == self.weight.dtype
-            and (x.dtype == torch.float32 or (x.dtype == torch.bfloat16 and onednn_bf16_available()))
-            and not (torch.is_grad_enabled() and (x.requires_grad or self.weight.requires_grad))
-        )
+        return fusable(x, self.weight, (torch.float32, torch.bfloat16))
 
     def extra_repr(self) -> str:
         return f"{super().extra_repr()}, gelu={self.approximate!r}"
+
+
+class Conv1DGELU(torch.nn.Module):
+    """GPT-2's ``gelu(Conv1D(x))`` (weight stored input x output); fused in bfloat16 on CPU.
+
+    oneDNN reads the transposed weight as it is in bfloat16 (4,096 tokens, 768 -> 3,072: 14.3 ms
+    fused against 30.7 unfused); in float32 the transposed read is slower than the plain path.
+    """
+
+    approximate: str = "tanh"
+
+    @classmethod
+    def sharing(cls, conv, approximate: str) -> Conv1DGELU:
+        """A ``Conv1DGELU`` holding ``conv``'s own weight and bias parameters (not copies)."""
+        fused = cls.__new__(cls)
+        torch.nn.Module.__init__(fused)
+        fused.nf, fused.nx = conv.nf, conv.nx
+        fused.weight, fused.bias = conv.weight, conv.bias
+        fused.approximate = approximate
+        return fused
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        if fusable(x, self.weight, (torch.bfloat16,)):
+            return torch.ops.mkldnn._linear_pointwise(x, self.weight.t(), self.bias, "gelu", [], self.approximate)
+        flat = torch.addmm(self.bias, x.view(-1, x.size(-1)), self.weight)  # as Conv1D.forward
+        return F.gelu(flat.view(*x.shape[:-1], self.nf), approximate=self.approximate)
+
+    def extra_repr(self) -> str:
+        return f"nf={self.nf}, nx={self.nx}, gelu={self.approximate!r}"
+
+
+def fusable(x: torch.Tensor, weight: torch.Tensor, dtypes: tuple[torch.dtype, ...]) -> bool:
+    """Inference on CPU in one of ``dtypes`` that this CPU's oneDNN runs, input and weight alike."""
+    return (
+        x.device.type == "cpu"
+        and x.dtype == weight.dtype
+        and x.dtype in dtypes
+        and (x.dtype != torch.bfloat16 or onednn_bf16_available())
+        and not (torch.is_grad_enabled() and (x.requires_grad or weight.requires_grad))
+    )
 
 
 def onednn_linear_available() -> bool:
