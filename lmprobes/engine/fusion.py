@@ -87,20 +87,12 @@ class LinearGELU(torch.nn.Linear):
     @classmethod
     def sharing(cls, linear: torch.nn.Linear, approximate: str) -> LinearGELU:
         """A ``LinearGELU`` holding ``linear``'s own weight and bias parameters (not copies)."""
-        fused = cls.__new__(cls)
-        torch.nn.Module.__init__(fused)
-        fused.in_features, fused.out_features = linear.in_features, linear.out_features
-        fused.weight, fused.bias = linear.weight, linear.bias
-        fused.approximate = approximate
-        return fused
+        return _sharing(cls, linear, approximate, ("in_features", "out_features"))
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
-        if self._fusable(x):
+        if fusable(x, self.weight, (torch.float32, torch.bfloat16)):
             return torch.ops.mkldnn._linear_pointwise(x, self.weight, self.bias, "gelu", [], self.approximate)
         return F.gelu(F.linear(x, self.weight, self.bias), approximate=self.approximate)
-
-    def _fusable(self, x: torch.Tensor) -> bool:
-        return fusable(x, self.weight, (torch.float32, torch.bfloat16))
 
     def extra_repr(self) -> str:
         return f"{super().extra_repr()}, gelu={self.approximate!r}"
@@ -118,12 +110,7 @@ class Conv1DGELU(torch.nn.Module):
     @classmethod
     def sharing(cls, conv, approximate: str) -> Conv1DGELU:
         """A ``Conv1DGELU`` holding ``conv``'s own weight and bias parameters (not copies)."""
-        fused = cls.__new__(cls)
-        torch.nn.Module.__init__(fused)
-        fused.nf, fused.nx = conv.nf, conv.nx
-        fused.weight, fused.bias = conv.weight, conv.bias
-        fused.approximate = approximate
-        return fused
+        return _sharing(cls, conv, approximate, ("nf", "nx"))
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
         if fusable(x, self.weight, (torch.bfloat16,)):
@@ -133,6 +120,17 @@ class Conv1DGELU(torch.nn.Module):
 
     def extra_repr(self) -> str:
         return f"nf={self.nf}, nx={self.nx}, gelu={self.approximate!r}"
+
+
+def _sharing(cls: type, source: torch.nn.Module, approximate: str, sizes: tuple[str, ...]):
+    """An instance of ``cls`` built around ``source``'s parameters and size attributes."""
+    fused = cls.__new__(cls)
+    torch.nn.Module.__init__(fused)
+    for name in sizes:
+        setattr(fused, name, getattr(source, name))
+    fused.weight, fused.bias = source.weight, source.bias
+    fused.approximate = approximate
+    return fused
 
 
 def fusable(x: torch.Tensor, weight: torch.Tensor, dtypes: tuple[torch.dtype, ...]) -> bool:
