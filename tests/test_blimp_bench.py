@@ -76,6 +76,7 @@ def test_command_writes_scores_keyed_by_uid_and_pair(tiny_dir, tmp_path, capsys)
     assert bench.main(argv) == 0
     printed = capsys.readouterr().out.splitlines()
     assert printed[0].startswith("# BLiMP bench: 17 pairs") and "float32 matmul" in printed[0]
+    assert " cpu=" in printed[0]  # which matrix extensions (AMX, AVX-512 bf16) the figures ran on
     assert printed[-1].startswith("# causal-bf16 vs causal-float32: ") and "pair decisions equal" in printed[-1]
     for mode, line in zip(modes, printed[1:-1], strict=True):
         assert line.startswith(mode) and all(

@@ -265,6 +265,16 @@ def _nodes_with_children(rows) -> int:
                for row in rows)
 
 
+def cpu_features() -> str:
+    """The CPU's matrix extensions that decide bf16 speed (Linux), e.g. ``cpu=amx_bf16+avx512_bf16``."""
+    try:
+        flags = set(Path("/proc/cpuinfo").read_text(encoding="utf-8").split())
+    except OSError:
+        return "cpu=unknown"
+    found = [flag for flag in ("amx_bf16", "avx512_bf16", "avx512f", "avx2") if flag in flags]
+    return "cpu=" + ("+".join(found) or "none of amx_bf16/avx512_bf16/avx512f/avx2")
+
+
 def matmul_peak(device: torch.device, dtype: torch.dtype, n: int, seconds: float = 1.0, windows: int = 5) -> float:
     """GFLOP/s of repeated ``n x n`` matmuls in ``dtype``: the best of ``windows`` timed windows
     sharing about ``seconds`` (the best window is the least disturbed on a shared machine)."""
@@ -394,7 +404,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     peaks = {dtype: matmul_peak(device, dtype, matmul_size, 0.2 if args.tiny else 1.0) for dtype in dtypes}
     print(
         f"# BLiMP bench: {len(pairs)} pairs from {pairs['paradigm'].nunique()} paradigms, device={device}, "
-        f"torch_threads={torch.get_num_threads()}, batch_tokens={batch_tokens}, "
+        f"torch_threads={torch.get_num_threads()}, batch_tokens={batch_tokens}, {cpu_features()}, "
         + ", ".join(f"{str(d).removeprefix('torch.')} matmul {matmul_size}: {p:.1f} GFLOP/s" for d, p in peaks.items()),
         flush=True,
     )
