@@ -19,12 +19,13 @@ def _encoder(kind: str, **extra) -> torch.nn.Module:
         "roberta": (transformers.RobertaConfig, transformers.RobertaModel),
         "electra": (transformers.ElectraConfig, transformers.ElectraModel),
         "xlm-roberta": (transformers.XLMRobertaConfig, transformers.XLMRobertaModel),
+        "camembert": (transformers.CamembertConfig, transformers.CamembertModel),
     }[kind]
     torch.manual_seed(0)
     return model_class(config_class(**SIZE, **extra)).eval()
 
 
-@pytest.mark.parametrize("kind", ["bert", "roberta", "electra", "xlm-roberta"])
+@pytest.mark.parametrize("kind", ["bert", "roberta", "electra", "xlm-roberta", "camembert"])
 @pytest.mark.parametrize("padded", [False, True])
 def test_rows_equal_the_full_last_hidden_state(kind, padded):
     base = _encoder(kind)
