@@ -3,9 +3,10 @@
 In a bidirectional encoder every position of the last layer needs the keys and values of all
 positions, but only the scored rows' queries, attention outputs and feed-forward blocks reach the
 LM head. With one scored row per sequence (a PLL masked copy, a LAMA query) the rest of the last
-layer is wasted: ~10/12 of one layer (6.2% of BERT-base's PLL work on the BLiMP sample). ``rows_only_tail`` runs the stack without
-its last layer, then that layer's key/value projections at every position and the remainder at
-the scored rows: the same formula as the full layer, up to float rounding.
+layer is wasted: ~10/12 of one layer, 6.2% of BERT-base's PLL work on the BLiMP sample.
+``rows_only_tail`` runs the stack without its last layer, then that layer's key/value
+projections at every position and the remainder at the scored rows: the same formula as the
+full layer, up to float rounding.
 
 Checked architectures: BERT-style post-LayerNorm layers (``attention.self.{query,key,value}``,
 ``attention.output``, ``intermediate``, ``output``) with absolute positions; others run whole.

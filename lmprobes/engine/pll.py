@@ -91,7 +91,6 @@ class MaskedCopies(Sequence):
         self.owner = [text for text, text_spans in enumerate(spans) for _ in text_spans]
         self.spans = [span for text_spans in spans for span in text_spans]
         self.mask_id = mask_id
-        self.positions = _Positions(self.spans)
 
     def __len__(self) -> int:
         return len(self.spans)

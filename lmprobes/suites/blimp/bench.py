@@ -44,6 +44,7 @@ import torch
 from lmprobes.engine.lm import LM
 from lmprobes.engine.masked import masked_projection
 from lmprobes.engine.packing import can_pack, pack
+from lmprobes.engine.pll import DistinctCopies, MaskedCopies, masked_spans
 from lmprobes.io import write_parquet
 from lmprobes.suites.blimp.dataset import SCHEMA, BlimpDataError, parse_record
 from lmprobes.suites.blimp.scoring import score_pairs
@@ -238,15 +239,12 @@ def work_of(lm: LM, items: pd.DataFrame, mode: Mode) -> Work:
         return Work(tokens, nodes, _nodes_with_children(rows), scored)
     texts = sorted(set(sentences))
     encoded = lm.tokenizer(texts)
-    copies = [sum(w is not None for w in encoded.word_ids(i)) for i in range(len(texts))]
-    tokens = sum(len(ids) * n for ids, n in zip(encoded["input_ids"], copies, strict=True))
-    masked = {  # a masked copy is its position and the other tokens; equal copies run once
-        (i, *ids[:i], *ids[i + 1 :])
-        for k, ids in enumerate(encoded["input_ids"])
-        for i, word in enumerate(encoded.word_ids(k))
-        if word is not None
-    }
-    return Work(tokens, sum(len(key) for key in masked), len(masked), sum(copies))
+    sequences = [list(ids) for ids in encoded["input_ids"]]
+    spans = [masked_spans(encoded.word_ids(i), "original") for i in range(len(texts))]
+    copies = MaskedCopies(sequences, spans, lm.tokenizer.mask_token_id)
+    distinct = DistinctCopies(copies)  # as the scorer runs them: equal copies once
+    tokens = sum(len(copies[i]) for i in range(len(copies)))
+    return Work(tokens, sum(len(copy) for copy in distinct), len(distinct), len(copies))
 
 
 def with_rows_only_savings(lm: LM, work: Work) -> Work:
