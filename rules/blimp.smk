@@ -47,7 +47,7 @@ rule blimp_score:
     retries: 1
     conda:
         "../envs/lmprobes.yaml"
-    threads: 2
+    threads: get_model_threads
     resources:
         gpu=1,
         mem_mb=get_scoring_mem_mb,

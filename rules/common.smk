@@ -194,6 +194,10 @@ def get_scoring_mem_mb(wildcards, attempt):
     return MODELS[wildcards.model]["mem_mb"] * attempt
 
 
+def get_model_threads(wildcards):
+    return MODELS[wildcards.model]["threads"]
+
+
 def get_ettinger_source(wildcards):
     return str(source_path(config, ETTINGER["sources"][wildcards.dataset]))
 

@@ -61,7 +61,7 @@ rule olmpics_zero_shot:
     retries: 1
     conda:
         "../envs/lmprobes.yaml"
-    threads: 2
+    threads: get_model_threads
     resources:
         gpu=1,
         mem_mb=get_scoring_mem_mb,
@@ -195,7 +195,7 @@ rule olmpics_encode:
     retries: 1
     conda:
         "../envs/lmprobes.yaml"
-    threads: 2
+    threads: get_model_threads
     resources:
         gpu=1,
         mem_mb=get_scoring_mem_mb,
@@ -223,7 +223,7 @@ rule olmpics_mc_mlm_curves:
         "benchmarks/curves/olmpics/{model}/{mlm_task}.tsv"
     conda:
         "../envs/lmprobes.yaml"
-    threads: 2
+    threads: get_model_threads
     resources:
         mem_mb=4000,
         runtime=120,
@@ -249,7 +249,7 @@ rule olmpics_mc_qa_curves:
     retries: 2
     conda:
         "../envs/lmprobes.yaml"
-    threads: 2
+    threads: get_model_threads
     resources:
         gpu=1,
         mem_mb=get_finetuning_mem_mb,

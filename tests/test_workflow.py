@@ -236,6 +236,27 @@ def test_wrong_key_fails_naming_it(demo):
     assert "shufles" in failing(demo, "all", name)
 
 
+def planned_threads(dry_run_output: str, rule: str) -> dict[str, int]:
+    """{model: threads} of a dry run's jobs of one rule (Snakemake prints no threads line for one)."""
+    threads = {}
+    for block in dry_run_output.split(f"rule {rule}:")[1:]:
+        block = block.split("\n\n")[0]
+        model = block.split("wildcards: model=")[1].split()[0].rstrip(",")
+        threads[model] = int(block.split("threads: ")[1].split()[0]) if "threads: " in block else 1
+    return threads
+
+
+def test_a_models_threads_go_to_its_jobs_and_zero_is_refused(demo):
+    name = write_config(demo, "threads.yaml", {"models": {"tiny-bert": {"threads": 3}}})
+    targets = [f"results/scores/blimp/{m}/blimp.parquet" for m in ("tiny-bert", "tiny-gpt2")]
+    run = snakemake(demo, *targets, "-n", "--force", "--cores", "4", configs=(DEMO, "fast.yaml", name))
+    assert run.returncode == 0, run.stderr[-3000:]
+    assert planned_threads(run.stdout, "blimp_score") == {"tiny-bert": 3, "tiny-gpt2": 1}
+    name = write_config(demo, "no_threads.yaml", {"models": {"tiny-bert": {"threads": 0}}})
+    out = failing(demo, "all", name)
+    assert "threads" in out and "minimum" in out
+
+
 def test_wrong_sha256_fails_and_leaves_no_file(demo):
     sources = yaml.safe_load((demo / "config.yaml").read_text())["sources"]
     sources["ettinger_role"]["sha256"] = "0" * 64

@@ -8,11 +8,9 @@ import pandas as pd
 
 from lmprobes import __version__
 from lmprobes.io import read_metadata, read_parquet, write_parquet, write_table
-from lmprobes.models import load_lm
 from lmprobes.suites.ettinger import tables as T
 from lmprobes.suites.ettinger.datasets import DATASETS, SCHEMAS, build_dataset
 from lmprobes.suites.ettinger.plots import accuracy_figure
-from lmprobes.suites.ettinger.scoring import SCORE_SCHEMA, score_items
 
 
 def make_dataset(dataset: str, source: Path, out: Path, *, shuffles: int, seed: int, provenance: dict) -> pd.DataFrame:
@@ -34,6 +32,10 @@ def make_dataset(dataset: str, source: Path, out: Path, *, shuffles: int, seed: 
 def score_datasets(datasets: list[Path], model_dir: Path, outs: list[Path], *, slug: str, spec: dict, method: str,
                    top_k: int, device: str, progress: bool = True) -> None:
     """Load the model once and score every dataset with it, one score file per dataset."""
+    # Imported here so that the suite's dataset and table jobs start without torch (~2 s each).
+    from lmprobes.models import load_lm
+    from lmprobes.suites.ettinger.scoring import SCORE_SCHEMA, score_items
+
     lm = load_lm(slug, spec, model_dir, device)
     for dataset, out in zip(datasets, outs, strict=True):
         items = read_parquet(dataset)

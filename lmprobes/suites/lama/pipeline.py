@@ -11,7 +11,6 @@ from lmprobes import __version__
 from lmprobes.io import read_metadata, read_parquet, write_parquet, write_table
 from lmprobes.suites.lama import tables as T
 from lmprobes.suites.lama.plots import precision_curve_figure
-from lmprobes.models import load_lm
 from lmprobes.suites.lama.conceptnet import stream_to_parquet
 from lmprobes.suites.lama.conceptnet_gen import build_conceptnet_gen
 from lmprobes.suites.lama.conceptnet_lite import edges_from_conceptnet_lite
@@ -19,7 +18,6 @@ from lmprobes.suites.lama.release import SCHEMA, build_corpus, filter_counts, lo
 from lmprobes.suites.lama.trex_raw import build_trex_raw
 from lmprobes.suites.lama.wikidata import SparqlClient
 from lmprobes.suites.lama.wikidata_fresh import wikidata_fresh_with_stats
-from lmprobes.suites.lama.scoring import SCORE_SCHEMA, methods_for, score_facts
 
 log = logging.getLogger("lmprobes.lama")
 
@@ -105,6 +103,10 @@ def score_datasets(datasets: list[Path], common_vocab: Path, model_dir: Path, ou
                    spec: dict, device: str, top_k: int, causal_methods: list[str], policy: str = "bos",
                    progress: bool = True) -> None:
     """Load the model once and score every corpus with each of the model's methods."""
+    # Imported here so that the suite's dataset and table jobs start without torch (~2 s each).
+    from lmprobes.models import load_lm
+    from lmprobes.suites.lama.scoring import SCORE_SCHEMA, methods_for, score_facts
+
     lm = load_lm(slug, spec, model_dir, device)
     vocab = sorted(load_common_vocab(common_vocab))
     methods = methods_for(lm.family, causal_methods)

@@ -10,7 +10,6 @@ import pandas as pd
 
 from lmprobes import __version__
 from lmprobes.io import read_parquet, to_markdown, write_parquet
-from lmprobes.models import load_lm
 from lmprobes.suites.lama.wikidata import SparqlClient
 from lmprobes.suites.olmpics.age import age_comparison, figure3_sets, multihop_composition
 from lmprobes.suites.olmpics.controls import control_frame
@@ -33,7 +32,6 @@ from lmprobes.suites.olmpics.release import build_release
 from lmprobes.suites.olmpics.wordnet import load_wordnet
 from lmprobes.suites.olmpics.schema import SCHEMA, TASKS
 from lmprobes.suites.olmpics.tables import read_published, write_zero_shot, zero_shot_table
-from lmprobes.suites.olmpics.zeroshot import SCORE_SCHEMA, score_zero_shot
 
 log = logging.getLogger("lmprobes.olmpics")
 
@@ -149,6 +147,10 @@ def methods_for(family: str, settings: dict) -> list[str]:
 def score_model(release: Path, grids: Path, model_dir: Path, outs: dict[str, Path], *, slug: str, spec: dict,
                 device: str, settings: dict, progress: bool = True) -> None:
     """Load the model once; score the dev items and the grids with each of its methods."""
+    # Imported here so that the suite's dataset and table jobs start without torch (~2 s each).
+    from lmprobes.models import load_lm
+    from lmprobes.suites.olmpics.zeroshot import SCORE_SCHEMA, score_zero_shot
+
     lm = load_lm(slug, spec, model_dir, device)
     datasets = {"zero_shot": zero_shot_items(read_parquet(release)), "grids": read_parquet(grids)}
     for name, items in datasets.items():
