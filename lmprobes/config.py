@@ -23,6 +23,14 @@ SOURCES_DIR = Path("resources/sources")
 SUITES = ("ettinger", "lama", "blimp", "olmpics")
 GENERATED_CORPORA = ("trex_raw", "conceptnet_gen", "wikidata_fresh")
 
+# A model's settings that say how its jobs run, not what they compute. Rules pass them as threads
+# and resources, never as params, so that tuning one does not rerun a model's jobs. (Another
+# token budget or thread count can move a score in its last float32 bits; each score file's
+# metadata records the ones it ran with.)
+RUN_SETTINGS = ("batch_tokens", "mem_mb", "threads")
+# What a hub snapshot depends on: the other settings do not download it again.
+DOWNLOAD_SETTINGS = ("hub_id", "revision", "trust_remote_code", "allow_pickle")
+
 
 class ConfigError(ValueError):
     """A config value that is well-typed but wrong; the message names its key."""
@@ -121,6 +129,16 @@ def model_kind(spec: dict) -> str:
         if key in spec:
             return kind
     raise ConfigError(f"model has none of hub_id, path, tiny: {spec}")
+
+
+def scoring_spec(spec: dict) -> dict:
+    """The settings of a model that decide its scores: all but ``RUN_SETTINGS``."""
+    return {key: value for key, value in spec.items() if key not in RUN_SETTINGS}
+
+
+def download_spec(spec: dict) -> dict:
+    """The settings of a hub model that decide its snapshot."""
+    return {key: spec[key] for key in DOWNLOAD_SETTINGS if key in spec}
 
 
 def model_dir(config: dict, slug: str) -> Path:

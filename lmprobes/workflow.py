@@ -1,4 +1,4 @@
-"""Glue between Snakemake rule scripts and the package: logging into the rule's log file."""
+"""Glue between Snakemake rule scripts and the package: logging into the rule's log file, model settings."""
 
 from __future__ import annotations
 
@@ -29,3 +29,9 @@ def logged(log_files, name: str = "lmprobes") -> Iterator[logging.Logger]:
             raise
         finally:
             root.removeHandler(handler)
+
+
+def model_spec(smk) -> dict:
+    """A model's settings in a rule script: those that decide scores (``params.spec``) and the
+    token budget, which rules pass as a resource so that tuning it reruns nothing."""
+    return {**smk.params.spec, "batch_tokens": smk.resources.batch_tokens}

@@ -51,12 +51,12 @@ rule blimp_score:
     resources:
         gpu=1,
         mem_mb=get_scoring_mem_mb,
+        batch_tokens=get_model_batch_tokens,
         runtime=240,
     params:
         spec=get_model_spec,
         settings=BLIMP,
         device=config["device"],
-        progress=config["progress"],
     script:
         "../scripts/blimp_score.py"
 

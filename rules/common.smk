@@ -9,8 +9,10 @@ sys.path.insert(0, workflow.basedir)
 from lmprobes.config import (
     check_config,
     check_config_file,
+    download_spec,
     model_dir,
     model_kind,
+    scoring_spec,
     source_path,
 )
 from lmprobes.suites.blimp.pipeline import FIGURES as BLIMP_FIGURES
@@ -183,7 +185,20 @@ def get_finetuning_mem_mb(wildcards, attempt):
 
 
 def get_model_spec(wildcards):
-    return MODELS[wildcards.model]
+    """The model's settings that decide its scores: a change reruns its jobs, tuning a run setting does not."""
+    return scoring_spec(MODELS[wildcards.model])
+
+
+def get_model_batch_tokens(wildcards):
+    return MODELS[wildcards.model]["batch_tokens"]
+
+
+def get_download_spec(wildcards):
+    return download_spec(MODELS[wildcards.hub_model])
+
+
+def get_tiny_spec(wildcards):
+    return MODELS[wildcards.tiny_model]["tiny"]
 
 
 def get_model_dir(wildcards):

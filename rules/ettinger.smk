@@ -38,13 +38,13 @@ rule ettinger_score:
     resources:
         gpu=1,
         mem_mb=get_scoring_mem_mb,
+        batch_tokens=get_model_batch_tokens,
         runtime=60,
     params:
         spec=get_model_spec,
         method=ETTINGER["method"],
         top_k=ETTINGER["top_k"],
         device=config["device"],
-        progress=config["progress"],
     script:
         "../scripts/ettinger_score.py"
 

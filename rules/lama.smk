@@ -128,6 +128,7 @@ rule lama_score:
     resources:
         gpu=1,
         mem_mb=get_scoring_mem_mb,
+        batch_tokens=get_model_batch_tokens,
         runtime=120,
     params:
         spec=get_model_spec,
@@ -135,7 +136,6 @@ rule lama_score:
         causal_methods=LAMA["causal_methods"],
         policy=LAMA["candidate_policy"],
         device=config["device"],
-        progress=config["progress"],
     script:
         "../scripts/lama_score.py"
 

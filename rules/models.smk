@@ -6,7 +6,7 @@ rule download_model:
     conda:
         "../envs/lmprobes.yaml"
     params:
-        spec=lambda wildcards: MODELS[wildcards.hub_model],
+        spec=get_download_spec,
     script:
         "../scripts/download_model.py"
 
@@ -21,6 +21,6 @@ rule build_tiny_model:
     conda:
         "../envs/lmprobes.yaml"
     params:
-        spec=lambda wildcards: MODELS[wildcards.tiny_model]["tiny"],
+        spec=get_tiny_spec,
     script:
         "../scripts/build_tiny_model.py"

@@ -65,12 +65,12 @@ rule olmpics_zero_shot:
     resources:
         gpu=1,
         mem_mb=get_scoring_mem_mb,
+        batch_tokens=get_model_batch_tokens,
         runtime=120,
     params:
         spec=get_model_spec,
         settings=OLMPICS,
         device=config["device"],
-        progress=config["progress"],
     script:
         "../scripts/olmpics_zero_shot.py"
 
@@ -199,13 +199,13 @@ rule olmpics_encode:
     resources:
         gpu=1,
         mem_mb=get_scoring_mem_mb,
+        batch_tokens=get_model_batch_tokens,
         runtime=60,
     params:
         spec=get_model_spec,
         tasks=CURVES_MLM_TASKS,
         variants=CURVES["variants"],
         device=config["device"],
-        progress=config["progress"],
     script:
         "../scripts/olmpics_encode.py"
 
@@ -229,7 +229,6 @@ rule olmpics_mc_mlm_curves:
         runtime=120,
     params:
         curves=CURVES,
-        progress=config["progress"],
     script:
         "../scripts/olmpics_mc_mlm_curves.py"
 
@@ -253,12 +252,12 @@ rule olmpics_mc_qa_curves:
     resources:
         gpu=1,
         mem_mb=get_finetuning_mem_mb,
+        batch_tokens=get_model_batch_tokens,
         runtime=720,
     params:
         spec=get_model_spec,
         curves=CURVES,
         device=config["device"],
-        progress=config["progress"],
     script:
         "../scripts/olmpics_mc_qa_curves.py"
 
@@ -284,7 +283,6 @@ rule olmpics_baseline_curves:
     params:
         curves=CURVES,
         seed=config["seed"],
-        progress=config["progress"],
     script:
         "../scripts/olmpics_baseline_curves.py"
 

@@ -1,7 +1,7 @@
 import torch
 
 from lmprobes.suites.blimp.pipeline import score_model
-from lmprobes.workflow import logged
+from lmprobes.workflow import logged, model_spec
 
 with logged(snakemake.log):
     torch.set_num_threads(snakemake.threads)
@@ -10,8 +10,8 @@ with logged(snakemake.log):
         snakemake.input.model,
         snakemake.output[0],
         slug=snakemake.wildcards.model,
-        spec=snakemake.params.spec,
+        spec=model_spec(snakemake),
         device=snakemake.params.device,
         settings=snakemake.params.settings,
-        progress=snakemake.params.progress,
+        progress=snakemake.config["progress"],
     )

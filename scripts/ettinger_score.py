@@ -1,7 +1,7 @@
 import torch
 
 from lmprobes.suites.ettinger.pipeline import score_datasets
-from lmprobes.workflow import logged
+from lmprobes.workflow import logged, model_spec
 
 with logged(snakemake.log):
     torch.set_num_threads(snakemake.threads)
@@ -10,9 +10,9 @@ with logged(snakemake.log):
         snakemake.input.model,
         snakemake.output,
         slug=snakemake.wildcards.model,
-        spec=snakemake.params.spec,
+        spec=model_spec(snakemake),
         method=snakemake.params.method,
         top_k=snakemake.params.top_k,
         device=snakemake.params.device,
-        progress=snakemake.params.progress,
+        progress=snakemake.config["progress"],
     )

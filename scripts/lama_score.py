@@ -1,7 +1,7 @@
 import torch
 
 from lmprobes.suites.lama.pipeline import score_datasets
-from lmprobes.workflow import logged
+from lmprobes.workflow import logged, model_spec
 
 with logged(snakemake.log):
     torch.set_num_threads(snakemake.threads)
@@ -11,10 +11,10 @@ with logged(snakemake.log):
         snakemake.input.model,
         snakemake.output,
         slug=snakemake.wildcards.model,
-        spec=snakemake.params.spec,
+        spec=model_spec(snakemake),
         device=snakemake.params.device,
         top_k=snakemake.params.top_k,
         causal_methods=snakemake.params.causal_methods,
         policy=snakemake.params.policy,
-        progress=snakemake.params.progress,
+        progress=snakemake.config["progress"],
     )

@@ -13,5 +13,5 @@ with logged(snakemake.log):
         task=snakemake.wildcards.curve_task,
         curves=snakemake.params.curves,
         seed=snakemake.params.seed,
-        progress=snakemake.params.progress,
+        progress=snakemake.config["progress"],
     )

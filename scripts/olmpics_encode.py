@@ -1,7 +1,7 @@
 import torch
 
 from lmprobes.suites.olmpics.learning import encode_model
-from lmprobes.workflow import logged
+from lmprobes.workflow import logged, model_spec
 
 with logged(snakemake.log):
     torch.set_num_threads(snakemake.threads)
@@ -12,9 +12,9 @@ with logged(snakemake.log):
         snakemake.output.hidden,
         snakemake.output.head,
         slug=snakemake.wildcards.model,
-        spec=snakemake.params.spec,
+        spec=model_spec(snakemake),
         tasks=snakemake.params.tasks,
         variants=snakemake.params.variants,
         device=snakemake.params.device,
-        progress=snakemake.params.progress,
+        progress=snakemake.config["progress"],
     )

@@ -11,5 +11,5 @@ with logged(snakemake.log):
         snakemake.output[0],
         model=snakemake.wildcards.model,
         curves=snakemake.params.curves,
-        progress=snakemake.params.progress,
+        progress=snakemake.config["progress"],
     )

@@ -1,7 +1,7 @@
 import torch
 
 from lmprobes.suites.olmpics.learning import mc_qa_curves_file
-from lmprobes.workflow import logged
+from lmprobes.workflow import logged, model_spec
 
 with logged(snakemake.log):
     torch.set_num_threads(snakemake.threads)
@@ -11,10 +11,10 @@ with logged(snakemake.log):
         snakemake.input.model,
         snakemake.output[0],
         slug=snakemake.wildcards.model,
-        spec=snakemake.params.spec,
+        spec=model_spec(snakemake),
         task=snakemake.wildcards.qa_task,
         variant=snakemake.wildcards.variant,
         curves=snakemake.params.curves,
         device=snakemake.params.device,
-        progress=snakemake.params.progress,
+        progress=snakemake.config["progress"],
     )

@@ -1,7 +1,7 @@
 import torch
 
 from lmprobes.suites.olmpics.pipeline import score_model
-from lmprobes.workflow import logged
+from lmprobes.workflow import logged, model_spec
 
 with logged(snakemake.log):
     torch.set_num_threads(snakemake.threads)
@@ -11,8 +11,8 @@ with logged(snakemake.log):
         snakemake.input.model,
         {"zero_shot": snakemake.output.zero_shot, "grids": snakemake.output.grids},
         slug=snakemake.wildcards.model,
-        spec=snakemake.params.spec,
+        spec=model_spec(snakemake),
         device=snakemake.params.device,
         settings=snakemake.params.settings,
-        progress=snakemake.params.progress,
+        progress=snakemake.config["progress"],
     )

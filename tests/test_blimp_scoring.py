@@ -10,18 +10,11 @@ import pytest
 import torch
 
 from lmprobes.io import read_parquet, write_parquet
+from lmprobes.suites.blimp.accuracy import category_accuracy, overall, paradigm_accuracy
 from lmprobes.suites.blimp.dataset import build_blimp
+from lmprobes.suites.blimp.methods import ScoringError, decide
 from lmprobes.suites.blimp.paradigms import CATEGORIES
-from lmprobes.suites.blimp.scoring import (
-    SCORE_SCHEMA,
-    ScoringError,
-    category_accuracy,
-    decide,
-    method_for,
-    overall,
-    paradigm_accuracy,
-    score_pairs,
-)
+from lmprobes.suites.blimp.scoring import SCORE_SCHEMA, method_for, score_pairs
 
 FIXTURES = Path(__file__).parent / "data" / "blimp"
 IDENTICAL = ["passive_1:324", "passive_1:810", "principle_A_case_2:105", "principle_A_case_2:287"]

@@ -7,7 +7,15 @@ import yaml
 from snakemake.exceptions import WorkflowError
 from snakemake.utils import validate
 
-from lmprobes.config import ConfigError, check_config, model_dir, model_kind, source_path
+from lmprobes.config import (
+    ConfigError,
+    check_config,
+    download_spec,
+    model_dir,
+    model_kind,
+    scoring_spec,
+    source_path,
+)
 
 ROOT = Path(__file__).resolve().parents[1]
 SCHEMA = str(ROOT / "rules/schemas/config.schema.yaml")
@@ -101,6 +109,19 @@ def test_model_locations():
     assert model_dir(config, "mine") == Path("/models/mine")
     assert model_kind(config["models"]["tiny"]) == "tiny"
     assert source_path(config, "ettinger_role") == Path("resources/sources/ettinger_role/ROLE-88.tsv")
+
+
+def test_run_settings_decide_neither_scores_nor_downloads():
+    gpt2 = validated(load())["models"]["gpt2"]
+    tuned = {**gpt2, "batch_tokens": 1024, "mem_mb": 900, "threads": 7}
+    assert scoring_spec(tuned) == scoring_spec(gpt2)
+    assert {"batch_tokens", "mem_mb", "threads"}.isdisjoint(scoring_spec(gpt2))
+    assert scoring_spec({**gpt2, "dtype": "bfloat16"}) != scoring_spec(gpt2)
+    assert scoring_spec({**gpt2, "packing": "none"}) != scoring_spec(gpt2)
+    assert download_spec(gpt2) == {"hub_id": "openai-community/gpt2", "revision": gpt2["revision"], "trust_remote_code": False,
+                                   "allow_pickle": False}
+    assert download_spec({**tuned, "dtype": "bfloat16", "packing": "none"}) == download_spec(gpt2)
+    assert download_spec({**gpt2, "revision": "abc123"}) != download_spec(gpt2)
 
 
 def test_a_model_needs_exactly_one_origin():

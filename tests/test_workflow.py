@@ -1,6 +1,7 @@
 """The workflow end to end on the demo configuration, in a temporary copy of the repository."""
 
 import json
+import re
 import shutil
 import subprocess
 import sys
@@ -255,6 +256,22 @@ def test_a_models_threads_go_to_its_jobs_and_zero_is_refused(demo):
     name = write_config(demo, "no_threads.yaml", {"models": {"tiny-bert": {"threads": 0}}})
     out = failing(demo, "all", name)
     assert "threads" in out and "minimum" in out
+
+
+def test_tuning_a_models_run_settings_reruns_nothing_and_its_dtype_only_its_jobs(demo):
+    tuned = write_config(demo, "tuned.yaml", {"models": {"tiny-bert": {"threads": 2, "batch_tokens": 512,
+                                                                        "mem_mb": 900}}})
+    run = snakemake(demo, "-n", "all", configs=(DEMO, "fast.yaml", tuned))
+    assert run.returncode == 0, run.stderr[-3000:]
+    # The run page lists the config files given, so it alone is rewritten.
+    assert set(job_counts(run.stdout)) - {"all"} == {"report_landing"}
+    bf16 = write_config(demo, "bf16.yaml", {"models": {"tiny-bert": {"dtype": "bfloat16"}}})
+    run = snakemake(demo, "-n", "all", configs=(DEMO, "fast.yaml", bf16))
+    assert run.returncode == 0, run.stderr[-3000:]
+    counts = job_counts(run.stdout)
+    assert counts["blimp_score"] == counts["ettinger_score"] == counts["olmpics_zero_shot"] == 1
+    assert "build_tiny_model" not in counts
+    assert set(re.findall(r"wildcards: .*?model=([^,\s]+)", run.stdout)) == {"tiny-bert"}
 
 
 def test_wrong_sha256_fails_and_leaves_no_file(demo):

@@ -10,10 +10,10 @@ import pandas as pd
 
 from lmprobes import __version__
 from lmprobes.io import read_parquet, write_parquet
-from lmprobes.models import load_lm
 from lmprobes.suites.blimp import plots
+from lmprobes.suites.blimp.accuracy import overall, paradigm_accuracy
 from lmprobes.suites.blimp.dataset import SCHEMA, build_blimp
-from lmprobes.suites.blimp.scoring import METHODS, SCORE_SCHEMA, overall, paradigm_accuracy, score_pairs
+from lmprobes.suites.blimp.methods import METHODS
 from lmprobes.suites.blimp.tables import read_published, read_published_paradigms, write_tables
 
 log = logging.getLogger("lmprobes.blimp")
@@ -47,6 +47,10 @@ def methods_for(family: str, settings: dict) -> list[str]:
 def score_model(dataset: Path, model_dir: Path, out: Path, *, slug: str, spec: dict, device: str, settings: dict,
                 progress: bool = True) -> pd.DataFrame:
     """Load the model once and score every pair with each of its family's configured methods."""
+    # Imported here so that the suite's dataset and table jobs start without torch (~2 s each).
+    from lmprobes.models import load_lm
+    from lmprobes.suites.blimp.scoring import SCORE_SCHEMA, score_pairs
+
     lm = load_lm(slug, spec, model_dir, device)
     pairs = read_parquet(dataset)
     methods = methods_for(lm.family, settings)

@@ -34,8 +34,9 @@ import pandas as pd  # noqa: E402
 from matplotlib.ticker import NullFormatter  # noqa: E402
 
 from lmprobes.io import atomic_path  # noqa: E402
+from lmprobes.suites.blimp.accuracy import category_accuracy, paradigm_accuracy  # noqa: E402
+from lmprobes.suites.blimp.methods import METHODS  # noqa: E402
 from lmprobes.suites.blimp.paradigms import CATEGORY_LABELS  # noqa: E402
-from lmprobes.suites.blimp.scoring import METHODS, category_accuracy, paradigm_accuracy  # noqa: E402
 from lmprobes.suites.blimp.tables import system_label  # noqa: E402
 
 PARADIGM_SYSTEM_COLUMNS = ["system", "source", "model", "method", "paradigm", "category", "accuracy"]

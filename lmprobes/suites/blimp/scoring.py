@@ -1,24 +1,9 @@
-"""Score BLiMP minimal pairs with one model, and aggregate decisions into the paper's accuracies.
-
-Methods (spec/BLIMP.md, spec/SCORING.md); every score is a sum of token log-probs:
-- ``blimp_paper`` (jiant, the published GPT-2 numbers): BOS, the sentence as written, the final
-  EOS scored too; a tie counts as wrong.
-- ``lmeval04`` (lm-evaluation-harness 0.4): BOS, the sentence with a leading space, no EOS; a
-  tie counts as right (the harness's argmax picks the first choice, the good sentence).
-- ``salazar`` (mlm-scoring, causal side): BOS, the sentence as written, no EOS; tie wrong.
-- ``one_prefix``: log p(word_good | BOS prefix) vs log p(word_bad | BOS prefix); tie wrong.
-- ``two_prefix``: log p(word | BOS prefix_good) vs log p(word | BOS prefix_bad); tie wrong.
-  (Prefix words carry a leading space for byte-level BPE: they follow the prefix in running text.)
-- ``pll_original`` / ``pll_within_word_l2r``: masked-LM pseudo-log-likelihood; tie wrong.
-Prefix methods score only the pairs whose paradigm supports them; the others are kept as rows
-with ``kept`` false and a ``skip_reason``.
-"""
+"""Score BLiMP minimal pairs with one model: both sentences (or prefixes) of every pair, each distinct
+text once, and the decision under the method's tie rule (``methods``)."""
 
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
-from dataclasses import dataclass
 
 import pandas as pd
 import pyarrow as pa
@@ -26,34 +11,7 @@ import pyarrow as pa
 from lmprobes.engine import continuation_logprobs, pseudo_log_likelihoods, sequence_logprobs, tokenizer_kind
 from lmprobes.engine.causal import SequenceScore
 from lmprobes.engine.lm import LM
-from lmprobes.suites.blimp.paradigms import CATEGORIES
-
-TIE_RULES = ("wrong", "right")
-
-
-@dataclass(frozen=True)
-class Method:
-    """How a pair is scored: which model family, which sentence or prefix scores, which tie rule."""
-
-    family: str  # "causal" | "masked"
-    kind: str  # "sentence" | "one_prefix" | "two_prefix" | "pll"
-    tie: str
-    policy: str = "bos"  # causal BOS/EOS policy of sentence scores
-    leading_space: bool = False
-    pll_variant: str = "original"
-
-
-METHODS = {
-    "blimp_paper": Method("causal", "sentence", tie="wrong", policy="bos_eos"),
-    "lmeval04": Method("causal", "sentence", tie="right", policy="bos", leading_space=True),
-    "salazar": Method("causal", "sentence", tie="wrong", policy="bos"),
-    "one_prefix": Method("causal", "one_prefix", tie="wrong"),
-    "two_prefix": Method("causal", "two_prefix", tie="wrong"),
-    "pll_original": Method("masked", "pll", tie="wrong", pll_variant="original"),
-    "pll_within_word_l2r": Method("masked", "pll", tie="wrong", pll_variant="within_word_l2r"),
-}
-# The paper-faithful default per model family.
-DEFAULT_METHODS = {"causal": "blimp_paper", "masked": "pll_original"}
+from lmprobes.suites.blimp.methods import DEFAULT_METHODS, METHODS, Method, ScoringError, check_tie_rule, decide
 
 SCORE_SCHEMA = pa.schema(
     [
@@ -78,10 +36,6 @@ SCORE_SCHEMA = pa.schema(
 EMPTY = SequenceScore([], [])
 
 
-class ScoringError(ValueError):
-    """A model or method that cannot score BLiMP the way it was asked to."""
-
-
 def method_for(lm: LM, method: str | None = None) -> Method:
     """The named method (or the family default), checked against the model's family."""
     name = method or DEFAULT_METHODS[lm.family]
@@ -91,12 +45,6 @@ def method_for(lm: LM, method: str | None = None) -> Method:
     if chosen.family != lm.family:
         raise ScoringError(f"BLiMP method {name!r} needs a {chosen.family} LM, but {lm.name!r} is {lm.family}")
     return chosen
-
-
-def decide(good: float, bad: float, tie: str) -> bool:
-    """Is the pair right: the good sentence scores higher (or equal, under ``tie='right'``)?"""
-    _check_tie_rule(tie)
-    return good > bad or (tie == "right" and good == bad)
 
 
 def score_pairs(
@@ -110,7 +58,7 @@ def score_pairs(
     name = method or DEFAULT_METHODS[lm.family]
     chosen = method_for(lm, name)
     tie_rule = tie or chosen.tie
-    _check_tie_rule(tie_rule)
+    check_tie_rule(tie_rule)
     good, bad, reasons = _score_both(lm, pairs, chosen, progress)
     rows = [
         _row(lm, name, tie_rule, pair, g, b, reason)
@@ -120,11 +68,6 @@ def score_pairs(
     for column in ("tie", "correct"):
         out[column] = out[column].astype("boolean")
     return out
-
-
-def _check_tie_rule(tie: str) -> None:
-    if tie not in TIE_RULES:
-        raise ScoringError(f"unknown tie rule {tie!r}; choose one of {TIE_RULES}")
 
 
 def _score_both(lm: LM, pairs: pd.DataFrame, method: Method, progress: bool):
@@ -198,36 +141,3 @@ def _row(lm: LM, method: str, tie: str, pair, good: SequenceScore, bad: Sequence
         "tie": score_good == score_bad if kept else None,
         "correct": decide(score_good, score_bad, tie) if kept else None,
     }
-
-
-# --- aggregation -------------------------------------------------------------------------
-
-
-def paradigm_accuracy(scores: pd.DataFrame, keys: Sequence[str] = ("model", "method")) -> pd.DataFrame:
-    """Accuracy (fraction correct) of each paradigm over its kept pairs, per ``keys``."""
-    kept = scores[scores["kept"].astype(bool)].copy()
-    kept["correct"] = kept["correct"].astype(bool)
-    group = [*keys, "paradigm", "category"]
-    out = kept.groupby(group, sort=True)["correct"].agg(n_pairs="size", n_correct="sum").reset_index()
-    out["accuracy"] = out["n_correct"] / out["n_pairs"]
-    return out
-
-
-def category_accuracy(paradigms: pd.DataFrame, keys: Sequence[str] = ("model", "method")) -> pd.DataFrame:
-    """Each category's mean of its paradigm accuracies, categories in the paper's order."""
-    out = _mean_of_paradigms(paradigms, [*keys, "category"])
-    order = {category: i for i, category in enumerate(CATEGORIES)}
-    out["_order"] = out["category"].map(lambda c: order.get(c, len(order)))
-    return out.sort_values([*keys, "_order", "category"], kind="stable").drop(columns="_order").reset_index(drop=True)
-
-
-def overall(paradigms: pd.DataFrame, keys: Sequence[str] = ("model", "method")) -> pd.DataFrame:
-    """The headline number: the mean of the paradigm accuracies (not of the category means)."""
-    return _mean_of_paradigms(paradigms, list(keys))
-
-
-def _mean_of_paradigms(paradigms: pd.DataFrame, group: list[str]) -> pd.DataFrame:
-    if not group:
-        return pd.DataFrame([{"n_paradigms": len(paradigms), "accuracy": paradigms["accuracy"].mean()}])
-    grouped = paradigms.groupby(group, sort=True)["accuracy"]
-    return grouped.agg(n_paradigms="size", accuracy="mean").reset_index()

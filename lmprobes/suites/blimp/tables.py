@@ -3,7 +3,7 @@
 Input: score frames as ``score_pairs`` writes them (several models and methods concatenated).
 A system is a (model, method); its paradigm accuracy is the fraction of its kept pairs that are
 correct, a category is the mean of its paradigms, and overall is the mean of the paradigm
-accuracies (``scoring.overall``), never the mean of the category means.
+accuracies (``accuracy.overall``), never the mean of the category means.
 
 Every table is first a tidy frame (``TIDY_COLUMNS``; values in percent; ``n`` is the number of
 paradigms averaged in Table 3 and of pairs in Table 4); CSV keeps it tidy, Markdown pivots it to
@@ -18,8 +18,8 @@ import numpy as np
 import pandas as pd
 
 from lmprobes.io import write_table
+from lmprobes.suites.blimp.accuracy import category_accuracy, overall, paradigm_accuracy
 from lmprobes.suites.blimp.paradigms import CATEGORIES, CATEGORY_LABELS, PARADIGM_CATEGORY, PARADIGMS
-from lmprobes.suites.blimp.scoring import category_accuracy, overall, paradigm_accuracy
 
 TIDY_COLUMNS = ["table", "source", "reference", "model", "method", "category", "paradigm", "value", "n"]
 OVERALL = "overall"

@@ -1,0 +1,62 @@
+"""How BLiMP pairs are scored and decided: the named methods and their tie rules.
+
+Methods (spec/BLIMP.md, spec/SCORING.md); every score is a sum of token log-probs:
+- ``blimp_paper`` (jiant, the published GPT-2 numbers): BOS, the sentence as written, the final
+  EOS scored too; a tie counts as wrong.
+- ``lmeval04`` (lm-evaluation-harness 0.4): BOS, the sentence with a leading space, no EOS; a
+  tie counts as right (the harness's argmax picks the first choice, the good sentence).
+- ``salazar`` (mlm-scoring, causal side): BOS, the sentence as written, no EOS; tie wrong.
+- ``one_prefix``: log p(word_good | BOS prefix) vs log p(word_bad | BOS prefix); tie wrong.
+- ``two_prefix``: log p(word | BOS prefix_good) vs log p(word | BOS prefix_bad); tie wrong.
+  (Prefix words carry a leading space for byte-level BPE: they follow the prefix in running text.)
+- ``pll_original`` / ``pll_within_word_l2r``: masked-LM pseudo-log-likelihood; tie wrong.
+Prefix methods score only the pairs whose paradigm supports them; the others are kept as rows
+with ``kept`` false and a ``skip_reason``.
+(No torch here: the suite's table and figure jobs import this module and start without it.)
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+TIE_RULES = ("wrong", "right")
+
+
+@dataclass(frozen=True)
+class Method:
+    """How a pair is scored: which model family, which sentence or prefix scores, which tie rule."""
+
+    family: str  # "causal" | "masked"
+    kind: str  # "sentence" | "one_prefix" | "two_prefix" | "pll"
+    tie: str
+    policy: str = "bos"  # causal BOS/EOS policy of sentence scores
+    leading_space: bool = False
+    pll_variant: str = "original"
+
+
+METHODS = {
+    "blimp_paper": Method("causal", "sentence", tie="wrong", policy="bos_eos"),
+    "lmeval04": Method("causal", "sentence", tie="right", policy="bos", leading_space=True),
+    "salazar": Method("causal", "sentence", tie="wrong", policy="bos"),
+    "one_prefix": Method("causal", "one_prefix", tie="wrong"),
+    "two_prefix": Method("causal", "two_prefix", tie="wrong"),
+    "pll_original": Method("masked", "pll", tie="wrong", pll_variant="original"),
+    "pll_within_word_l2r": Method("masked", "pll", tie="wrong", pll_variant="within_word_l2r"),
+}
+# The paper-faithful default per model family.
+DEFAULT_METHODS = {"causal": "blimp_paper", "masked": "pll_original"}
+
+
+class ScoringError(ValueError):
+    """A model or method that cannot score BLiMP the way it was asked to."""
+
+
+def decide(good: float, bad: float, tie: str) -> bool:
+    """Is the pair right: the good sentence scores higher (or equal, under ``tie='right'``)?"""
+    check_tie_rule(tie)
+    return good > bad or (tie == "right" and good == bad)
+
+
+def check_tie_rule(tie: str) -> None:
+    if tie not in TIE_RULES:
+        raise ScoringError(f"unknown tie rule {tie!r}; choose one of {TIE_RULES}")
