@@ -199,3 +199,14 @@ def check_config_file(path: str | Path) -> None:
         raise ConfigError(f"{path}:1: not valid YAML ({error!r:.200})") from None
     if not isinstance(loaded, dict):
         raise ConfigError(f"{path}:1: expected a mapping of keys at the top level, got {type(loaded).__name__}")
+
+
+def config_file_labels(paths, root: str | Path) -> list[str]:
+    """The config files as the run page names them: relative to ``root`` (the working directory) where they
+    lie below it, so that the page, and the rule that writes it, do not change with the checkout's location."""
+    root = Path(root).resolve()
+    labels = []
+    for path in paths:
+        resolved = (root / path).resolve()
+        labels.append(resolved.relative_to(root).as_posix() if resolved.is_relative_to(root) else str(resolved))
+    return labels

@@ -9,6 +9,7 @@ sys.path.insert(0, workflow.basedir)
 from lmprobes.config import (
     check_config,
     check_config_file,
+    config_file_labels,
     download_spec,
     model_dir,
     model_kind,
@@ -47,6 +48,8 @@ CONCEPTNET_LITE_DB = LAMA["generated"]["conceptnet_gen"]["conceptnet_lite_db"]
 CURVES = OLMPICS["learning_curves"]
 CURVES_MLM_TASKS = [t for t in CURVES["tasks"] if OLMPICS_TASKS[t].setup == "mc_mlm"]
 CURVES_QA_TASKS = [t for t in CURVES["tasks"] if OLMPICS_TASKS[t].setup == "mc_qa"]
+# MC-MLM tasks also fine-tuned as MC-QA, standard variant only (the paper's Figure 2D).
+CURVES_QA_COMPARISON = [t for t in CURVES["mc_qa_comparison"] if t in CURVES["tasks"]]
 # The report: tiny stand-ins, the verdict tables, the models some suite runs.
 REPORT_TINY_MODELS = sorted(s for s in MODELS if model_kind(MODELS[s]) == "tiny")
 REPORT_SUITES = ["summary", "lama", "blimp", "olmpics", "ettinger"]
@@ -78,7 +81,7 @@ wildcard_constraints:
         t for t in OLMPICS_GENERATED if t != "encyclopedic_composition"
     ),
     mlm_task=alternatives(CURVES_MLM_TASKS),
-    qa_task=alternatives(CURVES_QA_TASKS),
+    qa_task=alternatives(CURVES_QA_TASKS + CURVES_QA_COMPARISON),
     curve_task=alternatives(CURVES["tasks"]),
     variant=alternatives(CURVES["variants"]),
 
@@ -172,7 +175,16 @@ def get_suite_outputs():
         targets += expand(
             "results/plots/olmpics/learning_curves_{task}.png", task=CURVES["tasks"]
         )
+        targets += expand(
+            "results/plots/olmpics/mc_mlm_vs_mc_qa_{task}.png",
+            task=CURVES_QA_COMPARISON,
+        )
     return targets
+
+
+def get_config_file_labels():
+    """The config files given, as the run page lists them (relative to the working directory)."""
+    return config_file_labels(workflow.configfiles, Path.cwd())
 
 
 def get_source(wildcards):
@@ -377,7 +389,8 @@ def get_olmpics_glove(wildcards):
 
 
 def get_olmpics_curves(wildcards):
-    """Every learning-curve file: MC-MLM per (model, task), MC-QA per (model, task, variant), baselines."""
+    """Every learning-curve file: MC-MLM per (model, task), MC-QA per (model, task, variant) and on the
+    compared MC-MLM tasks, baselines."""
     curves = expand(
         "results/curves/olmpics/{model}/{task}.parquet",
         model=CURVES["models"],
@@ -388,6 +401,11 @@ def get_olmpics_curves(wildcards):
         model=CURVES["models"],
         task=CURVES_QA_TASKS,
         variant=CURVES["variants"],
+    )
+    curves += expand(
+        "results/curves/olmpics/{model}/{task}.standard.parquet",
+        model=CURVES["models"],
+        task=CURVES_QA_COMPARISON,
     )
     if CURVES["baselines"]:
         curves += expand(

@@ -233,7 +233,8 @@ rule olmpics_mc_mlm_curves:
         "../scripts/olmpics_mc_mlm_curves.py"
 
 
-# MC-QA fine-tunes the whole network for every N and seed: one GPU job per (model, task, variant).
+# MC-QA fine-tunes the whole network for every N and seed: one GPU job per (model, task, variant),
+# on the MC-QA tasks and, standard variant only, on the MC-MLM tasks of mc_qa_comparison.
 rule olmpics_mc_qa_curves:
     input:
         release="results/datasets/olmpics/release.parquet",
@@ -318,11 +319,22 @@ rule olmpics_learning_tables:
             )
             for task in CURVES["tasks"]
         ],
+        comparison_figures=[
+            report(
+                f"results/plots/olmpics/mc_mlm_vs_mc_qa_{task}.png",
+                caption="report/olmpics/mc_mlm_vs_mc_qa_figure.rst",
+                category="oLMpics",
+                subcategory="MC-MLM vs MC-QA (Figure 2D)",
+                labels={"task": task},
+            )
+            for task in CURVES_QA_COMPARISON
+        ],
     log:
         "logs/tables/olmpics_learning.log",
     conda:
         "../envs/lmprobes.yaml"
     params:
         tasks=CURVES["tasks"],
+        comparison_tasks=CURVES_QA_COMPARISON,
     script:
         "../scripts/olmpics_learning_tables.py"

@@ -20,7 +20,7 @@ rule report_landing:
     params:
         lock="resources/sources/sources.lock.tsv",
         benchmarks="benchmarks",
-        configfiles=[str(path) for path in workflow.configfiles],
+        configfiles=get_config_file_labels(),
     script:
         "../scripts/report_landing.py"
 

@@ -9,4 +9,6 @@ with logged(snakemake.log):
         snakemake.output.tables,
         snakemake.output.figures,
         tasks=snakemake.params.tasks,
+        comparison_figures=snakemake.output.comparison_figures,
+        comparison_tasks=snakemake.params.comparison_tasks,
     )

@@ -10,6 +10,7 @@ from snakemake.utils import validate
 from lmprobes.config import (
     ConfigError,
     check_config,
+    config_file_labels,
     download_spec,
     model_dir,
     model_kind,
@@ -122,6 +123,16 @@ def test_run_settings_decide_neither_scores_nor_downloads():
                                    "trust_remote_code": False, "allow_pickle": False}
     assert download_spec({**tuned, "dtype": "bfloat16", "packing": "none"}) == download_spec(gpt2)
     assert download_spec({**gpt2, "revision": "abc123"}) != download_spec(gpt2)
+
+
+def test_config_files_are_named_relative_to_the_working_directory(tmp_path):
+    work, elsewhere = tmp_path / "clone", tmp_path / "cluster"
+    (work / "resources/demo").mkdir(parents=True)
+    elsewhere.mkdir()
+    given = [work / "config.yaml", "resources/demo/config.yaml", elsewhere / "site.yaml", "../cluster/x.yaml"]
+    assert config_file_labels(given, work) == ["config.yaml", "resources/demo/config.yaml",
+                                              str((elsewhere / "site.yaml").resolve()),
+                                              str((elsewhere / "x.yaml").resolve())]
 
 
 def test_a_model_needs_exactly_one_origin():

@@ -8,7 +8,12 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from lmprobes.suites.olmpics.curve_plots import n_label, plot_learning_curves
+from lmprobes.suites.olmpics.curve_plots import (
+    n_label,
+    plot_learning_curves,
+    plot_setup_comparison,
+    setup_comparison_curves,
+)
 from lmprobes.suites.olmpics.curves import CurveError
 from lmprobes.suites.olmpics.learning_tables import (
     LEARNING_TABLES,
@@ -175,3 +180,50 @@ def test_plot_is_written_and_byte_identical(curves, tmp_path) -> None:
     with pytest.raises(CurveError, match="no mlp_mlm curves for task 'always_never'"):
         plot_learning_curves(curves, tmp_path / "none.png", "always_never")
     assert [n_label(n) for n in (62, 500, 1000, 4000, 1500)] == ["62", "500", "1K", "4K", "1500"]
+
+
+@pytest.fixture(scope="module")
+def with_mc_qa_on_age(curves) -> pd.DataFrame:
+    """Figure 2D's extra runs: MC-QA on age comparison (standard variant) for RoBERTa-L only."""
+    extra = runs("age_comparison", "roberta-large", "mc_qa", "standard", {62: [60.0, 70.0], 125: [80.0, 90.0]})
+    return pd.concat([curves, pd.DataFrame(extra)], ignore_index=True)
+
+
+def test_mc_qa_on_an_mc_mlm_task_fills_its_own_columns_only(with_mc_qa_on_age, curves, zero_shot, published,
+                                                            tmp_path) -> None:
+    tidy = learning_table(with_mc_qa_on_age, zero_shot, published)
+    before = learning_table(curves, zero_shot, published)
+    key = (tidy["source"] == "reproduction") & (tidy["task"] == "age_comparison") & (tidy["model"] == "roberta-large")
+    row = tidy[key].iloc[0]
+    assert row["mc_qa_ws"] == pytest.approx(ws(65.0, 85.0)) and row["mc_qa_max"] == 85.0
+    others = [c for c in tidy.columns if c not in ("mc_qa_ws", "mc_qa_max")]
+    pd.testing.assert_frame_equal(tidy[others], before[others])  # LANGSENSE stays MLP_MLM's
+    write_learning_tables(with_mc_qa_on_age, zero_shot, published, tmp_path)
+    markdown = (tmp_path / "learning_curves.md").read_text()
+    table2 = markdown[markdown.index("### Table 2"):markdown.index("### Table 3")]
+    assert "| System | Zero-shot | MLP WS | MLP MAX | LINEAR WS | LINEAR MAX | pert | nolang | MC-QA WS | MC-QA MAX |" \
+        in table2
+    assert "| RoBERTa-L | 97.5 | 97.3 | 100.0 | 74.7 | 80.0 | 4.7 | 42.7 | 74.3 | 85.0 |" in table2
+    assert "MC-QA WS" not in markdown.replace(table2, "")
+
+
+def test_setup_comparison_draws_the_seed_means_of_models_with_both_setups(with_mc_qa_on_age, curves,
+                                                                          tmp_path) -> None:
+    plain = {}
+    for row in with_mc_qa_on_age.itertuples():
+        if row.task == "age_comparison" and row.flavour == "release" and row.variant == "standard":
+            plain.setdefault((row.model, row.setting, row.n_train), []).append(row.accuracy)
+    drawn = setup_comparison_curves(with_mc_qa_on_age, "age_comparison")
+    points = {(m, s, n): a for m, s, n, a in zip(drawn["model"], drawn["setting"], drawn["n_train"], drawn["accuracy"])}
+    # RoBERTa-L has both setups; the MLM baseline and the generated tiny-bert have no MC-QA curve
+    assert set(points) == {key for key in plain if key[0] == "roberta-large" and key[1] in ("mlp_mlm", "mc_qa")}
+    for key, value in points.items():
+        assert value == pytest.approx(sum(plain[key]) / len(plain[key]))
+    first, second = tmp_path / "one.png", tmp_path / "two.png"
+    plot_setup_comparison(with_mc_qa_on_age, first, "age_comparison")
+    plot_setup_comparison(with_mc_qa_on_age, second, "age_comparison")
+    assert first.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" and first.read_bytes() == second.read_bytes()
+    with pytest.raises(CurveError, match="no model has both mlp_mlm and mc_qa curves for 'age_comparison'"):
+        plot_setup_comparison(curves, tmp_path / "none.png", "age_comparison")
+    with pytest.raises(CurveError, match="'property_conjunction' is not an MC-MLM task"):
+        plot_setup_comparison(with_mc_qa_on_age, tmp_path / "qa.png", "property_conjunction")

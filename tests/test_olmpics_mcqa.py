@@ -165,13 +165,30 @@ def test_causal_model_is_refused_naming_model_and_task(tiny_dir):
         mc_qa_curves(tiny_dir("gpt2"), {"family": "causal"}, qa_rows(4, 2), grid=(4,), slug="tiny-gpt2", device="cpu")
 
 
-def test_mc_mlm_items_and_bad_pooling_are_refused(tiny_dir, bert_encoder):
-    items = pd.DataFrame.from_records([make_item(
-        "age_comparison", "release", "standard", split, 1, id="x",
-        stem="A 15 year old person age is [MASK] than a 16 year old person .", choices=["younger", "older"], answer=0)
+def age_rows(stem: str = "A 15 year old person age is [MASK] than a 16 year old person .") -> pd.DataFrame:
+    return pd.DataFrame.from_records([make_item(
+        "age_comparison", "release", "standard", split, 1, id="x", stem=stem, choices=["younger", "older"], answer=0)
         for split in ("train", "dev")], columns=SCHEMA.names)
-    with pytest.raises(McQaError, match="age_comparison"):
-        mc_qa_curves(tiny_dir("bert"), {"family": "masked"}, items, grid=(1,), device="cpu")
+
+
+@pytest.mark.parametrize("kind", ["bert", "roberta"])
+def test_an_mc_mlm_stem_keeps_its_mask_as_the_models_mask_token(kind, tiny_dir):
+    """Figure 2D fine-tunes MC-QA on age comparison: as the original reader, [MASK] becomes <mask> for RoBERTa."""
+    tokenizer = load_encoder(tiny_dir(kind), slug=f"tiny-{kind}", device=torch.device("cpu")).tokenizer
+    examples = mc_qa_examples(tokenizer, age_rows())
+    spelled = "A 15 year old person age is " + tokenizer.mask_token + " than a 16 year old person ."
+    for k, choice in enumerate(["younger", "older"]):
+        ids = tokenizer(spelled, choice)["input_ids"]
+        assert examples.inputs["input_ids"][0, k, :len(ids)].tolist() == ids
+        assert ids.count(tokenizer.mask_token_id) == 1  # a literal "[MASK]" is four pieces for RoBERTa
+
+
+def test_mc_mlm_items_train_unknown_tasks_and_bad_pooling_are_refused(tiny_dir, bert_encoder):
+    curve = mc_qa_curves(tiny_dir("bert"), {"family": "masked"}, age_rows(), grid=(1,), hp=FAST, device="cpu")
+    assert curve[["task", "setting", "n_train", "n_dev"]].values.tolist() == [["age_comparison", "mc_qa", 1, 1]]
+    unknown = age_rows().assign(task="age_compare")
+    with pytest.raises(McQaError, match="age_compare"):
+        mc_qa_curves(tiny_dir("bert"), {"family": "masked"}, unknown, grid=(1,), device="cpu")
     with pytest.raises(McQaError, match="pooling"):
         McQaModel(bert_encoder.encoder, bert_encoder.hidden, pooling="mean")
 

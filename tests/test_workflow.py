@@ -207,7 +207,7 @@ def test_full_config_plans_every_rule_for_every_model(tmp_path):
                       "download_olmpics": 1, "olmpics_release": 1, "olmpics_grids": 1,
                       "olmpics_zero_shot": 6, "olmpics_tables": 1, "olmpics_generated": 6,
                       "olmpics_encyclopedic": 1, "olmpics_controls": 1,
-                      "olmpics_encode": 5, "olmpics_mc_mlm_curves": 5 * 6, "olmpics_mc_qa_curves": 5 * 2 * 3,
+                      "olmpics_encode": 5, "olmpics_mc_mlm_curves": 5 * 6, "olmpics_mc_qa_curves": 5 * 2 * 3 + 5,
                       "olmpics_baseline_curves": 8, "olmpics_learning_tables": 1,
                       "report_landing": 1, "report_verdicts": 1, "report_models": 1}
 
@@ -544,6 +544,12 @@ def test_demo_learning_curves(demo):
     for variant in ("standard", "no_lang", "perturbed_lang"):
         qa = read_parquet(demo / f"results/curves/olmpics/tiny-roberta/property_conjunction.{variant}.parquet")
         assert set(zip(qa["setting"], qa["n_train"])) == {("mc_qa", 8), ("mc_qa", 16)}
+    for model in ("tiny-bert", "tiny-roberta"):  # Figure 2D: MC-QA on age comparison, standard variant
+        qa = read_parquet(demo / f"results/curves/olmpics/{model}/age_comparison.standard.parquet")
+        assert set(zip(qa["setting"], qa["variant"], qa["n_train"])) == {("mc_qa", "standard", 8),
+                                                                         ("mc_qa", "standard", 16)}
+        assert (qa["n_dev"] == 24).all()
+    assert not list(demo.glob("results/curves/olmpics/*/age_comparison.no_lang.parquet"))
     baseline = read_parquet(demo / "results/curves/olmpics/baselines/age_comparison.parquet")
     assert set(baseline["n_train"]) == {0, 8, 16} and set(baseline["model"]) == {"mlm_baseline"}
     esim = read_parquet(demo / "results/curves/olmpics/baselines/property_conjunction.parquet")
@@ -552,5 +558,7 @@ def test_demo_learning_curves(demo):
     markdown = (tables / "learning_curves.md").read_text()
     assert "### Table 2: Age comparison" in markdown and "RoBERTa-L (paper)" in markdown and "tiny-bert" in markdown
     assert "✓" in (tables / "table12_medals.md").read_text()
+    assert "MC-QA WS" in markdown
     for task in ("age_comparison", "taxonomy_conjunction", "property_conjunction"):
         assert (demo / f"results/plots/olmpics/learning_curves_{task}.png").read_bytes()[:4] == b"\x89PNG"
+    assert (demo / "results/plots/olmpics/mc_mlm_vs_mc_qa_age_comparison.png").read_bytes()[:4] == b"\x89PNG"

@@ -1,11 +1,13 @@
-"""oLMpics learning curves with their controls, as small multiples (Figures 1, 2 and 4 style).
+"""oLMpics learning curves with their controls, as small multiples (Figures 1, 2 and 4 style), and the
+MC-MLM against MC-QA comparison of Figure 2D.
 
 One panel per model (shared y): dev accuracy (%, mean over seeds) against the number of training
 examples N on a log2 axis with a tick at every N. In each panel the standard curve is solid, NO LANG
 dashed and PERTURBED LANG dotted, in the model's colour, with a ±1 std band over seeds (none for a
 single seed); the task's baseline (MLM-BASELINE for the MC-MLM ``mlp_mlm`` setting, ESIM for MC-QA)
-is grey and chance a thin black line. The PNG carries no software/date metadata, so the same curves
-give the same bytes.
+is grey and chance a thin black line. Figure 2D puts every model on one axis: its MLP_MLM curve solid
+and its MC-QA curve dashed, in its colour, standard variant. The PNGs carry no software/date metadata,
+so the same curves give the same bytes.
 """
 
 from __future__ import annotations
@@ -64,6 +66,44 @@ def plot_learning_curves(curves: pd.DataFrame, out_png: str | Path, task: str, *
     with atomic_path(out_png) as tmp:
         fig.savefig(tmp, format="png", dpi=100, metadata={"Software": None})
     plt.close(fig)
+
+
+SETUP_COMPARISON = (("mlp_mlm", "-", "MC-MLM"), ("mc_qa", "--", "MC-QA"))
+
+
+def plot_setup_comparison(curves: pd.DataFrame, out_png: str | Path, task: str, *,
+                          flavour: str = "release") -> None:
+    """Figure 2D: the MLP_MLM and MC-QA curves of an MC-MLM ``task``, standard variant, every model on one axis."""
+    means = setup_comparison_curves(curves, task, flavour)
+    models = _panel_models(means)
+    fig, ax = plt.subplots(figsize=(7.4, 3.8))
+    for i, model in enumerate(models):
+        colour = PANEL_COLOURS[i % len(PANEL_COLOURS)]
+        for setting, style, label in SETUP_COMPARISON:
+            curve = means[(means["model"] == model) & (means["setting"] == setting)].sort_values("n_train")
+            _draw_curve(ax, curve, colour, style, f"{PAPER_MODELS.get(model, model)} {label}")
+    _format_axes(ax, sorted(set(means["n_train"])), 100.0 / TASKS[task].n_choices,
+                 f"{task} ({flavour}): MC-MLM (MLP_MLM) vs MC-QA")
+    ax.set_ylabel("dev accuracy (%)")
+    ax.legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.01, 1.0))
+    fig.tight_layout()
+    with atomic_path(out_png) as tmp:
+        fig.savefig(tmp, format="png", dpi=100, metadata={"Software": None})
+    plt.close(fig)
+
+
+def setup_comparison_curves(curves: pd.DataFrame, task: str, flavour: str = "release") -> pd.DataFrame:
+    """The seed means Figure 2D draws: standard-variant MLP_MLM and MC-QA points of the models that have both."""
+    if task not in TASKS or TASKS[task].setup != "mc_mlm":
+        raise CurveError(f"plot_setup_comparison: {task!r} is not an MC-MLM task")
+    means = seed_means(curves)
+    means = means[(means["task"] == task) & (means["flavour"] == flavour) & (means["variant"] == "standard")
+                  & means["setting"].isin([setting for setting, _, _ in SETUP_COMPARISON])]
+    both = means.groupby("model")["setting"].nunique() == len(SETUP_COMPARISON)
+    means = means[means["model"].isin(both[both].index)]
+    if means.empty:
+        raise CurveError(f"plot_setup_comparison: no model has both mlp_mlm and mc_qa curves for {task!r} ({flavour})")
+    return means.reset_index(drop=True)
 
 
 def _panel_models(means: pd.DataFrame) -> list[str]:

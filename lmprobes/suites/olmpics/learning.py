@@ -19,7 +19,7 @@ from lmprobes import __version__
 from lmprobes.io import read_parquet, write_parquet
 from lmprobes.models import load_lm
 from lmprobes.suites.olmpics.baselines import ESIM, baseline_curves, baseline_zero_shot, words_needed
-from lmprobes.suites.olmpics.curve_plots import plot_learning_curves
+from lmprobes.suites.olmpics.curve_plots import plot_learning_curves, plot_setup_comparison
 from lmprobes.suites.olmpics.glove import read_glove
 from lmprobes.suites.olmpics.heads import extract_head, load_head, save_head
 from lmprobes.suites.olmpics.hidden import encode_mask_states, read_hidden_cache, write_hidden_cache
@@ -114,8 +114,10 @@ def untrained_rows(zero_shot: pd.DataFrame) -> pd.DataFrame:
 
 
 def make_learning_tables(curves: Sequence[Path], zero_shot: Sequence[Path], published: Path, tables: Sequence[Path],
-                         figures: Sequence[Path], *, tasks: Sequence[str]) -> None:
-    """Tables 2-11 and the medals of Table 12 beside the paper's; one learning-curve figure per task."""
+                         figures: Sequence[Path], *, tasks: Sequence[str], comparison_figures: Sequence[Path] = (),
+                         comparison_tasks: Sequence[str] = ()) -> None:
+    """Tables 2-11 and the medals of Table 12 beside the paper's; one learning-curve figure per task and one
+    MC-MLM vs MC-QA figure (Figure 2D) per compared task."""
     every = pd.concat([read_parquet(path) for path in curves], ignore_index=True)
     trained, untrained = every[every["n_train"] > 0], every[every["n_train"] == 0]
     scores = [read_parquet(path) for path in zero_shot]
@@ -128,3 +130,5 @@ def make_learning_tables(curves: Sequence[Path], zero_shot: Sequence[Path], publ
     write_learning_tables(trained, accuracy, read_published(published), out_dir)
     for task, figure in zip(tasks, figures, strict=True):
         plot_learning_curves(trained, figure, task)
+    for task, figure in zip(comparison_tasks, comparison_figures, strict=True):
+        plot_setup_comparison(trained, figure, task)

@@ -5,7 +5,7 @@ LINEAR WS/MAX and LANGSENSE pert/nolang (computed on the MLP_MLM curves; the MLM
 own curves, its WS/MAX under MLP_MLM as in the paper); MC-QA tasks (Tables 8, 10) have WS/MAX of the
 ``mc_qa`` setting, LANGSENSE of the same setting, and the ESIM baseline (Table 8's "Baseline" and
 Table 10's "ESIM-Baseline"). Curves of other settings for a task (e.g. MC-QA on age comparison,
-Figure 2D) fill their own columns in the CSV but no LANGSENSE. A reproduced system is the model slug
+Figure 2D) fill their own columns (MC-QA WS/MAX in the Markdown) but no LANGSENSE. A reproduced system is the model slug
 (the paper's label for the paper's five models), ``[generated]`` for items generated from sources;
 the paper's rows are ``<label> (paper)``, read from ``resources/olmpics/published.csv`` where the
 MLM baseline's zero-shot rows are spelled ``mlm-baseline`` (read as ``mlm_baseline``).
@@ -192,7 +192,11 @@ def task_markdown_frame(tidy: pd.DataFrame, task: str) -> pd.DataFrame:
                          "source": rows["source"].map(SOURCE_ORDER), "flavour": rows["flavour"] != "release"})
     rows = rows.loc[keys.sort_values(list(keys.columns), kind="stable").index]
     columns = SETUP_COLUMNS[TASKS[task].setup]
-    frame = rows[["system", *columns]].rename(columns={"system": "System", **MARKDOWN_TITLES})
+    titles = dict(MARKDOWN_TITLES)
+    if TASKS[task].setup == "mc_mlm" and rows["mc_qa_ws"].notna().any():  # Figure 2D's MC-QA curves
+        columns = [*columns, "mc_qa_ws", "mc_qa_max"]
+        titles.update(mc_qa_ws="MC-QA WS", mc_qa_max="MC-QA MAX")
+    frame = rows[["system", *columns]].rename(columns={"system": "System", **titles})
     return frame.reset_index(drop=True)
 
 

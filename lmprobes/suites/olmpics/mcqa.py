@@ -3,7 +3,8 @@
 As the original (oLMpics ``transformer_mc_qa`` reader and model):
 
 - each choice k of an item is the tokenizer's own pair encoding of (question, choice):
-  ``[CLS] q [SEP] a_k [SEP]`` for BERT, ``<s> q </s></s> a_k </s>`` for RoBERTa; at most ``max_pieces``
+  ``[CLS] q [SEP] a_k [SEP]`` for BERT, ``<s> q </s></s> a_k </s>`` for RoBERTa; the stem of an MC-MLM
+  task keeps its mask, as the model's own mask token (the reader's ``[MASK]`` -> ``<mask>``); at most ``max_pieces``
   pieces (longest-first truncation). The K sequences go through the encoder as one batch of B*K;
   the tensors are padded to the longest sequence of the set and each batch is trimmed back to its
   own longest, so padding costs nothing.
@@ -24,7 +25,8 @@ Every (task, variant, N, seed) run starts from the same pre-trained weights: the
 once, a CPU copy of its state is kept and loaded back before each run, the head and any missing
 weights are drawn from the run's seed, and dropout draws from a generator seeded with it
 (``seeded``), so a run never sees another's updates and the same seed gives the same curve.
-Causal models have no MC-QA setting here (the original fine-tuned masked encoders only).
+Causal models have no MC-QA setting here (the original fine-tuned masked encoders only). MC-QA runs on
+MC-MLM tasks too: the paper's Figure 2D compares the two setups on age comparison.
 """
 
 from __future__ import annotations
@@ -40,7 +42,7 @@ from torch import nn
 from tqdm.auto import tqdm
 
 from lmprobes.models import resolve_device
-from lmprobes.suites.olmpics.schema import TASKS
+from lmprobes.suites.olmpics.schema import MASK, TASKS
 from lmprobes.suites.olmpics.training import (
     PAPER_N,
     TRANSFORMER,
@@ -92,7 +94,19 @@ def encode_item(tokenizer, row: dict, n_choices: int, max_pieces: int) -> list[d
     choices = list(row["choices"])
     if len(choices) != n_choices:
         raise McQaError(f"{row['row_id']}: {len(choices)} choices, but the first item of the set has {n_choices}")
-    return [tokenizer(row["stem"], choice, truncation=True, max_length=max_pieces) for choice in choices]
+    stem = question_text(tokenizer, row)
+    return [tokenizer(stem, choice, truncation=True, max_length=max_pieces) for choice in choices]
+
+
+def question_text(tokenizer, row: dict) -> str:
+    """The stem with its ``[MASK]`` (MC-MLM tasks) spelled as the tokenizer's mask token."""
+    stem = row["stem"]
+    if MASK not in stem:
+        return stem
+    if tokenizer.mask_token is None:
+        raise McQaError(f"{row['row_id']}: the stem has {MASK} but tokenizer {type(tokenizer).__name__} has no "
+                        "mask token")
+    return stem.replace(MASK, tokenizer.mask_token)
 
 
 # --- the model ----------------------------------------------------------------------------------
@@ -232,7 +246,7 @@ def mc_qa_curves(model_dir: str | Path, spec: dict, items: pd.DataFrame, *, grid
     train rows of ``training_subset(.., seed)``; N the train split cannot supply is left out.
     """
     slug = slug or Path(model_dir).name
-    groups = item_groups(items, "mc_qa", what="MC-QA fine-tuning")
+    groups = item_groups(items, ("mc_qa", "mc_mlm"), what="MC-QA fine-tuning")
     if spec.get("family") != "masked":
         tasks = sorted({task for task, _, _ in groups})
         raise McQaError(f"model {slug!r} is a {spec.get('family')!r} model: MC-QA fine-tuning needs a masked "
@@ -261,16 +275,17 @@ def split_examples(tokenizer, frame: pd.DataFrame, max_pieces: int) -> tuple[Exa
 # --- helpers shared with the baselines ----------------------------------------------------------------
 
 
-def item_groups(items: pd.DataFrame, setup: str, *, what: str,
+def item_groups(items: pd.DataFrame, setup: str | tuple[str, ...], *, what: str,
                 splits: Sequence[str] = ("train", "dev"),
                 error: type[ValueError] = McQaError) -> dict[tuple[str, str, str], pd.DataFrame]:
     """Rows by (task, flavour, variant), in order of first appearance; every task must be of ``setup``
-    and every group needs rows of each of ``splits``."""
+    (one or several) and every group needs rows of each of ``splits``."""
     if items.empty:
         raise error(f"{what}: no items")
-    wrong = sorted({task for task in items["task"] if task not in TASKS or TASKS[task].setup != setup})
+    setups = (setup,) if isinstance(setup, str) else setup
+    wrong = sorted({task for task in items["task"] if task not in TASKS or TASKS[task].setup not in setups})
     if wrong:
-        raise error(f"{what} takes {setup} tasks only; got {wrong}")
+        raise error(f"{what} takes {' or '.join(setups)} tasks only; got {wrong}")
     groups = {}
     for key, frame in items.groupby(GROUP_KEYS, sort=False):
         for split in splits:
