@@ -177,7 +177,7 @@ def test_two_clean_runs_give_byte_identical_parquet(demo, tmp_path):
     run = snakemake(other, *DEMO_RUN)
     assert run.returncode == 0, run.stderr[-5000:]
     files = sorted(p.relative_to(demo) for p in (demo / "results").rglob("*.parquet"))
-    olmpics = 3 + 2 * 2 + 2 * 2 * 3 + (2 * 2 + 2 * 3 + 3)  # datasets, scores, caches, curves
+    olmpics = 3 + 2 * 2 + 2 * 2 * 3 + (2 * 2 + 2 * 3 + 2 + 3)  # datasets, scores, caches, curves (2 for Figure 2D)
     assert len(files) == 4 + 12 + 1 + 3 + olmpics, "Ettinger datasets and scores, BLiMP's, then oLMpics'"
     for rel in files:
         assert (demo / rel).read_bytes() == (other / rel).read_bytes(), rel
