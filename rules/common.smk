@@ -49,7 +49,11 @@ CURVES = OLMPICS["learning_curves"]
 CURVES_MLM_TASKS = [t for t in CURVES["tasks"] if OLMPICS_TASKS[t].setup == "mc_mlm"]
 CURVES_QA_TASKS = [t for t in CURVES["tasks"] if OLMPICS_TASKS[t].setup == "mc_qa"]
 # MC-MLM tasks also fine-tuned as MC-QA, standard variant only (the paper's Figure 2D).
-CURVES_QA_COMPARISON = [t for t in CURVES["mc_qa_comparison"] if t in CURVES["tasks"]]
+CURVES_QA_COMPARISON = [
+    t
+    for t in CURVES["mc_qa_comparison"]
+    if t in CURVES["tasks"] and "standard" in CURVES["variants"]
+]
 # The report: tiny stand-ins, the verdict tables, the models some suite runs.
 REPORT_TINY_MODELS = sorted(s for s in MODELS if model_kind(MODELS[s]) == "tiny")
 REPORT_SUITES = ["summary", "lama", "blimp", "olmpics", "ettinger"]
