@@ -183,6 +183,14 @@ def test_an_mc_mlm_stem_keeps_its_mask_as_the_models_mask_token(kind, tiny_dir):
         assert ids.count(tokenizer.mask_token_id) == 1  # a literal "[MASK]" is four pieces for RoBERTa
 
 
+def test_an_mc_mlm_stem_for_a_tokenizer_without_mask_token_is_refused_naming_the_row(tiny_dir):
+    tokenizer = load_encoder(tiny_dir("bert"), slug="tiny-bert", device=torch.device("cpu")).tokenizer
+    tokenizer.mask_token = None
+    row_id = age_rows()["row_id"].iloc[0]
+    with pytest.raises(McQaError, match=f"{row_id}: the stem has \\[MASK\\] but tokenizer .* has no mask token"):
+        mc_qa_examples(tokenizer, age_rows())
+
+
 def test_mc_mlm_items_train_unknown_tasks_and_bad_pooling_are_refused(tiny_dir, bert_encoder):
     curve = mc_qa_curves(tiny_dir("bert"), {"family": "masked"}, age_rows(), grid=(1,), hp=FAST, device="cpu")
     assert curve[["task", "setting", "n_train", "n_dev"]].values.tolist() == [["age_comparison", "mc_qa", 1, 1]]
