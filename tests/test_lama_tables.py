@@ -62,6 +62,10 @@ def test_causal_methods_are_separate_systems_and_the_paper_sits_beside():
     wide = T.table2_wide(tidy, ["trex"]).set_index("row")
     assert wide.loc["Total", "gpt2 (left_context)"] == 100.0 and wide.loc["Total", "gpt2 (candidates)"] == 0.0
     assert wide.loc["Total", "Bb (paper)"] == 31.1
+    total = tidy[tidy["row"] == "Total"].set_index("system")
+    assert total.loc["gpt2 (candidates)", ["source", "model", "method"]].tolist() == ["reproduction", "gpt2", "candidates"]
+    assert total.loc["Bb (paper)", ["source", "model", "method"]].tolist() == ["paper", "bert-base-cased", "masked"]
+    assert list(tidy.columns) == T.TABLE2_COLUMNS
 
 
 def test_precision_curve_equals_a_plain_macro_p_at_k():
@@ -76,7 +80,7 @@ def test_filter_counts_per_dataset_and_system():
     data = dataset([{"relation": "P1", "obj_label": "x"}, {"relation": "P1", "obj_label": "y"}])
     facts = T.scored_facts(data, scores("m", "masked", {"r0": 1, "r1": None}))
     table = T.filter_counts_table({"trex": {"lines": 2, "duplicate": 0}}, facts)
-    got = {(r.model, r.filter): r.facts for r in table.itertuples()}
+    got = {(r.system, r.filter): r.facts for r in table.itertuples()}
     assert got == {("dataset", "lines"): 2, ("dataset", "duplicate"): 0, ("m", "not_single_token"): 1, ("m", "kept"): 1}
 
 

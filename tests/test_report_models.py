@@ -15,10 +15,12 @@ from lmprobes.report.models import (
     input_tables,
     leaderboard,
     model_summary,
+    models_latex,
+    models_markdown,
     write_model_summary,
 )
 
-LAMA_COLUMNS = ["source", "corpus", "row", "model", "p1", "n_facts", "n_kept", "n_relations"]
+LAMA_COLUMNS = ["source", "corpus", "row", "system", "model", "method", "p1", "n_facts", "n_kept", "n_relations"]
 BLIMP_COLUMNS = ["table", "source", "reference", "model", "method", "category", "paradigm", "value", "n"]
 ZERO_COLUMNS = ["table", "task", "source", "flavour", "system", "model", "method", "accuracy", "chance", "n_items",
                 "n_kept", "n_multi_piece", "n_ties"]
@@ -34,20 +36,22 @@ def write_csv(path: Path, columns: list[str], rows: list[dict]) -> None:
 
 
 def lama_rows() -> list[dict]:
-    def row(corpus, line, model, p1, source="reproduction"):
-        return {"source": source, "corpus": corpus, "row": line, "model": model, "p1": p1, "n_facts": 10,
-                "n_kept": 9, "n_relations": 3}
+    def row(corpus, line, system, model, method, p1, source="reproduction"):
+        return {"source": source, "corpus": corpus, "row": line, "system": system, "model": model, "method": method,
+                "p1": p1, "n_facts": 10, "n_kept": 9, "n_relations": 3}
     return [
-        row("google_re", "birth-place", "bert", 99.0),
-        row("google_re", "Total", "bert", 11.5),
-        row("trex", "1-1", "bert", 70.0),
-        row("trex", "Total", "bert", 30.0),
-        row("trex", "Total", "Freq", 22.0),
-        row("trex", "Total", "gpt2 (left_context)", 5.0),
-        row("trex", "Total", "gpt2 (candidates)", 9.0),
-        row("google_re", "Total", "gpt2 (candidates)", 3.0),
-        row("trex", "Total", "Bb (paper)", 31.1, source="paper"),
-        row("trex_raw", "Total", "bert", 20.0),
+        row("google_re", "birth-place", "bert", "bert", "masked", 99.0),
+        row("google_re", "Total", "bert", "bert", "masked", 11.5),
+        row("trex", "1-1", "bert", "bert", "masked", 70.0),
+        row("trex", "Total", "bert", "bert", "masked", 30.0),
+        row("trex", "Total", "Freq", "Freq", "freq", 22.0),
+        row("trex", "Total", "gpt2 (left_context)", "gpt2", "left_context", 5.0),
+        row("trex", "Total", "gpt2 (candidates)", "gpt2", "candidates", 9.0),
+        row("google_re", "Total", "gpt2 (candidates)", "gpt2", "candidates", 3.0),
+        row("trex", "Total", "Bb (paper)", "bert-base-cased", "masked", 31.1, source="paper"),
+        row("trex_raw", "Total", "bert", "bert", "masked", 20.0),
+        # A slug with parentheses is read from the model column, never parsed out of the label.
+        row("trex", "Total", "roberta (v2)", "roberta (v2)", "masked", 4.0),
     ]
 
 
@@ -87,6 +91,7 @@ def curve_rows() -> list[dict]:
         row("property_conjunction", "bert", mc_qa_ws=40.0, mc_qa_max=45.0),
         row("age_comparison", "bert", zero_shot=60.0, mlp_ws=70.0, mlp_max=80.0),
         row("age_comparison", "mlm_baseline", mlp_ws=11.0, mlp_max=12.0),
+        {**row("age_comparison", "bert", mlp_ws=61.0, mlp_max=62.0), "flavour": "generated"},
     ]
 
 
@@ -156,6 +161,12 @@ def test_every_picked_value_matches_the_hand_written_table(tables):
     assert summary["stand_in"].tolist() == [False, False, True]
 
 
+def test_lama_model_and_method_are_read_from_their_columns(tables):
+    summary = model_summary(tables, ["roberta (v2)"], set())
+    assert cell(summary, "roberta (v2)", "lama: method") == "masked"
+    assert cell(summary, "roberta (v2)", "lama: P@1 trex") == 4.0
+
+
 def test_unscored_cells_are_nan_and_unread_metrics_absent(tables):
     summary = model_summary(tables, MODELS, set())
     assert math.isnan(cell(summary, "gpt2", "lama: P@1 google_re"))  # only its non-preferred method has it
@@ -177,6 +188,7 @@ def test_column_order_follows_suites_and_paper(tables):
     assert olmpics == ["olmpics: method", "olmpics: zero-shot age_comparison",
                        "olmpics: zero-shot age_comparison [generated]", "olmpics: zero-shot always_never",
                        "olmpics: age_comparison MLP WS", "olmpics: age_comparison MLP MAX",
+                       "olmpics: age_comparison MLP WS [generated]", "olmpics: age_comparison MLP MAX [generated]",
                        "olmpics: property_conjunction MC-QA WS", "olmpics: property_conjunction MC-QA MAX"]
 
 
@@ -242,6 +254,36 @@ def test_files_banner_long_csv_and_determinism(tables, tmp_path):
     assert not by_key.loc[("bert", "blimp", "overall"), "stand_in"]
     assert not (long["model"] == "tiny-x").any()  # nothing scored: no rows
     assert len(long) == int(summary.drop(columns=["model", "stand_in"]).select_dtypes("number").notna().sum().sum())
+
+
+def markdown_block(text: str, title: str) -> pd.DataFrame:
+    """The Markdown table under ``## title`` read back as strings."""
+    lines = text.split(f"\n## {title}\n\n", 1)[1].split("\n\n", 1)[0].splitlines()
+    cells = [[cell.strip() for cell in line.strip("|").split("|")] for line in lines]
+    return pd.DataFrame(cells[2:], columns=cells[0])
+
+
+def test_olmpics_prints_zero_shot_by_task_and_curves_by_model_and_task(tables):
+    summary = model_summary(tables, MODELS, set())
+    text = models_markdown(summary)
+    assert "\n## oLMpics\n" not in text
+    zero = markdown_block(text, "oLMpics: zero-shot").set_index("model")
+    assert zero.columns.tolist() == ["stand_in", "method", "age_comparison", "age_comparison [generated]", "always_never"]
+    assert zero.loc["bert", ["method", "age_comparison", "always_never"]].tolist() == ["mc_mlm", "60.0", "20.0"]
+    assert zero.loc["gpt2", ["method", "age_comparison"]].tolist() == ["candidates", "52.0"]
+    curves = markdown_block(text, "oLMpics: learning curves")
+    assert curves.columns.tolist() == ["model", "stand_in", "task", "MLP WS", "MLP MAX", "MC-QA WS", "MC-QA MAX"]
+    # One line per (model, task) with a curve; every value is the summary's cell.
+    assert curves[["model", "task"]].values.tolist() == [
+        ["bert", "age_comparison"], ["bert", "age_comparison [generated]"], ["bert", "property_conjunction"]]
+    for line in curves.to_dict("records"):
+        for label in ("MLP WS", "MLP MAX", "MC-QA WS", "MC-QA MAX"):
+            task, flavour = (line["task"].split(" [") + [""])[:2]
+            name = f"olmpics: {task} {label}" + (f" [{flavour}" if flavour else "")
+            value = cell(summary, line["model"], name) if name in summary.columns else math.nan
+            assert line[label] == ("" if math.isnan(value) else f"{value:.1f}"), (line["model"], name)
+    latex = models_latex(summary)
+    assert "\\label{tab:models-olmpics-zero-shot}" in latex and "\\label{tab:models-olmpics-learning-curves}" in latex
 
 
 def test_no_banner_without_stand_ins(tables, tmp_path):

@@ -180,12 +180,12 @@ def write_csv(path: Path, rows: list[dict]) -> None:
 def tables(tmp_path) -> Path:
     root = tmp_path / "tables"
     write_csv(root / "lama/table2.csv", [
-        {"source": "reproduction", "corpus": "trex", "row": "Total", "model": "Freq", "p1": 8.5, "n_facts": 40,
-         "n_kept": 30, "n_relations": 2},
-        {"source": "reproduction", "corpus": "trex", "row": "Total", "model": "bert-base-cased", "p1": 31.0,
-         "n_facts": 40, "n_kept": 29, "n_relations": 2},
-        {"source": "paper", "corpus": "trex", "row": "Total", "model": "Bb (paper)", "p1": 31.1, "n_facts": 34039,
-         "n_kept": None, "n_relations": 41},
+        {"source": "reproduction", "corpus": "trex", "row": "Total", "system": "Freq", "model": "Freq", "method": "freq",
+         "p1": 8.5, "n_facts": 40, "n_kept": 30, "n_relations": 2},
+        {"source": "reproduction", "corpus": "trex", "row": "Total", "system": "bert-base-cased",
+         "model": "bert-base-cased", "method": "masked", "p1": 31.0, "n_facts": 40, "n_kept": 29, "n_relations": 2},
+        {"source": "paper", "corpus": "trex", "row": "Total", "system": "Bb (paper)", "model": "bert-base-cased",
+         "method": "masked", "p1": 31.1, "n_facts": 34039, "n_kept": None, "n_relations": 41},
     ])
     blimp = {"table": "table3", "source": "reproduction", "reference": "", "paradigm": "", "n": 67}
     write_csv(root / "blimp/table3.csv", [

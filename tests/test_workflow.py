@@ -363,12 +363,13 @@ def test_lama_release_to_scores(demo, tmp_path, lama_release_writer):
     # tiny-bert is uncased: a capitalised label never re-joins to itself, so LAMA skips it.
     assert set(trex_scores["skip_reason"]) <= {"not_single_token", "not_in_common_vocab", "duplicate"}
     filters = pd.read_csv(demo / "results/tables/lama/filters.csv")
-    fired = filters[filters["model"] == "dataset"].groupby("filter")["facts"].sum()
+    fired = filters[filters["system"] == "dataset"].groupby("filter")["facts"].sum()
     for name in ("too_long", "not_in_common_vocab", "judgment_rejected", "duplicate"):
         assert fired[name] == 1, name  # the fixture has one fact for each filter
-    assert filters.query("model == 'tiny-bert' and filter == 'not_single_token'")["facts"].sum() >= 1
+    assert filters.query("system == 'tiny-bert' and filter == 'not_single_token'")["facts"].sum() >= 1
     table2 = pd.read_csv(demo / "results/tables/lama/table2.csv")
-    assert {"Freq", "tiny-bert", "tiny-gpt2 (left_context)", "tiny-gpt2 (candidates)", "Bb (paper)"} <= set(table2["model"])
+    assert {"Freq", "tiny-bert", "tiny-gpt2 (left_context)", "tiny-gpt2 (candidates)", "Bb (paper)"} <= set(table2["system"])
+    assert set(zip(table2["model"], table2["method"])) >= {("tiny-gpt2", "left_context"), ("tiny-gpt2", "candidates")}
     assert "| google_re | birth-place |" in (demo / "results/tables/lama/table2.md").read_text()
     assert (demo / "results/plots/lama/precision_at_k.png").stat().st_size > 0
     assert "data.zip" in (demo / "resources/sources/sources.lock.tsv").read_text()

@@ -29,6 +29,10 @@ alphabetically first), and names it in the column ``"<suite>: method"``:
   the sensitivity tests without threshold: CPRAG and ROLE "prefer good" (Tables 5, 9), NEG-136-SIMP
   affirmative/negative (Table 12), NEG-136-NAT by licensing and polarity (Table 14).
 
+The CSV is the summary as long records. The Markdown and LaTeX files print one table per suite,
+oLMpics two: its zero-shot accuracies (one column per task) and its learning-curve metrics, one line
+per (model, task) with a column per curve metric.
+
 Leaderboard rule: one headline per suite, each the mean of what the model has of
 
 - LAMA: ``P@1`` over the corpora present; BLiMP: ``overall``; oLMpics: the release zero-shot
@@ -43,6 +47,7 @@ across runs with different suites.
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import numpy as np
@@ -50,7 +55,6 @@ import pandas as pd
 
 from lmprobes.io import atomic_path, to_markdown, write_text
 from lmprobes.report.latex import to_booktabs
-from lmprobes.report.reproduced import split_system
 from lmprobes.suites.blimp.paradigms import CATEGORIES
 from lmprobes.suites.lama.release import CORPORA as LAMA_CORPORA
 from lmprobes.suites.olmpics.learning_tables import LEARNING_TABLES
@@ -160,23 +164,15 @@ def _flavoured(metric: pd.Series, flavour: pd.Series) -> pd.Series:
 
 def lama_records(tables: Path) -> pd.DataFrame | None:
     path = Path(tables) / "lama" / "table2.csv"
-    frame = _read(path, ["corpus", "row", "model"], ["p1"])
+    frame = _read(path, ["corpus", "row", "model", "method"], ["p1"])
     if frame is None:
         return None
-    frame = frame[(frame["row"] == "Total") & (frame["model"] != "Freq")]
-    systems = [_lama_system(name) for name in frame["model"]]
-    frame = frame.assign(model=[model for model, _ in systems], method=[method for _, method in systems])
+    frame = frame[(frame["row"] == "Total") & (frame["method"] != "freq")]
     frame = _one_method_per_model(frame, "lama")
     order = {corpus: i for i, corpus in enumerate(LAMA_CORPORA)}
     frame = frame.assign(_order=frame["corpus"].map(lambda c: (order.get(c, len(order)), c)))
     frame = frame.sort_values("_order", kind="stable")
     return _records(frame, "lama", "P@1 " + frame["corpus"], frame["method"], "p1")
-
-
-def _lama_system(system: str) -> tuple[str, str]:
-    """``gpt2 (left_context)`` -> (gpt2, left_context); a masked model's system is its slug."""
-    model, method = split_system(system)
-    return model, method or "masked"
 
 
 def blimp_records(tables: Path) -> pd.DataFrame | None:
@@ -370,26 +366,75 @@ def suite_frame(summary: pd.DataFrame, suite: str) -> pd.DataFrame:
     return frame.rename(columns={name: name.split(": ", 1)[1] for name in chosen})
 
 
+def suite_blocks(summary: pd.DataFrame, suite: str) -> list[tuple[str, pd.DataFrame]]:
+    """The printed tables of one suite as (title, frame); none when the suite has no column.
+
+    oLMpics prints two: the zero-shot accuracies (one column per task) and the learning-curve
+    metrics with one row per (model, task), so neither grows a column per task and curve metric.
+    """
+    if not suite_columns(summary, suite):
+        return []
+    title = SUITE_TITLES[suite]
+    if suite != "olmpics":
+        return [(title, suite_frame(summary, suite))]
+    frame = suite_frame(summary, suite)
+    curve_names = [name for name in frame.columns[2:] if _curve_metric(name)]
+    zero_names = [name for name in frame.columns[2:] if name != METHOD and name not in curve_names]
+    blocks = []
+    if zero_names:
+        zero = frame[["model", STAND_IN, *[METHOD] * (METHOD in frame.columns), *zero_names]]
+        blocks.append((f"{title}: zero-shot", zero.rename(columns=lambda name: name.removeprefix("zero-shot "))))
+    if curve_names:
+        blocks.append((f"{title}: learning curves", _curves_by_task(frame, curve_names)))
+    return blocks
+
+
+def _curve_metric(name: str) -> tuple[str, str] | None:
+    """``age_comparison MLP WS [generated]`` -> (``age_comparison [generated]``, ``MLP WS``), else None."""
+    base, bracket, flavour = name.partition(" [")
+    for label in CURVE_LABELS.values():
+        if base.endswith(f" {label}"):
+            return base.removesuffix(f" {label}") + bracket + flavour, label
+    return None
+
+
+def _curves_by_task(frame: pd.DataFrame, names: list[str]) -> pd.DataFrame:
+    """Curve metrics as rows (model, stand_in, task), one column per curve label present."""
+    parsed = {name: _curve_metric(name) for name in names}
+    tasks = list(dict.fromkeys(task for task, _ in parsed.values()))
+    labels = [label for label in CURVE_LABELS.values() if any(label == got for _, got in parsed.values())]
+    records = []
+    for row in frame.to_dict("records"):
+        for task in tasks:
+            values = {label: row[name] for name, (got, label) in parsed.items() if got == task}
+            if any(pd.notna(value) for value in values.values()):
+                records.append({"model": row["model"], STAND_IN: row[STAND_IN], "task": task, **values})
+    return pd.DataFrame.from_records(records, columns=["model", STAND_IN, "task", *labels])
+
+
 def models_markdown(summary: pd.DataFrame) -> str:
     banner = stand_in_banner(summary)
     parts = [f"**{banner}**\n\n" if banner else "", "# Per-model summary across suites\n\n"]
     parts.append("Values in percent; one method per model and suite (the `method` column), see "
                  "lmprobes/report/models.py for which numbers are picked.\n")
     for suite in SUITES:
-        if suite_columns(summary, suite):
-            parts.append(f"\n## {SUITE_TITLES[suite]}\n\n{to_markdown(suite_frame(summary, suite))}")
+        for title, frame in suite_blocks(summary, suite):
+            parts.append(f"\n## {title}\n\n{to_markdown(frame)}")
     return "".join(parts)
 
 
 def models_latex(summary: pd.DataFrame) -> str:
     banner = stand_in_banner(summary)
     tables = [
-        to_booktabs(suite_frame(summary, suite), caption=f"{SUITE_TITLES[suite]}: per-model summary (%)",
-                    label=f"tab:models-{suite}", note=banner)
-        for suite in SUITES if suite_columns(summary, suite)
+        to_booktabs(frame, caption=f"{title}: per-model summary (%)", label=f"tab:models-{_label(title)}", note=banner)
+        for suite in SUITES for title, frame in suite_blocks(summary, suite)
     ]
     return "\n".join(tables) if tables else to_booktabs(summary[["model", STAND_IN]], caption="Models",
                                                          label="tab:models", note=banner)
+
+
+def _label(title: str) -> str:
+    return re.sub(r"[^a-z0-9]+", "-", title.lower()).strip("-")
 
 
 def leaderboard_markdown(board: pd.DataFrame, banner: str) -> str:

@@ -112,15 +112,15 @@ def _empty() -> pd.DataFrame:
 def lama_reproduced(tables: Path, systems: dict[str, str]) -> pd.DataFrame:
     """Table 2 P@1 per mapped system (matched on the table's system name), and the dataset sizes."""
     path = tables / TABLE_FILES["lama"][0]
-    frame = _read_table(path, ["corpus", "row", "model", "p1", "n_kept", "n_relations"])
+    frame = _read_table(path, ["corpus", "row", "system", "p1", "n_kept", "n_relations"])
     if frame is None:
         return _empty()
     item = frame["corpus"] + "/" + frame["row"]
     parts = []
     for paper_system, ours in systems.items():
-        mine = frame["model"] == ours
+        mine = frame["system"] == ours
         parts.append(_rows("lama", "table2", item[mine], "P@1", paper_system, ours, frame.loc[mine, "p1"]))
-    freq = frame["model"] == LAMA_FREQ
+    freq = frame["system"] == LAMA_FREQ
     for name, label in (("n_kept", "#Facts"), ("n_relations", "#Rel")):
         parts.append(_rows("lama", "table2", item[freq], label, DATASET, DATASET, frame.loc[freq, name]))
     return pd.concat(parts, ignore_index=True)

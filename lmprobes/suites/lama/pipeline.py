@@ -165,12 +165,12 @@ def make_tables(datasets: list[Path], scores: list[Path], published: Path, paper
         if metric == "p1":
             tidy = T.with_published(tidy, published_table)
         _write(outdir, name, tidy, T.table2_wide(tidy, corpora))
-    _write(outdir, "relations", relations, relations.drop(columns=["relation_label"]))
+    _write(outdir, "relations", relations, relations.drop(columns=["relation_label", "model", "method"]))
     counts = {corpus: read_metadata(p)["filter_counts"] for corpus, p in zip(corpora, datasets)}
     filters = T.filter_counts_table(counts, facts)
     _write(outdir, "filters", filters, T.filter_counts_wide(filters), floatfmt=".0f")
     examples = T.example_generations(facts, T.example_system(facts, qualitative_model), ["trex", "conceptnet"], seed)
-    paper = pd.read_csv(paper_examples, sep="\t").assign(model="bert-large-cased (paper)", rank=pd.NA)
+    paper = pd.read_csv(paper_examples, sep="\t").assign(system="bert-large-cased (paper)", rank=pd.NA)
     _write(outdir, "table3", pd.concat([examples, paper[examples.columns]], ignore_index=True))
     precision_curve_figure(T.precision_curve(facts), plot)
 

@@ -15,7 +15,7 @@ from lmprobes.io import atomic_path  # noqa: E402
 
 def precision_curve_figure(curve: pd.DataFrame, out: Path, corpus_label: str = "T-REx") -> None:
     fig, ax = plt.subplots(figsize=(6, 4), constrained_layout=True)
-    for system, group in curve.groupby("model", sort=True):
+    for system, group in curve.groupby("system", sort=True):
         style = "--" if system == "Freq" else "-"
         ax.plot(group["k"], group["p_at_k"], style, label=system)
     ax.set_xscale("log")

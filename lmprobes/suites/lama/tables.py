@@ -5,7 +5,9 @@ model's ``name (left_context)`` and ``name (candidates)``, and the ``Freq`` base
 the objects of each relation by how often they are the object of its facts (in the facts that
 pass the model-independent filters; ties broken alphabetically, so P@1 is never shared).
 Relation scores are means over kept facts; corpus and relation-type scores are unweighted means
-over relations (macro), as in the paper's Table 2.
+over relations (macro), as in the paper's Table 2. Every table names a system by its label in
+``system``; the tables aggregated per system (Table 2, relations) also carry its ``model`` and
+``method`` apart, so nothing downstream parses a label.
 """
 
 from __future__ import annotations
@@ -21,9 +23,11 @@ FREQ = "Freq"
 GOOGLE_RE_ROWS = {"place_of_birth": "birth-place", "date_of_birth": "birth-date", "place_of_death": "death-place"}
 TYPED_CORPORA = ("trex", "trex_raw", "wikidata_fresh")
 RELATION_TYPES = ("1-1", "N-1", "N-M")
-TABLE2_COLUMNS = ["source", "corpus", "row", "model", "p1", "n_facts", "n_kept", "n_relations"]
+TABLE2_COLUMNS = ["source", "corpus", "row", "system", "model", "method", "p1", "n_facts", "n_kept", "n_relations"]
 PAPER_SYSTEMS = {"Freq": "Freq (paper)", "Txl": "Txl (paper)", "bert-base-cased": "Bb (paper)",
                  "bert-large-cased": "Bl (paper)"}
+# How the paper queried each of its systems: Transformer-XL is a left-to-right LM (Petroni et al., Section 2.1).
+PAPER_METHODS = {"Freq": "freq", "Txl": "left_context", "bert-base-cased": "masked", "bert-large-cased": "masked"}
 FACT_COLUMNS = ["row_id", "corpus", "relation", "relation_label", "relation_type", "sub_label", "obj_label", "query"]
 
 
@@ -70,7 +74,7 @@ def per_relation(facts: pd.DataFrame) -> pd.DataFrame:
         mrr=reciprocal_rank(kept["rank_raw"]),
         p1_filtered=precision_at(kept["rank_filtered"], 1),
     )
-    keys = ["system", "corpus", "relation"]
+    keys = ["system", "model", "method", "corpus", "relation"]
     means = per_fact.groupby(keys, sort=True)[["p1", "p10", "mrr", "p1_filtered"]].mean() * 100.0
     n_kept = per_fact.groupby(keys, sort=True).size().rename("n_kept")
     lines = facts.groupby(keys, sort=True).agg(
@@ -84,11 +88,11 @@ def per_relation(facts: pd.DataFrame) -> pd.DataFrame:
 def table2(relations: pd.DataFrame, metric: str = "p1") -> pd.DataFrame:
     """Mean P@1 (%) per corpus, Google-RE per relation, typed corpora per relation type, Total."""
     records = []
-    for (system, corpus), group in relations.groupby(["system", "corpus"], sort=False):
+    for (system, model, method, corpus), group in relations.groupby(["system", "model", "method", "corpus"], sort=False):
         scored = group[group["n_kept"] > 0]
         for row, subset in _table2_rows(corpus, scored):
             records.append({
-                "source": "reproduction", "corpus": corpus, "row": row, "model": system,
+                "source": "reproduction", "corpus": corpus, "row": row, "system": system, "model": model, "method": method,
                 "p1": float(subset[metric].mean()) if len(subset) else np.nan,
                 "n_facts": int(subset["n_facts"].sum()), "n_kept": int(subset["n_kept"].sum()),
                 "n_relations": len(subset),
@@ -108,8 +112,8 @@ def _table2_rows(corpus: str, scored: pd.DataFrame):
 
 def with_published(ours: pd.DataFrame, published: pd.DataFrame) -> pd.DataFrame:
     paper = published[published["model"].isin(PAPER_SYSTEMS)]
-    paper = paper.assign(source="paper", model=paper["model"].map(PAPER_SYSTEMS), p1=paper["value"],
-                         n_kept=np.nan)
+    paper = paper.assign(source="paper", system=paper["model"].map(PAPER_SYSTEMS),
+                         method=paper["model"].map(PAPER_METHODS), p1=paper["value"], n_kept=np.nan)
     return pd.concat([ours, paper[TABLE2_COLUMNS]], ignore_index=True)
 
 
@@ -117,10 +121,10 @@ def table2_wide(tidy: pd.DataFrame, corpora: list[str]) -> pd.DataFrame:
     """The paper's layout: one line per (corpus, row), one column per system, paper columns last."""
     tidy = tidy[tidy["corpus"].isin(corpora)]
     ours = tidy[tidy["source"] == "reproduction"]
-    systems = [FREQ] * (FREQ in set(ours["model"])) + sorted(set(ours["model"]) - {FREQ})
-    systems += [s for s in PAPER_SYSTEMS.values() if s in set(tidy["model"])]
-    freq = ours[ours["model"] == FREQ].set_index(["corpus", "row"])
-    wide = tidy.pivot(index=["corpus", "row"], columns="model", values="p1")
+    systems = [FREQ] * (FREQ in set(ours["system"])) + sorted(set(ours["system"]) - {FREQ})
+    systems += [s for s in PAPER_SYSTEMS.values() if s in set(tidy["system"])]
+    freq = ours[ours["system"] == FREQ].set_index(["corpus", "row"])
+    wide = tidy.pivot(index=["corpus", "row"], columns="system", values="p1")
     order = [(c, r) for c in corpora for r in _row_order(c) if (c, r) in wide.index]
     wide = wide.reindex(index=order, columns=[s for s in systems if s in wide.columns])
     # Lines read, and facts left by the model-independent filters (the paper's #Facts).
@@ -147,26 +151,26 @@ def precision_curve(facts: pd.DataFrame, corpus: str = "trex", ks=range(1, 101))
         relations = group["relation"].to_numpy()
         for k in ks:
             per_relation = pd.Series(ranks <= k).groupby(relations).mean()
-            records.append({"model": system, "k": k, "p_at_k": 100.0 * float(per_relation.mean())})
-    return pd.DataFrame.from_records(records, columns=["model", "k", "p_at_k"])
+            records.append({"system": system, "k": k, "p_at_k": 100.0 * float(per_relation.mean())})
+    return pd.DataFrame.from_records(records, columns=["system", "k", "p_at_k"])
 
 
 def filter_counts_table(dataset_counts: dict[str, dict], facts: pd.DataFrame) -> pd.DataFrame:
     """Facts each filter removes: the model-independent ones per corpus (``dataset``), then what each
     system skips on top of them and keeps."""
     records = [
-        {"corpus": corpus, "model": "dataset", "filter": name, "facts": int(value)}
+        {"corpus": corpus, "system": "dataset", "filter": name, "facts": int(value)}
         for corpus, counts in dataset_counts.items() for name, value in counts.items()
     ]
     for (corpus, system), group in facts[facts["system"] != FREQ].groupby(["corpus", "system"], sort=True):
         reasons = group.loc[~group["kept"], "skip_reason"].value_counts().sort_index()
-        records += [{"corpus": corpus, "model": system, "filter": r, "facts": int(n)} for r, n in reasons.items()]
-        records.append({"corpus": corpus, "model": system, "filter": "kept", "facts": int(group["kept"].sum())})
-    return pd.DataFrame.from_records(records, columns=["corpus", "model", "filter", "facts"])
+        records += [{"corpus": corpus, "system": system, "filter": r, "facts": int(n)} for r, n in reasons.items()]
+        records.append({"corpus": corpus, "system": system, "filter": "kept", "facts": int(group["kept"].sum())})
+    return pd.DataFrame.from_records(records, columns=["corpus", "system", "filter", "facts"])
 
 
 def filter_counts_wide(tidy: pd.DataFrame) -> pd.DataFrame:
-    wide = tidy.pivot_table(index=["corpus", "model"], columns="filter", values="facts", aggfunc="first", sort=False)
+    wide = tidy.pivot_table(index=["corpus", "system"], columns="filter", values="facts", aggfunc="first", sort=False)
     first = ["lines", "too_long", "not_single_token", "not_in_common_vocab", "judgment_rejected", "duplicate"]
     columns = [c for c in first if c in wide.columns] + sorted(set(wide.columns) - set(first) - {"kept"})
     columns += ["kept"] if "kept" in wide.columns else []
@@ -194,5 +198,5 @@ def example_generations(facts: pd.DataFrame, system: str, corpora: list[str], se
         fact = rows.iloc[random.Random(f"{seed}:{corpus}:{relation}").randrange(len(rows))]
         generation = ", ".join(f"{t} [{v:.1f}]" for t, v in zip(fact["top_tokens"][:n_top], fact["top_logprobs"][:n_top]))
         records.append({"corpus": corpus, "relation": relation, "query": fact["query"], "answer": fact["obj_label"],
-                        "rank": int(fact["rank_raw"]), "generation": generation, "model": system})
-    return pd.DataFrame.from_records(records, columns=["corpus", "relation", "query", "answer", "rank", "generation", "model"])
+                        "rank": int(fact["rank_raw"]), "generation": generation, "system": system})
+    return pd.DataFrame.from_records(records, columns=["corpus", "relation", "query", "answer", "rank", "generation", "system"])
