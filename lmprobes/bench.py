@@ -163,7 +163,7 @@ def benchmarks(lm: LM, items: list[Item]) -> list[tuple[str, Callable[[list[Item
         return [[word_ids(tok, i.word, sentence_initial=first_word).first_id] for i in batch]
 
     if lm.family == "masked":
-        texts = lambda batch: [masked_text(i, tok.mask_token) for i in batch]  # noqa: E731
+        texts = lambda batch: [masked_text(i, tok.mask_token) for i in batch]
         return [
             (
                 "mask_predictions",

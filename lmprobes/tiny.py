@@ -19,10 +19,10 @@ from tokenizers import AddedToken, Tokenizer, decoders, models, normalizers, pre
 from transformers import (
     BertConfig,
     BertForMaskedLM,
+    BertTokenizer,
     GPT2Config,
     GPT2LMHeadModel,
     GPT2Tokenizer,
-    BertTokenizer,
     RobertaConfig,
     RobertaForMaskedLM,
     RobertaTokenizer,

@@ -27,7 +27,6 @@ import pandas as pd
 import pyarrow as pa
 import pytest
 import yaml
-from loopback import send, serve_http
 from snakemake.exceptions import WorkflowError
 from snakemake.utils import validate
 
@@ -45,6 +44,7 @@ from lmprobes.suites.olmpics import pipeline as olmpics_pipeline
 from lmprobes.suites.olmpics.release import ReleaseError, read_release
 from lmprobes.suites.olmpics.schema import SCHEMA as OLMPICS_SCHEMA
 from lmprobes.suites.olmpics.wordnet import WordNetError, load_wordnet
+from loopback import send, serve_http
 
 ROOT = Path(__file__).resolve().parents[1]
 DATA = ROOT / "tests" / "data"

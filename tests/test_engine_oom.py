@@ -8,8 +8,7 @@ import logging
 import pytest
 import torch
 
-from lmprobes.engine import mask_predictions, sequence_logprobs
-from lmprobes.engine import packing, runner
+from lmprobes.engine import mask_predictions, packing, runner, sequence_logprobs
 
 TEXTS = [
     "The cat sat on the mat.",

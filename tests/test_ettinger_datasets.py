@@ -10,7 +10,6 @@ from lmprobes.suites.ettinger import datasets as D
 from lmprobes.suites.ettinger.pipeline import make_dataset
 
 
-
 @pytest.fixture(scope="module")
 def cprag(ettinger_tsvs):
     return D.build_dataset("cprag", ettinger_tsvs["cprag"], shuffles=5, seed=7)

@@ -27,10 +27,10 @@ from http.server import BaseHTTPRequestHandler
 from pathlib import Path
 
 import pytest
-from loopback import Responder, announce, fake_server, send, serve, status
 
 from lmprobes import sources
 from lmprobes.sources import BadArchiveError, ChecksumError, SourceError, fetch, safe_extract
+from loopback import Responder, announce, fake_server, send, serve, status
 
 DATA = bytes(range(256)) * 400  # 100 KiB: several CHUNK_SIZE chunks
 DATA_SHA = hashlib.sha256(DATA).hexdigest()

@@ -32,7 +32,6 @@ import pytest
 import yaml
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from loopback import send, serve_http
 from snakemake.exceptions import WorkflowError
 from snakemake.utils import validate
 
@@ -44,6 +43,7 @@ from lmprobes.suites.lama.conceptnet import ConceptNetError, iter_english_edges
 from lmprobes.suites.lama.wikidata import SparqlClient, WikidataError, WikidataResponseError, cache_key
 from lmprobes.suites.olmpics.release import ReleaseError, read_release
 from lmprobes.suites.olmpics.wordnet import WordNetError, load_wordnet
+from loopback import send, serve_http
 
 ROOT = Path(__file__).resolve().parents[1]
 DATA = ROOT / "tests" / "data"

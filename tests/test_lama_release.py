@@ -4,6 +4,7 @@ import pytest
 
 from lmprobes.suites.lama import release as R
 
+
 @pytest.fixture
 def release(tmp_path, lama_release_writer):
     return lama_release_writer(tmp_path)

@@ -5,14 +5,13 @@ from __future__ import annotations
 import json
 import threading
 from collections.abc import Callable
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from http.server import BaseHTTPRequestHandler
 from pathlib import Path
 from urllib.parse import parse_qs
 
 import pandas as pd
 import pytest
-from loopback import send, serve_http
 import requests
 
 from lmprobes.suites.lama.wikidata import (
@@ -25,6 +24,7 @@ from lmprobes.suites.lama.wikidata import (
     retry_after_seconds,
     valid_objects,
 )
+from loopback import send, serve_http
 
 UA = "lmprobes-tests/0.1 (https://example.org/lmprobes; tests@example.org)"
 UNREACHABLE = "http://127.0.0.1:9/sparql"  # discard port: nothing listens there
@@ -118,7 +118,7 @@ def make_client(tmp_path: Path, fake_time: FakeTime):
     clients: list[SparqlClient] = []
 
     def make(url: str, **options) -> SparqlClient:
-        settings = dict(cache_dir=tmp_path / "cache", user_agent=UA, timeout=5.0, retries=3, backoff=0.5)
+        settings = {"cache_dir": tmp_path / "cache", "user_agent": UA, "timeout": 5.0, "retries": 3, "backoff": 0.5}
         settings.update(options)
         client = SparqlClient(url, sleep=fake_time.sleep, clock=fake_time.clock, log=lambda message: None, **settings)
         clients.append(client)
@@ -255,7 +255,7 @@ def test_retry_after_accepts_an_http_date():
     response = requests.Response()
     response.status_code = 429
     response.headers["Retry-After"] = "Wed, 21 Oct 2026 07:28:05 GMT"
-    now = datetime(2026, 10, 21, 7, 28, 0, tzinfo=timezone.utc)
+    now = datetime(2026, 10, 21, 7, 28, 0, tzinfo=UTC)
     assert retry_after_seconds(response, now) == 5.0
     response.headers["Retry-After"] = "Wed, 21 Oct 2026 07:27:00 GMT"  # already past
     assert retry_after_seconds(response, now) == 0.0

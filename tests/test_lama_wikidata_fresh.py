@@ -13,9 +13,8 @@ from pathlib import Path
 
 import pandas as pd
 import pytest
-from fake_wdqs import FakeQueryService, empty_answer, recorded, recorded_service
-from loopback import serve_http
 
+from fake_wdqs import FakeQueryService, empty_answer, recorded, recorded_service
 from lmprobes.io import write_parquet
 from lmprobes.suites.lama.release import SCHEMA
 from lmprobes.suites.lama.wikidata import SparqlClient, relation_facts_query, sampled_relation_facts_query
@@ -26,6 +25,7 @@ from lmprobes.suites.lama.wikidata_fresh import (
     build_wikidata_fresh,
     wikidata_fresh_with_stats,
 )
+from loopback import serve_http
 
 DATA = Path(__file__).parent / "data" / "wikidata_fresh"
 RELATIONS = DATA / "relations.jsonl"
@@ -148,14 +148,14 @@ def test_second_run_over_the_cache_sends_nothing_and_gives_identical_bytes(servi
     write_parquet(second, tmp_path / "second.parquet", SCHEMA, {"seed": 0})
     assert (tmp_path / "first.parquet").read_bytes() == (tmp_path / "second.parquet").read_bytes()
     assert messages == [
-        "wikidata_fresh P19: 6 candidate statements, 5 subjects with a common-vocab object, 5 sampled, 5 kept; "
-        "3 queries (3 sent, 0 from cache)",
-        "wikidata_fresh P47: 5 candidate statements, 3 subjects with a common-vocab object, 3 sampled, 3 kept; "
-        "3 queries (3 sent, 0 from cache)",
-        "wikidata_fresh P19: 6 candidate statements, 5 subjects with a common-vocab object, 5 sampled, 5 kept; "
-        "3 queries (0 sent, 3 from cache)",
-        "wikidata_fresh P47: 5 candidate statements, 3 subjects with a common-vocab object, 3 sampled, 3 kept; "
-        "3 queries (0 sent, 3 from cache)",
+        ("wikidata_fresh P19: 6 candidate statements, 5 subjects with a common-vocab object, 5 sampled, 5 kept; "
+         "3 queries (3 sent, 0 from cache)"),
+        ("wikidata_fresh P47: 5 candidate statements, 3 subjects with a common-vocab object, 3 sampled, 3 kept; "
+         "3 queries (3 sent, 0 from cache)"),
+        ("wikidata_fresh P19: 6 candidate statements, 5 subjects with a common-vocab object, 5 sampled, 5 kept; "
+         "3 queries (0 sent, 3 from cache)"),
+        ("wikidata_fresh P47: 5 candidate statements, 3 subjects with a common-vocab object, 3 sampled, 3 kept; "
+         "3 queries (0 sent, 3 from cache)"),
     ]
 
 
@@ -275,6 +275,8 @@ def test_bad_options_are_refused(option, make_client):
 
 def test_no_facts_at_all_is_an_error(make_client):
     service = FakeQueryService({"P19": empty_answer()}, {}, empty_answer())
-    with serve_http(service.respond, keep_alive=True) as url:
-        with pytest.raises(ValueError, match="no wikidata_fresh facts for relations P19"):
-            build(make_client(f"{url}/sparql"), relations=["P19"])
+    with (
+        serve_http(service.respond, keep_alive=True) as url,
+        pytest.raises(ValueError, match="no wikidata_fresh facts for relations P19"),
+    ):
+        build(make_client(f"{url}/sparql"), relations=["P19"])

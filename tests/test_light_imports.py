@@ -11,6 +11,6 @@ CHECK = "import sys, {module}; print(sorted(m for m in ('torch', 'transformers')
 @pytest.mark.parametrize("module", ["lmprobes.suites.blimp.pipeline", "lmprobes.suites.ettinger.pipeline",
                                     "lmprobes.suites.lama.pipeline", "lmprobes.suites.olmpics.pipeline"])
 def test_pipeline_module_loads_without_torch(module):
-    run = subprocess.run([sys.executable, "-c", CHECK.format(module=module)], capture_output=True, text=True)
+    run = subprocess.run([sys.executable, "-c", CHECK.format(module=module)], capture_output=True, text=True, check=False)
     assert run.returncode == 0, run.stderr
     assert run.stdout.strip() == "[]"

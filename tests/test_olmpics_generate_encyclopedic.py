@@ -12,7 +12,6 @@ from urllib.parse import parse_qs
 import pandas as pd
 import pyarrow as pa
 import pytest
-from loopback import send, serve_http
 
 from lmprobes.suites.lama.wikidata import SparqlClient
 from lmprobes.suites.olmpics.generate_encyclopedic import (
@@ -22,6 +21,7 @@ from lmprobes.suites.olmpics.generate_encyclopedic import (
     generate_encyclopedic_composition,
 )
 from lmprobes.suites.olmpics.schema import SCHEMA
+from loopback import send, serve_http
 
 DATA = Path(__file__).parent / "data" / "olmpics_sources" / "wikidata"
 UA = "lmprobes-tests/0.1 (https://example.org/lmprobes; tests@example.org)"

@@ -13,7 +13,6 @@ from http.server import BaseHTTPRequestHandler
 from pathlib import Path
 
 import pytest
-from loopback import Responder, fake_server, send, serve, status
 
 from lmprobes import sources
 from lmprobes.sources import (
@@ -25,6 +24,7 @@ from lmprobes.sources import (
     safe_extract,
     sha256_of,
 )
+from loopback import Responder, fake_server, send, serve, status
 
 DATA = bytes(range(256)) * 400  # 100 KiB, more than one chunk
 DATA_SHA = hashlib.sha256(DATA).hexdigest()

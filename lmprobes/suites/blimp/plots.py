@@ -28,16 +28,16 @@ from pathlib import Path
 import matplotlib
 
 matplotlib.use("Agg")
-import matplotlib.pyplot as plt  # noqa: E402
-import numpy as np  # noqa: E402
-import pandas as pd  # noqa: E402
-from matplotlib.ticker import NullFormatter  # noqa: E402
+import matplotlib.pyplot as plt
+import numpy as np
+import pandas as pd
+from matplotlib.ticker import NullFormatter
 
-from lmprobes.io import atomic_path  # noqa: E402
-from lmprobes.suites.blimp.accuracy import category_accuracy, paradigm_accuracy  # noqa: E402
-from lmprobes.suites.blimp.methods import METHODS  # noqa: E402
-from lmprobes.suites.blimp.paradigms import CATEGORY_LABELS  # noqa: E402
-from lmprobes.suites.blimp.tables import system_label  # noqa: E402
+from lmprobes.io import atomic_path
+from lmprobes.suites.blimp.accuracy import category_accuracy, paradigm_accuracy
+from lmprobes.suites.blimp.methods import METHODS
+from lmprobes.suites.blimp.paradigms import CATEGORY_LABELS
+from lmprobes.suites.blimp.tables import system_label
 
 PARADIGM_SYSTEM_COLUMNS = ["system", "source", "model", "method", "paradigm", "category", "accuracy"]
 # Figure 1's order of the published systems.

@@ -93,8 +93,9 @@ def main(argv: list[str] | None = None) -> None:
         print(f"generated {args.rows:,} rows ({source.stat().st_size / 2**20:.0f} MiB) "
               f"in {time.perf_counter() - began:.1f} s")
         child = subprocess.run(
-            [sys.executable, "-c", "import sys; from lmprobes.suites.lama.conceptnet_bench import "
-             "measure_stream; measure_stream(sys.argv[1], sys.argv[2])", str(source), str(Path(tmp) / "edges.parquet")],
+            [sys.executable, "-c", ("import sys; from lmprobes.suites.lama.conceptnet_bench import "
+                                    "measure_stream; measure_stream(sys.argv[1], sys.argv[2])"),
+             str(source), str(Path(tmp) / "edges.parquet")],
             check=True, capture_output=True, text=True)
         result = json.loads(child.stdout.strip().splitlines()[-1])
     print(f"streamed {result['rows_read']:,} rows in {result['seconds']:.1f} s: "

@@ -229,11 +229,10 @@ def edges_from_conceptnet_lite(
     ``relations`` keeps those ConceptNet relation names. Returns ``{"english_edges": n}``."""
     db_path = Path(db_path)
     stats = {"english_edges": 0}
-    with atomic_path(out) as tmp:
-        with pq.ParquetWriter(tmp, EDGE_SCHEMA, compression="zstd", store_schema=False) as writer:
-            for batch in rechunk(edge_batches(db_path, relations), chunk_rows):
-                stats["english_edges"] += batch.num_rows
-                writer.write_batch(batch)
-            provenance = {**(metadata or {}), "stats": stats}
-            writer.add_key_value_metadata({METADATA_KEY: json.dumps(provenance, sort_keys=True, default=str).encode()})
+    with atomic_path(out) as tmp, pq.ParquetWriter(tmp, EDGE_SCHEMA, compression="zstd", store_schema=False) as writer:
+        for batch in rechunk(edge_batches(db_path, relations), chunk_rows):
+            stats["english_edges"] += batch.num_rows
+            writer.write_batch(batch)
+        provenance = {**(metadata or {}), "stats": stats}
+        writer.add_key_value_metadata({METADATA_KEY: json.dumps(provenance, sort_keys=True, default=str).encode()})
     return stats

@@ -10,10 +10,10 @@ import pandas as pd
 from lmprobes import __version__
 from lmprobes.io import read_metadata, read_parquet, write_parquet, write_table
 from lmprobes.suites.lama import tables as T
-from lmprobes.suites.lama.plots import precision_curve_figure
 from lmprobes.suites.lama.conceptnet import stream_to_parquet
 from lmprobes.suites.lama.conceptnet_gen import build_conceptnet_gen
 from lmprobes.suites.lama.conceptnet_lite import edges_from_conceptnet_lite
+from lmprobes.suites.lama.plots import precision_curve_figure
 from lmprobes.suites.lama.release import SCHEMA, build_corpus, filter_counts, load_common_vocab
 from lmprobes.suites.lama.trex_raw import build_trex_raw
 from lmprobes.suites.lama.wikidata import SparqlClient

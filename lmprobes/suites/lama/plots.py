@@ -7,10 +7,10 @@ from pathlib import Path
 import matplotlib
 
 matplotlib.use("Agg")
-import matplotlib.pyplot as plt  # noqa: E402
-import pandas as pd  # noqa: E402
+import matplotlib.pyplot as plt
+import pandas as pd
 
-from lmprobes.io import atomic_path  # noqa: E402
+from lmprobes.io import atomic_path
 
 
 def precision_curve_figure(curve: pd.DataFrame, out: Path, corpus_label: str = "T-REx") -> None:

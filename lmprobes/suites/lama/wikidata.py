@@ -29,8 +29,9 @@ import re
 import threading
 import time
 from collections.abc import Callable, Iterable
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
+from typing import Self
 
 import pandas as pd
 import requests
@@ -39,11 +40,11 @@ from lmprobes import sources
 from lmprobes.io import StrictJsonError, loads_strict, write_text
 from lmprobes.sources import (
     MAX_RETRY_AFTER,
+    Retryable,
     backoff_delay,
     content_length,
-    Retryable,
-    retry_after,
     http_timeouts,
+    retry_after,
 )
 
 logger = logging.getLogger("lmprobes.suites.lama.wikidata")
@@ -131,7 +132,7 @@ class SparqlClient:
     def close(self) -> None:
         self._session.close()
 
-    def __enter__(self) -> SparqlClient:
+    def __enter__(self) -> Self:
         return self
 
     def __exit__(self, *exc_info) -> None:
@@ -261,8 +262,8 @@ def _seconds_until_http_date(value: str, now: datetime | None = None) -> float |
     except (TypeError, ValueError):
         return None
     if when.tzinfo is None:
-        when = when.replace(tzinfo=timezone.utc)
-    delta = (when - (now or datetime.now(timezone.utc))).total_seconds()
+        when = when.replace(tzinfo=UTC)
+    delta = (when - (now or datetime.now(UTC))).total_seconds()
     return min(max(delta, 0.0), MAX_RETRY_AFTER)
 
 
@@ -286,7 +287,7 @@ def normalize_query(sparql: str) -> str:
 
 
 def cache_key(endpoint: str, sparql: str) -> str:
-    return hashlib.sha256(f"{endpoint}\n{normalize_query(sparql)}".encode("utf-8")).hexdigest()
+    return hashlib.sha256(f"{endpoint}\n{normalize_query(sparql)}".encode()).hexdigest()
 
 
 def flatten_bindings(key: str, response: dict) -> list[Row]:
@@ -347,7 +348,7 @@ def sampled_relation_facts_query(relation: str, *, limit: int, sample_seed: int 
     _check_relation(relation)
     _limit_clause(limit)
     if isinstance(sample_seed, bool) or not isinstance(sample_seed, int):
-        raise ValueError(f"sample_seed must be an integer, got {sample_seed!r}")
+        raise TypeError(f"sample_seed must be an integer, got {sample_seed!r}")
     return (
         PREFIXES
         + "PREFIX bd: <http://www.bigdata.com/rdf#>\n"

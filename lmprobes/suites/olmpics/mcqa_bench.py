@@ -16,7 +16,6 @@ import random
 import tempfile
 import time
 from collections.abc import Sequence
-from pathlib import Path
 
 import pandas as pd
 import torch

@@ -29,9 +29,9 @@ from lmprobes.suites.olmpics.objects_matrix import (
 )
 from lmprobes.suites.olmpics.plots import age_grid, plot_figure3
 from lmprobes.suites.olmpics.release import build_release
-from lmprobes.suites.olmpics.wordnet import load_wordnet
 from lmprobes.suites.olmpics.schema import SCHEMA, TASKS
 from lmprobes.suites.olmpics.tables import read_published, write_zero_shot, zero_shot_table
+from lmprobes.suites.olmpics.wordnet import load_wordnet
 
 log = logging.getLogger("lmprobes.olmpics")
 

@@ -16,13 +16,13 @@ from pathlib import Path
 import matplotlib
 
 matplotlib.use("Agg")
-import matplotlib.pyplot as plt  # noqa: E402
-import numpy as np  # noqa: E402
-import pandas as pd  # noqa: E402
-from matplotlib.colors import ListedColormap  # noqa: E402
+import matplotlib.pyplot as plt
+import numpy as np
+import pandas as pd
+from matplotlib.colors import ListedColormap
 
-from lmprobes.io import atomic_path  # noqa: E402
-from lmprobes.suites.olmpics.age import FIGURE3_PANELS  # noqa: E402
+from lmprobes.io import atomic_path
+from lmprobes.suites.olmpics.age import FIGURE3_PANELS
 
 GRID_COLUMNS = ["model", "method", "variant", "template_id", "a", "b", "prediction", "gold", "correct"]
 PANEL_TITLES = {
