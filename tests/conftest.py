@@ -18,6 +18,15 @@ CORPUS = Path(__file__).resolve().parents[1] / "resources" / "tiny" / "corpus.tx
 TEST_BATCH_TOKENS = 256
 
 
+@pytest.fixture(scope="module")
+def one_torch_thread():
+    """Tiny models run far faster on one thread than on two contended ones (a shared 2-core machine)."""
+    threads = torch.get_num_threads()
+    torch.set_num_threads(1)
+    yield
+    torch.set_num_threads(threads)
+
+
 @pytest.fixture(scope="session")
 def tiny_dir(tmp_path_factory: pytest.TempPathFactory) -> Callable[[str], Path]:
     """``tiny_dir(arch)``: the saved tiny model of ``arch``, built on first use."""

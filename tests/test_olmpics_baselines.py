@@ -27,19 +27,14 @@ from lmprobes.suites.olmpics.glove import read_glove
 from lmprobes.suites.olmpics.mcqa import seeded
 from lmprobes.suites.olmpics.schema import SCHEMA, make_item
 from lmprobes.suites.olmpics.training import CURVE_SCHEMA, accuracy, fit, with_overrides
+from olmpics_rows import related_word_rows
 
 FIXTURE = Path(__file__).parent / "data" / "glove" / "glove.6B.50d.txt"
 AGE = "A {a} year old person age is [MASK] than a {b} year old person ."
 WORDS = ["dog", "cat", "boat", "corn", "farmer", "doctor", "water", "church", "man", "crop", "band", "size"]
 
 
-@pytest.fixture(autouse=True, scope="module")
-def one_thread():
-    """Tiny models run far faster on one thread than on two contended ones (a shared 2-core machine)."""
-    threads = torch.get_num_threads()
-    torch.set_num_threads(1)
-    yield
-    torch.set_num_threads(threads)
+pytestmark = pytest.mark.usefixtures("one_torch_thread")
 
 
 @pytest.fixture(scope="module")
@@ -73,17 +68,7 @@ def age_rows(n_train: int, n_dev: int, seed: int = 0) -> pd.DataFrame:
 
 def copy_rows(n_train: int, n_dev: int, seed: int = 0) -> pd.DataFrame:
     """MC-QA rows whose answer is the choice repeating the question's word: trivially separable."""
-    rng = random.Random(seed)
-    rows = []
-    for split, count in (("train", n_train), ("dev", n_dev)):
-        for row in range(1, count + 1):
-            answer, *others = rng.sample(WORDS, 3)
-            choices = [answer, *others]
-            rng.shuffle(choices)
-            rows.append(make_item("property_conjunction", "release", "standard", split, row, id=f"{split}{row}",
-                                  stem=f"what is related to {answer}",
-                                  choices=choices, answer=choices.index(answer)))
-    return frame(rows)
+    return related_word_rows(n_train, n_dev, WORDS, seed=seed)
 
 
 # --- MLM-BASELINE features ----------------------------------------------------------------------------

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import random
-
 import pandas as pd
 import pytest
 import torch
@@ -20,32 +18,17 @@ from lmprobes.suites.olmpics.mcqa import (
 )
 from lmprobes.suites.olmpics.schema import SCHEMA, make_item
 from lmprobes.suites.olmpics.training import CURVE_SCHEMA, TRANSFORMER, with_overrides
+from olmpics_rows import related_word_rows
 
 WORDS = ["dog", "cat", "boat", "water", "church", "man", "farmer", "doctor", "corn", "crop", "bird", "tree"]
 FAST = with_overrides(TRANSFORMER, lr=1e-3, epochs=2, batch_size=4)
 
 
-@pytest.fixture(autouse=True, scope="module")
-def one_thread():
-    """Tiny models run far faster on one thread than on two contended ones (a shared 2-core machine)."""
-    threads = torch.get_num_threads()
-    torch.set_num_threads(1)
-    yield
-    torch.set_num_threads(threads)
+pytestmark = pytest.mark.usefixtures("one_torch_thread")
 
 
 def qa_rows(n_train: int, n_dev: int, seed: int = 0) -> pd.DataFrame:
-    rng = random.Random(seed)
-    rows = []
-    for split, count in (("train", n_train), ("dev", n_dev)):
-        for row in range(1, count + 1):
-            answer, *others = rng.sample(WORDS, 3)
-            choices = [answer, *others]
-            rng.shuffle(choices)
-            stem = f"what is related to {answer} and is usually located at {rng.choice(WORDS)}"
-            rows.append(make_item("property_conjunction", "release", "standard", split, row, id=f"{split}{row}",
-                                  stem=stem, choices=choices, answer=choices.index(answer)))
-    return pd.DataFrame.from_records(rows, columns=SCHEMA.names)
+    return related_word_rows(n_train, n_dev, WORDS, seed=seed, located=True)
 
 
 @pytest.fixture(scope="module")
