@@ -50,8 +50,8 @@ def lama_rows() -> list[dict]:
         row("google_re", "Total", "gpt2 (candidates)", "gpt2", "candidates", 3.0),
         row("trex", "Total", "Bb (paper)", "bert-base-cased", "masked", 31.1, source="paper"),
         row("trex_raw", "Total", "bert", "bert", "masked", 20.0),
-        # A slug with parentheses is read from the model column, never parsed out of the label.
-        row("trex", "Total", "roberta (v2)", "roberta (v2)", "masked", 4.0),
+        # Model and method come from their columns, never parsed out of the display label.
+        row("trex", "Total", "RoBERTa (ours)", "roberta-v2", "masked", 4.0),
     ]
 
 
@@ -162,9 +162,9 @@ def test_every_picked_value_matches_the_hand_written_table(tables):
 
 
 def test_lama_model_and_method_are_read_from_their_columns(tables):
-    summary = model_summary(tables, ["roberta (v2)"], set())
-    assert cell(summary, "roberta (v2)", "lama: method") == "masked"
-    assert cell(summary, "roberta (v2)", "lama: P@1 trex") == 4.0
+    summary = model_summary(tables, ["roberta-v2"], set())
+    assert cell(summary, "roberta-v2", "lama: method") == "masked"
+    assert cell(summary, "roberta-v2", "lama: P@1 trex") == 4.0
 
 
 def test_unscored_cells_are_nan_and_unread_metrics_absent(tables):
