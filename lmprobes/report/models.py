@@ -47,7 +47,6 @@ across runs with different suites.
 
 from __future__ import annotations
 
-import re
 from pathlib import Path
 
 import numpy as np
@@ -366,8 +365,8 @@ def suite_frame(summary: pd.DataFrame, suite: str) -> pd.DataFrame:
     return frame.rename(columns={name: name.split(": ", 1)[1] for name in chosen})
 
 
-def suite_blocks(summary: pd.DataFrame, suite: str) -> list[tuple[str, pd.DataFrame]]:
-    """The printed tables of one suite as (title, frame); none when the suite has no column.
+def suite_blocks(summary: pd.DataFrame, suite: str) -> list[tuple[str, str, pd.DataFrame]]:
+    """The printed tables of one suite as (key, title, frame); none when the suite has no column.
 
     oLMpics prints two: the zero-shot accuracies (one column per task) and the learning-curve
     metrics with one row per (model, task), so neither grows a column per task and curve metric.
@@ -375,22 +374,24 @@ def suite_blocks(summary: pd.DataFrame, suite: str) -> list[tuple[str, pd.DataFr
     if not suite_columns(summary, suite):
         return []
     title = SUITE_TITLES[suite]
-    if suite != "olmpics":
-        return [(title, suite_frame(summary, suite))]
     frame = suite_frame(summary, suite)
-    curve_names = [name for name in frame.columns[2:] if _curve_metric(name)]
-    zero_names = [name for name in frame.columns[2:] if name != METHOD and name not in curve_names]
+    if suite != "olmpics":
+        return [(suite, title, frame)]
+    curves = {name: parsed for name in frame.columns[2:] if (parsed := _curve_metric(name))}
+    zero_names = [name for name in frame.columns[2:] if name != METHOD and name not in curves]
     blocks = []
     if zero_names:
         zero = frame[["model", STAND_IN, *[METHOD] * (METHOD in frame.columns), *zero_names]]
-        blocks.append((f"{title}: zero-shot", zero.rename(columns=lambda name: name.removeprefix("zero-shot "))))
-    if curve_names:
-        blocks.append((f"{title}: learning curves", _curves_by_task(frame, curve_names)))
+        blocks.append((f"{suite}-zero-shot", f"{title}: zero-shot",
+                       zero.rename(columns=lambda name: name.removeprefix("zero-shot "))))
+    if curves:
+        blocks.append((f"{suite}-learning-curves", f"{title}: learning curves", _curves_by_task(frame, curves)))
     return blocks
 
 
 def _curve_metric(name: str) -> tuple[str, str] | None:
-    """``age_comparison MLP WS [generated]`` -> (``age_comparison [generated]``, ``MLP WS``), else None."""
+    """``age_comparison MLP WS [generated]`` -> (``age_comparison [generated]``, ``MLP WS``), else None
+    (the inverse of how ``olmpics_records`` names a curve metric)."""
     base, bracket, flavour = name.partition(" [")
     for label in CURVE_LABELS.values():
         if base.endswith(f" {label}"):
@@ -398,15 +399,15 @@ def _curve_metric(name: str) -> tuple[str, str] | None:
     return None
 
 
-def _curves_by_task(frame: pd.DataFrame, names: list[str]) -> pd.DataFrame:
-    """Curve metrics as rows (model, stand_in, task), one column per curve label present."""
-    parsed = {name: _curve_metric(name) for name in names}
-    tasks = list(dict.fromkeys(task for task, _ in parsed.values()))
-    labels = [label for label in CURVE_LABELS.values() if any(label == got for _, got in parsed.values())]
+def _curves_by_task(frame: pd.DataFrame, curves: dict[str, tuple[str, str]]) -> pd.DataFrame:
+    """Curve metrics (column -> (task, label)) as rows (model, stand_in, task), a column per label present."""
+    tasks = list(dict.fromkeys(task for task, _ in curves.values()))
+    present = {label for _, label in curves.values()}
+    labels = [label for label in CURVE_LABELS.values() if label in present]
     records = []
     for row in frame.to_dict("records"):
         for task in tasks:
-            values = {label: row[name] for name, (got, label) in parsed.items() if got == task}
+            values = {label: row[name] for name, (got, label) in curves.items() if got == task}
             if any(pd.notna(value) for value in values.values()):
                 records.append({"model": row["model"], STAND_IN: row[STAND_IN], "task": task, **values})
     return pd.DataFrame.from_records(records, columns=["model", STAND_IN, "task", *labels])
@@ -418,7 +419,7 @@ def models_markdown(summary: pd.DataFrame) -> str:
     parts.append("Values in percent; one method per model and suite (the `method` column), see "
                  "lmprobes/report/models.py for which numbers are picked.\n")
     for suite in SUITES:
-        for title, frame in suite_blocks(summary, suite):
+        for _, title, frame in suite_blocks(summary, suite):
             parts.append(f"\n## {title}\n\n{to_markdown(frame)}")
     return "".join(parts)
 
@@ -426,15 +427,11 @@ def models_markdown(summary: pd.DataFrame) -> str:
 def models_latex(summary: pd.DataFrame) -> str:
     banner = stand_in_banner(summary)
     tables = [
-        to_booktabs(frame, caption=f"{title}: per-model summary (%)", label=f"tab:models-{_label(title)}", note=banner)
-        for suite in SUITES for title, frame in suite_blocks(summary, suite)
+        to_booktabs(frame, caption=f"{title}: per-model summary (%)", label=f"tab:models-{key}", note=banner)
+        for suite in SUITES for key, title, frame in suite_blocks(summary, suite)
     ]
     return "\n".join(tables) if tables else to_booktabs(summary[["model", STAND_IN]], caption="Models",
                                                          label="tab:models", note=banner)
-
-
-def _label(title: str) -> str:
-    return re.sub(r"[^a-z0-9]+", "-", title.lower()).strip("-")
 
 
 def leaderboard_markdown(board: pd.DataFrame, banner: str) -> str:
