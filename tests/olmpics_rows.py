@@ -9,7 +9,8 @@ import pandas as pd
 from lmprobes.suites.olmpics.schema import SCHEMA, make_item
 
 
-def related_word_rows(n_train: int, n_dev: int, words: list[str], *, seed: int = 0, located: bool = False) -> pd.DataFrame:
+def related_word_rows(n_train: int, n_dev: int, words: list[str], *, seed: int = 0,
+                      located: bool = False) -> pd.DataFrame:
     """MC-QA rows whose answer is the choice the question names ("what is related to dog"), three
     choices drawn from ``words``; ``located`` adds a second clause with a random word."""
     rng = random.Random(seed)

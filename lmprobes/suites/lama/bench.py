@@ -47,7 +47,8 @@ def random_bert(vocab: Path, *, tiny: bool, device: str, dtype: str, batch_token
 
     words = vocab.read_text(encoding="utf-8").splitlines()
     tokenizer = BertTokenizer(vocab={w: i for i, w in enumerate(words)}, do_lower_case=False)
-    sizes = {"hidden_size": 32, "num_hidden_layers": 1, "num_attention_heads": 2, "intermediate_size": 64} if tiny else {}
+    tiny_sizes = {"hidden_size": 32, "num_hidden_layers": 1, "num_attention_heads": 2, "intermediate_size": 64}
+    sizes = tiny_sizes if tiny else {}
     torch.manual_seed(0)
     model = BertForMaskedLM(BertConfig(vocab_size=len(tokenizer), **sizes))
     return LM(name="random-bert-base", model=model.to(device=device, dtype=DTYPES[dtype]).eval(), tokenizer=tokenizer,

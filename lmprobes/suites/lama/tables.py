@@ -88,11 +88,13 @@ def per_relation(facts: pd.DataFrame) -> pd.DataFrame:
 def table2(relations: pd.DataFrame, metric: str = "p1") -> pd.DataFrame:
     """Mean P@1 (%) per corpus, Google-RE per relation, typed corpora per relation type, Total."""
     records = []
-    for (system, model, method, corpus), group in relations.groupby(["system", "model", "method", "corpus"], sort=False):
+    keys = ["system", "model", "method", "corpus"]
+    for (system, model, method, corpus), group in relations.groupby(keys, sort=False):
         scored = group[group["n_kept"] > 0]
         for row, subset in _table2_rows(corpus, scored):
             records.append({
-                "source": "reproduction", "corpus": corpus, "row": row, "system": system, "model": model, "method": method,
+                "source": "reproduction", "corpus": corpus, "row": row,
+                "system": system, "model": model, "method": method,
                 "p1": float(subset[metric].mean()) if len(subset) else np.nan,
                 "n_facts": int(subset["n_facts"].sum()), "n_kept": int(subset["n_kept"].sum()),
                 "n_relations": len(subset),
@@ -199,4 +201,5 @@ def example_generations(facts: pd.DataFrame, system: str, corpora: list[str], se
         generation = ", ".join(f"{t} [{v:.1f}]" for t, v in zip(fact["top_tokens"][:n_top], fact["top_logprobs"][:n_top]))
         records.append({"corpus": corpus, "relation": relation, "query": fact["query"], "answer": fact["obj_label"],
                         "rank": int(fact["rank_raw"]), "generation": generation, "system": system})
-    return pd.DataFrame.from_records(records, columns=["corpus", "relation", "query", "answer", "rank", "generation", "system"])
+    columns = ["corpus", "relation", "query", "answer", "rank", "generation", "system"]
+    return pd.DataFrame.from_records(records, columns=columns)
