@@ -224,6 +224,7 @@ def load_lm(slug: str, spec: dict, model_dir: Path, device: str = "auto") -> LM:
         dtype=dtype,
         batch_tokens=spec.get("batch_tokens", 8192),
         packing=spec.get("packing", "auto"),
+        head_dtype=spec.get("head_dtype", "auto"),
         revision=spec.get("revision"),
         source=spec.get("hub_id") or spec.get("path") or "tiny",
     )

@@ -9,6 +9,7 @@ import random
 from pathlib import Path
 
 import pytest
+import torch
 
 from lmprobes.io import read_metadata, read_parquet
 from lmprobes.suites.blimp import bench
@@ -98,6 +99,26 @@ def test_command_writes_scores_keyed_by_uid_and_pair(tiny_dir, tmp_path, capsys)
     float32 = scores[scores["mode"] == "causal-float32"]["ll_good"].to_numpy()
     bf16 = scores[scores["mode"] == "causal-bf16"]["ll_good"].to_numpy()
     assert float32 == pytest.approx(bf16, rel=0.05) and (float32 != bf16).any()
+
+
+def test_float32_head_modes_run_bf16_with_float32_logits(tiny_dir, capsys, monkeypatch) -> None:
+    heads = []
+    real_lm = bench.LM
+
+    def recording_lm(**kwargs):
+        lm = real_lm(**kwargs)
+        head = lm.model.get_output_embeddings()
+        with torch.inference_mode():
+            heads.append((lm.head_dtype, head(torch.zeros(1, head.in_features, dtype=lm.dtype)).dtype))
+        return lm
+
+    monkeypatch.setattr(bench, "LM", recording_lm)
+    argv = ["--blimp", str(FIXTURES), "--gpt2-tokenizer", str(tiny_dir("gpt2")), "--tiny", "--pairs", "9",
+            "--modes", "causal-float32", "causal-bf16-head32"]
+    assert bench.main(argv) == 0
+    assert heads == [("auto", torch.float32), ("float32", torch.float32)]
+    last = capsys.readouterr().out.splitlines()[-1]
+    assert last.startswith("# causal-bf16-head32 vs causal-float32: ") and "of 9 pair decisions equal" in last
 
 
 def test_work_counts_each_distinct_text_and_each_packed_prefix_once(tiny_dir, monkeypatch) -> None:

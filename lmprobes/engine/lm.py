@@ -8,6 +8,7 @@ from typing import Literal
 import torch
 
 from lmprobes.engine.fusion import fuse_activations, fuse_linear_gelu
+from lmprobes.engine.head import HEAD_DTYPES, keep_float32_logits
 
 Family = Literal["masked", "causal"]
 
@@ -22,6 +23,7 @@ class LM:
     the engine halves it for a batch that runs out of CUDA memory. ``packing`` says how causal
     sequences are scored: ``auto`` packs shared prefixes (``engine.packing``) for the
     architectures checked to support it, ``trie`` insists on it, ``none`` pads each sequence.
+    ``head_dtype="float32"`` keeps a bfloat16/float16 model's logits in float32 (``engine.head``).
     """
 
     name: str
@@ -32,13 +34,18 @@ class LM:
     dtype: torch.dtype = torch.float32
     batch_tokens: int = 4096
     packing: str = "auto"
+    head_dtype: str = "auto"
     revision: str | None = None
     source: str | None = None
 
     def __post_init__(self) -> None:
+        if self.head_dtype not in HEAD_DTYPES:
+            raise ValueError(f"{self.name}: head_dtype must be one of {HEAD_DTYPES}, not {self.head_dtype!r}")
         if isinstance(self.model, torch.nn.Module):
             fuse_activations(self.model)
             fuse_linear_gelu(self.model)
+            if self.head_dtype == "float32":
+                keep_float32_logits(self.model)
 
     @property
     def vocab_size(self) -> int:
@@ -58,6 +65,7 @@ class LM:
             "device": str(self.device),
             "batch_tokens": str(self.batch_tokens),
             "packing": self.packing,
+            "head_dtype": self.head_dtype,
             "threads": str(torch.get_num_threads()),
             "torch": torch.__version__,
             "transformers": transformers.__version__,

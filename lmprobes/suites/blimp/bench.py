@@ -63,6 +63,7 @@ class Mode:
     family: str  # "causal" | "masked"
     method: str
     dtype: torch.dtype
+    head_dtype: str = "auto"  # "float32": logits in float32 (engine.head)
 
 
 MODES = {
@@ -72,6 +73,9 @@ MODES = {
     "pll-bf16": Mode("masked", "pll_original", torch.bfloat16),
     "lama-float32": Mode("masked", "lama_masked", torch.float32),
     "lama-bf16": Mode("masked", "lama_masked", torch.bfloat16),
+    "causal-bf16-head32": Mode("causal", "lmeval04", torch.bfloat16, "float32"),
+    "pll-bf16-head32": Mode("masked", "pll_original", torch.bfloat16, "float32"),
+    "lama-bf16-head32": Mode("masked", "lama_masked", torch.bfloat16, "float32"),
 }
 LAMA_FACTS = 2000
 OUT_SCHEMA = pa.schema(
@@ -338,8 +342,8 @@ def agreement_lines(decisions: dict) -> list[str]:
     predictions) that agree."""
     lines = []
     for name, bf16 in decisions.items():
-        reference = name.replace("bf16", "float32")
-        if name.endswith("bf16") and reference in decisions:
+        reference = name.split("-")[0] + "-float32"
+        if MODES[name].dtype != torch.float32 and reference in decisions:
             same = int((bf16 == decisions[reference]).sum())
             what = "top-1 predictions" if name.startswith("lama") else "pair decisions"
             lines.append(f"# {name} vs {reference}: {same} of {len(bf16)} {what} equal ({same / len(bf16):.2%})")
@@ -413,7 +417,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         items = pairs if mode.method != "lama_masked" else facts
         model = random_model(mode.family, tokenizer, args.tiny).to(device=device, dtype=mode.dtype)
         lm = LM(name=f"random-{'gpt2' if mode.family == 'causal' else 'bert'}", model=model, tokenizer=tokenizer,
-                family=mode.family, device=device, dtype=mode.dtype, batch_tokens=batch_tokens, packing=args.packing)
+                family=mode.family, device=device, dtype=mode.dtype, batch_tokens=batch_tokens, packing=args.packing,
+                head_dtype=mode.head_dtype)
         result, rows = run_mode(name, lm, items, peaks[mode.dtype], lama_vocab)
         print(result.line() + f" body_params={result.body_params / 1e6:.1f}M tokens={result.work.tokens} "
               f"positions={result.work.positions} head_rows={result.work.head_rows}", flush=True)

@@ -1,0 +1,62 @@
+"""The LM head's output (the logits) in float32 for a bfloat16 or float16 model (``head_dtype: float32``).
+
+A reduced-precision matmul accumulates in float32 but rounds its output to the model's dtype, and
+bfloat16 keeps 8 significant bits: a logit near 12 (a trained BERT's top tokens) moves by up to
+0.031, near 60 (GPT-2's logits are large and negative) by up to 0.125, while the log-softmax
+after it is exact. That rounding error enters every log-probability directly. With
+``head_dtype: float32`` the output embedding computes ``hidden · W + b`` in float32 from the
+model's own (rounded) hidden state and weights: the same formula with the accumulator kept.
+On CPU torch has no bfloat16 matmul with a float32 output, so the head runs as a float32 matmul
+against a float32 copy of the weight, refreshed whenever the weight changes.
+"""
+
+from __future__ import annotations
+
+import torch
+import torch.nn.functional as F
+
+HEAD_DTYPES = ("auto", "float32")
+
+
+def keep_float32_logits(model: torch.nn.Module) -> bool:
+    """Swap the model's output embedding for a ``Float32Logits`` sharing its parameters; whether it did.
+
+    Float32 models and models whose output layer is not a plain linear layer are left as they are.
+    """
+    head = model.get_output_embeddings()
+    if type(head) is not torch.nn.Linear or head.weight.dtype == torch.float32:
+        return False
+    model.set_output_embeddings(Float32Logits.sharing(head))
+    return True
+
+
+class Float32Logits(torch.nn.Linear):
+    """``x · W + b`` computed in float32 in inference; the plain linear layer when gradients are recorded."""
+
+    @classmethod
+    def sharing(cls, linear: torch.nn.Linear) -> Float32Logits:
+        """A ``Float32Logits`` holding ``linear``'s own weight and bias parameters (ties stay tied)."""
+        head = cls.__new__(cls)
+        torch.nn.Module.__init__(head)
+        head.in_features, head.out_features = linear.in_features, linear.out_features
+        head.weight, head.bias = linear.weight, linear.bias
+        head._copies = {}
+        return head
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        if torch.is_grad_enabled():
+            return F.linear(x, self.weight, self.bias)
+        bias = None if self.bias is None else self._float32("bias", self.bias)
+        return F.linear(x.float(), self._float32("weight", self.weight), bias)
+
+    def _float32(self, name: str, tensor: torch.Tensor) -> torch.Tensor:
+        """A float32 copy of ``tensor``, made again after any in-place change (fine-tuning)."""
+        key = (tensor.data_ptr(), tensor._version, tensor.device)
+        cached = self._copies.get(name)
+        if cached is None or cached[0] != key:
+            cached = (key, tensor.detach().float())
+            self._copies[name] = cached
+        return cached[1]
+
+    def extra_repr(self) -> str:
+        return f"{super().extra_repr()}, output=float32"
