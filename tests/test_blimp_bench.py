@@ -15,6 +15,7 @@ from lmprobes.io import read_metadata, read_parquet
 from lmprobes.suites.blimp import bench
 from lmprobes.suites.blimp.dataset import BlimpDataError
 from lmprobes.suites.blimp.paradigms import PARADIGM_CATEGORY
+from lmprobes.suites.blimp.scoring import score_pairs
 
 FIXTURES = Path(__file__).parent / "data" / "blimp"
 
@@ -119,6 +120,17 @@ def test_float32_head_modes_run_bf16_with_float32_logits(tiny_dir, capsys, monke
     assert heads == [("auto", torch.float32), ("float32", torch.float32)]
     last = capsys.readouterr().out.splitlines()[-1]
     assert last.startswith("# causal-bf16-head32 vs causal-float32: ") and "of 9 pair decisions equal" in last
+
+
+def test_a_saved_model_folder_is_scored_instead_of_the_random_one(tiny_dir, tmp_path, tiny_gpt2) -> None:
+    out = tmp_path / "scores.parquet"
+    argv = ["--blimp", str(FIXTURES), "--gpt2-tokenizer", str(tiny_dir("gpt2")), "--causal-model", str(tiny_dir("gpt2")),
+            "--pairs", "6", "--modes", "causal-float32", "--out", str(out)]
+    assert bench.main(argv) == 0
+    got = read_parquet(out)
+    expected = score_pairs(tiny_gpt2, bench.bench_sample(FIXTURES, 6), "lmeval04", progress=False)
+    assert got["ll_good"].to_numpy() == pytest.approx(expected["score_good"].to_numpy(), abs=1e-5)
+    assert got["ll_bad"].to_numpy() == pytest.approx(expected["score_bad"].to_numpy(), abs=1e-5)
 
 
 def test_work_counts_each_distinct_text_and_each_packed_prefix_once(tiny_dir, monkeypatch) -> None:

@@ -8,7 +8,7 @@ import torch
 import torch.nn.functional as F
 
 from lmprobes.engine import sequence_logprobs
-from lmprobes.engine.head import Float32Logits, keep_float32_logits
+from lmprobes.engine.head import Float32Logits, use_float32_head
 from lmprobes.engine.lm import LM
 
 # Output embeddings scaled up so the logits reach a trained model's magnitude (tens), where bfloat16
@@ -36,7 +36,7 @@ def _bert(dtype: torch.dtype) -> torch.nn.Module:
 
 def test_logits_equal_a_float64_projection_of_the_models_own_hidden_state():
     model = _gpt2(torch.bfloat16)
-    assert keep_float32_logits(model)
+    assert use_float32_head(model, "float32")
     ids = torch.randint(0, 300, (3, 11))
     with torch.inference_mode():
         hidden = model.transformer(input_ids=ids)[0]
@@ -52,7 +52,7 @@ def test_logits_equal_a_float64_projection_of_the_models_own_hidden_state():
 def test_masked_head_keeps_its_bias_and_the_transform_before_it():
     model = _bert(torch.bfloat16)
     decoder = model.cls.predictions.decoder
-    assert keep_float32_logits(model)
+    assert use_float32_head(model, "float32")
     head = model.cls.predictions.decoder
     assert isinstance(head, Float32Logits) and head.weight is decoder.weight and head.bias is decoder.bias
     assert model.cls.predictions.bias is decoder.bias
@@ -69,20 +69,34 @@ def test_masked_head_keeps_its_bias_and_the_transform_before_it():
 def test_tied_weights_stay_tied_and_the_state_dict_keeps_its_keys():
     model = _gpt2(torch.bfloat16)
     keys = list(model.state_dict())
-    keep_float32_logits(model)
+    use_float32_head(model, "float32")
     assert model.lm_head.weight is model.transformer.wte.weight
     assert list(model.state_dict()) == keys
 
 
-def test_float32_models_are_left_alone():
-    model = _gpt2(torch.float32)
-    assert not keep_float32_logits(model)
+def test_a_reduced_precision_head_is_left_rounding_unless_asked():
+    model = _gpt2(torch.bfloat16)
+    assert not use_float32_head(model, "auto")
     assert type(model.lm_head) is torch.nn.Linear
+    with pytest.raises(ValueError, match="'float64'"):
+        use_float32_head(model, "float64")
+
+
+def test_a_float32_head_gives_the_plain_linear_layers_logits():
+    model = _gpt2(torch.float32)
+    plain = model.lm_head
+    assert use_float32_head(model, "auto")
+    assert isinstance(model.lm_head, Float32Logits) and model.lm_head.weight is plain.weight
+    x = torch.randn(37, 64) * 3
+    with torch.inference_mode():
+        got = model.lm_head(x)
+    expected = F.linear(x.double(), plain.weight.double())
+    assert got.dtype == torch.float32 and (got.double() - expected).abs().max().item() < 1e-4
 
 
 def test_training_takes_the_plain_path_and_a_changed_weight_is_seen():
     model = _gpt2(torch.bfloat16, scale=1.0)
-    keep_float32_logits(model)
+    use_float32_head(model, "float32")
     x = torch.randn(4, 64, dtype=torch.bfloat16, requires_grad=True)
     trained = model.lm_head(x)
     assert trained.dtype == torch.bfloat16
@@ -124,4 +138,5 @@ def test_a_configured_head_dtype_reaches_the_loaded_model_and_its_provenance(tin
     assert isinstance(lm.model.get_output_embeddings(), Float32Logits)
     assert lm.describe()["head_dtype"] == "float32" and lm.describe()["dtype"] == "bfloat16"
     plain = load_lm("tiny-bert", {"family": "masked", "dtype": "bfloat16"}, tiny_dir("bert"), "cpu")
+    # a bfloat16 head left as it is: its logits round to bfloat16
     assert type(plain.model.get_output_embeddings()) is torch.nn.Linear and plain.describe()["head_dtype"] == "auto"

@@ -8,7 +8,7 @@ from typing import Literal
 import torch
 
 from lmprobes.engine.fusion import fuse_activations, fuse_linear_gelu
-from lmprobes.engine.head import HEAD_DTYPES, keep_float32_logits
+from lmprobes.engine.head import HEAD_DTYPES, use_float32_head
 
 Family = Literal["masked", "causal"]
 
@@ -23,7 +23,8 @@ class LM:
     the engine halves it for a batch that runs out of CUDA memory. ``packing`` says how causal
     sequences are scored: ``auto`` packs shared prefixes (``engine.packing``) for the
     architectures checked to support it, ``trie`` insists on it, ``none`` pads each sequence.
-    ``head_dtype="float32"`` keeps a bfloat16/float16 model's logits in float32 (``engine.head``).
+    ``head_dtype="float32"`` keeps a bfloat16/float16 model's logits in float32 (``engine.head``);
+    float32 models always run their head that way (oneDNN on CPU).
     """
 
     name: str
@@ -44,8 +45,7 @@ class LM:
         if isinstance(self.model, torch.nn.Module):
             fuse_activations(self.model)
             fuse_linear_gelu(self.model)
-            if self.head_dtype == "float32":
-                keep_float32_logits(self.model)
+            use_float32_head(self.model, self.head_dtype)
 
     @property
     def vocab_size(self) -> int:

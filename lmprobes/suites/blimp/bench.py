@@ -11,10 +11,12 @@ last paradigm contributes 20). ``--pairs N`` keeps the first N of that concatena
 
 Models: GPT-2-small-sized (default ``GPT2Config``) and BERT-base-sized (default ``BertConfig``)
 with random weights, seed 0, around the given tokenizers (``--tiny``: 2 layers, width 64, for
-tests). Modes: ``causal-*`` scores both sentences with the ``lmeval04`` preset (BOS, leading
+tests), or saved models given by folder (``--causal-model``, ``--masked-model``; their vocabulary
+must cover the tokenizer's). Modes: ``causal-*`` scores both sentences with the ``lmeval04`` preset (BOS, leading
 space, no EOS), ``pll-*`` with the ``original`` pseudo-log-likelihood, ``lama-*`` ranks the
 common vocabulary at the mask of ``--facts`` template facts (T-REx templates, seeded subjects
-and objects; LAMA's ``masked`` method); in float32 or bfloat16.
+and objects; LAMA's ``masked`` method); in float32 or bfloat16, and ``*-bf16-head32`` in bfloat16
+with the logits in float32 (``head_dtype: float32``, ``engine.head``).
 
 Per mode it prints items/s, tokens/s and two FLOP rates, against the peak of a square matmul in
 the mode's dtype timed on the same device in the same run (best of five windows):
@@ -209,6 +211,19 @@ def random_model(family: str, tokenizer, tiny: bool) -> torch.nn.Module:
     return BertForMaskedLM(config).eval()
 
 
+def bench_model(family: str, tokenizer, tiny: bool, folder: Path | None) -> torch.nn.Module:
+    """The saved model in ``folder`` (float32, offline) when one is given, else ``random_model``."""
+    if folder is None:
+        return random_model(family, tokenizer, tiny)
+    from transformers import AutoModelForCausalLM, AutoModelForMaskedLM
+
+    auto = AutoModelForCausalLM if family == "causal" else AutoModelForMaskedLM
+    model = auto.from_pretrained(folder, local_files_only=True, dtype=torch.float32).eval()
+    if model.get_output_embeddings().weight.shape[0] < len(tokenizer):
+        raise ValueError(f"{folder}: the model's vocabulary is smaller than the tokenizer's ({len(tokenizer)})")
+    return model
+
+
 def param_split(model: torch.nn.Module) -> tuple[int, int]:
     """(parameters of the layer stack, parameters of one LM-head row times the vocabulary).
 
@@ -372,6 +387,10 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     parser.add_argument("--packing", choices=["auto", "none"], default="auto",
                         help="causal prefix packing (engine.packing); 'none' pads every sentence")
     parser.add_argument("--tiny", action="store_true", help="2-layer width-64 models (for tests)")
+    parser.add_argument("--causal-model", type=Path,
+                        help="a saved causal model folder scored instead of the random GPT-2 (same vocabulary)")
+    parser.add_argument("--masked-model", type=Path,
+                        help="a saved masked model folder scored instead of the random BERT (same vocabulary)")
     args = parser.parse_args(argv)
     families = {MODES[m].family for m in args.modes}
     if "causal" in families and args.gpt2_tokenizer is None:
@@ -415,8 +434,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         mode = MODES[name]
         tokenizer = tokenizers[mode.family]
         items = pairs if mode.method != "lama_masked" else facts
-        model = random_model(mode.family, tokenizer, args.tiny).to(device=device, dtype=mode.dtype)
-        lm = LM(name=f"random-{'gpt2' if mode.family == 'causal' else 'bert'}", model=model, tokenizer=tokenizer,
+        folder = args.causal_model if mode.family == "causal" else args.masked_model
+        model = bench_model(mode.family, tokenizer, args.tiny, folder).to(device=device, dtype=mode.dtype)
+        model_name = folder.name if folder else f"random-{'gpt2' if mode.family == 'causal' else 'bert'}"
+        lm = LM(name=model_name, model=model, tokenizer=tokenizer,
                 family=mode.family, device=device, dtype=mode.dtype, batch_tokens=batch_tokens, packing=args.packing,
                 head_dtype=mode.head_dtype)
         result, rows = run_mode(name, lm, items, peaks[mode.dtype], lama_vocab)
