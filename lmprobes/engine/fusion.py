@@ -87,7 +87,7 @@ class LinearGELU(torch.nn.Linear):
     @classmethod
     def sharing(cls, linear: torch.nn.Linear, approximate: str) -> LinearGELU:
         """A ``LinearGELU`` holding ``linear``'s own weight and bias parameters (not copies)."""
-        return _sharing(cls, linear, approximate, ("in_features", "out_features"))
+        return sharing(cls, linear, ("in_features", "out_features"), approximate=approximate)
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
         if fusable(x, self.weight, (torch.float32, torch.bfloat16)):
@@ -110,7 +110,7 @@ class Conv1DGELU(torch.nn.Module):
     @classmethod
     def sharing(cls, conv, approximate: str) -> Conv1DGELU:
         """A ``Conv1DGELU`` holding ``conv``'s own weight and bias parameters (not copies)."""
-        return _sharing(cls, conv, approximate, ("nf", "nx"))
+        return sharing(cls, conv, ("nf", "nx"), approximate=approximate)
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
         if fusable(x, self.weight, (torch.bfloat16,)):
@@ -122,15 +122,17 @@ class Conv1DGELU(torch.nn.Module):
         return f"nf={self.nf}, nx={self.nx}, gelu={self.approximate!r}"
 
 
-def _sharing(cls: type, source: torch.nn.Module, approximate: str, sizes: tuple[str, ...]):
-    """An instance of ``cls`` built around ``source``'s parameters and size attributes."""
-    fused = cls.__new__(cls)
-    torch.nn.Module.__init__(fused)
+def sharing(cls: type, source: torch.nn.Module, sizes: tuple[str, ...], **attributes):
+    """An instance of ``cls`` built around ``source``'s weight and bias parameters (not copies) and
+    size attributes, with ``attributes`` set on it."""
+    module = cls.__new__(cls)
+    torch.nn.Module.__init__(module)
     for name in sizes:
-        setattr(fused, name, getattr(source, name))
-    fused.weight, fused.bias = source.weight, source.bias
-    fused.approximate = approximate
-    return fused
+        setattr(module, name, getattr(source, name))
+    module.weight, module.bias = source.weight, source.bias
+    for name, value in attributes.items():
+        setattr(module, name, value)
+    return module
 
 
 def fusable(x: torch.Tensor, weight: torch.Tensor, dtypes: tuple[torch.dtype, ...]) -> bool:

@@ -19,7 +19,7 @@ from __future__ import annotations
 import torch
 import torch.nn.functional as F
 
-from lmprobes.engine.fusion import onednn_linear_available
+from lmprobes.engine.fusion import fusable, onednn_linear_available, sharing
 
 HEAD_DTYPES = ("auto", "float32")
 
@@ -46,19 +46,14 @@ class Float32Logits(torch.nn.Linear):
     @classmethod
     def sharing(cls, linear: torch.nn.Linear) -> Float32Logits:
         """A ``Float32Logits`` holding ``linear``'s own weight and bias parameters (ties stay tied)."""
-        head = cls.__new__(cls)
-        torch.nn.Module.__init__(head)
-        head.in_features, head.out_features = linear.in_features, linear.out_features
-        head.weight, head.bias = linear.weight, linear.bias
-        head._copies = {}
-        return head
+        return sharing(cls, linear, ("in_features", "out_features"), _copies={})
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
         if torch.is_grad_enabled():
             return F.linear(x, self.weight, self.bias)
         x, weight = x.float(), self._float32("weight", self.weight)
         bias = None if self.bias is None else self._float32("bias", self.bias)
-        if x.device.type == "cpu" and onednn_linear_available():
+        if onednn_linear_available() and fusable(x, weight, (torch.float32,)):
             return torch.ops.mkldnn._linear_pointwise(x, weight, bias, "none", [], "")
         return F.linear(x, weight, bias)
 
