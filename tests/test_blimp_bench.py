@@ -44,9 +44,9 @@ def synthetic_release(tmp_path_factory) -> tuple[Path, dict[str, list[str]]]:
     return folder, order
 
 
-def plain_sample(order: dict[str, list[str]], n: int) -> list[tuple[str, str]]:
+def plain_sample(order: dict[str, list[str]], n: int, per_paradigm: int = 30) -> list[tuple[str, str]]:
     by_file_name = sorted(order, key=lambda uid: f"{uid}.jsonl")
-    return [(uid, pid) for uid in by_file_name for pid in order[uid][:30]][:n]
+    return [(uid, pid) for uid in by_file_name for pid in order[uid][:per_paradigm]][:n]
 
 
 def test_sample_is_the_first_30_of_each_file_by_name_cut_at_2000(synthetic_release) -> None:
@@ -60,6 +60,8 @@ def test_sample_is_the_first_30_of_each_file_by_name_cut_at_2000(synthetic_relea
     small = bench.bench_sample(folder, 45)
     assert list(zip(small["paradigm"], small["pairID"])) == plain_sample(order, 45)
     assert small["paradigm"].nunique() == 2
+    every = bench.bench_sample(folder, 10**6, per_paradigm=1000)  # --per-paradigm: whole files
+    assert list(zip(every["paradigm"], every["pairID"])) == plain_sample(order, 10**6, 1000) and len(every) == 67 * 31
 
 
 def test_sample_errors_name_the_file_and_line(tmp_path) -> None:

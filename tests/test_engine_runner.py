@@ -2,15 +2,16 @@
 
 from __future__ import annotations
 
+import dataclasses
 import logging
 import math
 
 import pytest
 import torch
 
-from lmprobes.engine import mask_predictions, sequence_logprobs
+from lmprobes.engine import mask_predictions, runner, sequence_logprobs
 from lmprobes.engine import masked as masked_module
-from lmprobes.engine.runner import target_logprobs, top_k_low_id_first
+from lmprobes.engine.runner import attention_backends, logit_chunk_rows, target_logprobs, top_k_low_id_first
 
 
 def test_top_k_breaks_ties_towards_the_lower_id() -> None:
@@ -46,3 +47,31 @@ def test_causal_full_forward_fallback_gives_the_same_results(tiny_gpt2, monkeypa
     assert "full forward" in caplog.text
     for g, e in zip(got, expected):
         assert g.token_logprobs == pytest.approx(e.token_logprobs, abs=1e-5)
+
+
+def sdpa_flags() -> dict[str, bool]:
+    backends = torch.backends.cuda
+    return {"cudnn": backends.cudnn_sdp_enabled(), "flash": backends.flash_sdp_enabled(),
+            "efficient": backends.mem_efficient_sdp_enabled(), "math": backends.math_sdp_enabled()}
+
+
+def test_cuda_forwards_leave_out_cudnn_attention_and_restore_the_flags(monkeypatch) -> None:
+    before = sdpa_flags()
+    assert before["cudnn"]  # torch's default, which the engine overrides on CUDA only
+    with attention_backends(torch.device("cuda")):
+        assert sdpa_flags() == {"cudnn": False, "flash": True, "efficient": True, "math": True}
+    assert sdpa_flags() == before
+    with attention_backends(torch.device("cpu")):
+        assert sdpa_flags() == before
+    monkeypatch.setattr(runner, "CUDA_ATTENTION_BACKENDS", None)
+    with attention_backends(torch.device("cuda")):
+        assert sdpa_flags() == before
+
+
+def test_logit_chunks_are_cache_sized_on_cpu_and_large_on_cuda(tiny_gpt2) -> None:
+    vocab = tiny_gpt2.model.get_output_embeddings().weight.shape[0]
+    # model=None skips __post_init__'s module swaps; the same model is attached afterwards.
+    on_cuda = dataclasses.replace(tiny_gpt2, model=None, device=torch.device("cuda"))
+    on_cuda.model = tiny_gpt2.model
+    assert logit_chunk_rows(tiny_gpt2) == 2**22 // vocab
+    assert logit_chunk_rows(on_cuda) == 2**27 // vocab

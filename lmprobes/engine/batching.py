@@ -34,9 +34,8 @@ def _fits(batch_size: int, padded_len: int, max_tokens: int) -> bool:
 def pad_right(sequences: Sequence[Sequence[int]], pad_id: int, device: torch.device) -> tuple[torch.Tensor, torch.Tensor]:
     """``input_ids`` and ``attention_mask`` of the sequences, right-padded to the longest."""
     width = max(len(s) for s in sequences)
-    input_ids = torch.full((len(sequences), width), pad_id, dtype=torch.long)
-    attention_mask = torch.zeros((len(sequences), width), dtype=torch.long)
-    for row, sequence in enumerate(sequences):
-        input_ids[row, : len(sequence)] = torch.tensor(sequence, dtype=torch.long)
-        attention_mask[row, : len(sequence)] = 1
+    # One tensor from nested lists: per-row slice assignment cost ~10 us a row (0.4 s of 40,000 PLL copies).
+    input_ids = torch.tensor([[*s, *[pad_id] * (width - len(s))] for s in sequences], dtype=torch.long)
+    lengths = torch.tensor([len(s) for s in sequences])
+    attention_mask = (torch.arange(width)[None, :] < lengths[:, None]).long()
     return input_ids.to(device), attention_mask.to(device)

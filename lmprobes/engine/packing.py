@@ -27,7 +27,13 @@ import torch
 from lmprobes.engine import runner
 from lmprobes.engine.batching import token_budget_batches
 from lmprobes.engine.lm import LM
-from lmprobes.engine.runner import LOGIT_CHUNK_ELEMENTS, Projection, _progress_bar, run_halving_on_oom, vocab_size
+from lmprobes.engine.runner import (
+    Projection,
+    _progress_bar,
+    attention_backends,
+    logit_chunk_rows,
+    run_halving_on_oom,
+)
 
 # model_type values whose stacks take position ids and a 4-D float mask (checked in the tests).
 PACKABLE = frozenset({"gpt2", "llama", "mistral", "qwen2", "gpt_neox"})
@@ -127,7 +133,11 @@ def packed_next_token_logprobs(
         return _run_rows(lm, projection, packing.rows, wanted, batch, pad_id)
 
     lengths = [len(row.tokens) for row in packing.rows]
-    with _progress_bar(len(packing.rows), progress, f"{desc} (packed rows)") as bar, torch.inference_mode():
+    with (
+        _progress_bar(len(packing.rows), progress, f"{desc} (packed rows)") as bar,
+        torch.inference_mode(),
+        attention_backends(lm.device),
+    ):
         for batch in token_budget_batches(lengths, lm.batch_tokens):
             values.update(run_halving_on_oom(batch, run))
             bar.update(len(batch))
@@ -168,7 +178,7 @@ def _run_rows(lm: LM, projection: Projection, rows: list[PackedRow], wanted, bat
     states = hidden[distinct[0], distinct[1]]
     values = torch.empty(len(keys), dtype=torch.float32, device=lm.device)
     target_index = torch.tensor(targets, device=lm.device)
-    chunk = max(1, LOGIT_CHUNK_ELEMENTS // vocab_size(lm))
+    chunk = logit_chunk_rows(lm)
     for start in range(0, states.shape[0], chunk):
         logprobs = head(states[start : start + chunk]).float().log_softmax(dim=-1)
         here = ((inverse >= start) & (inverse < start + chunk)).nonzero(as_tuple=True)[0]

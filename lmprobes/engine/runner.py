@@ -8,6 +8,7 @@ only the requested rows of the last hidden state and applies the LM head to thos
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import math
 import sys
@@ -16,6 +17,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import torch
+from torch.nn.attention import SDPBackend, sdpa_kernel
 from tqdm import tqdm
 
 from lmprobes.engine.batching import pad_right, token_budget_batches
@@ -23,10 +25,19 @@ from lmprobes.engine.lm import LM
 
 logger = logging.getLogger(__name__)
 
-# Float32 logit elements per head call (16 MiB): bounds memory when many rows are scored, and
-# keeps each chunk's log-softmax in the CPU's last-level cache (3x faster than 256 MiB chunks on
-# GPT-2's 50,257-word vocabulary).
+# Float32 logit elements per head call. On CPU 16 MiB keeps each chunk's log-softmax in the
+# last-level cache (3x faster than 256 MiB chunks on GPT-2's 50,257-word vocabulary); on CUDA
+# 512 MiB (2,670 GPT-2 rows) keeps the head a few large matmuls instead of hundreds of launches.
 LOGIT_CHUNK_ELEMENTS = 2**22
+CUDA_LOGIT_CHUNK_ELEMENTS = 2**27
+# Attention kernels allowed on CUDA. cuDNN's fused attention, which torch prefers on Hopper,
+# builds an execution plan for every new (batch, length) shape: 4-10 ms of CPU each on an H100,
+# more than the whole forward pass, and scoring batches rarely repeat a shape. None: torch's choice.
+CUDA_ATTENTION_BACKENDS: tuple[SDPBackend, ...] | None = (
+    SDPBackend.FLASH_ATTENTION,
+    SDPBackend.EFFICIENT_ATTENTION,
+    SDPBackend.MATH,
+)
 
 
 @dataclass(frozen=True)
@@ -76,6 +87,19 @@ def run_model(module: torch.nn.Module, input_ids: torch.Tensor, attention_mask: 
     return module(input_ids=input_ids, attention_mask=attention_mask, **kwargs)
 
 
+def attention_backends(device: torch.device) -> contextlib.AbstractContextManager:
+    """The scaled-dot-product attention kernels a forward pass on ``device`` may use."""
+    if device.type != "cuda" or CUDA_ATTENTION_BACKENDS is None:
+        return contextlib.nullcontext()
+    return sdpa_kernel(list(CUDA_ATTENTION_BACKENDS))
+
+
+def logit_chunk_rows(lm: LM) -> int:
+    """Rows per LM-head call, from the float32 logit elements one call may hold on ``lm``'s device."""
+    elements = CUDA_LOGIT_CHUNK_ELEMENTS if lm.device.type == "cuda" else LOGIT_CHUNK_ELEMENTS
+    return max(1, elements // vocab_size(lm))
+
+
 def map_row_logprobs(
     lm: LM,
     projection: Projection,
@@ -99,7 +123,7 @@ def map_row_logprobs(
     def run(batch: list[int]) -> list:
         return _run_batch(lm, projection, sequences, positions, batch, fn, pad_id)
 
-    with _progress_bar(len(sequences), progress, desc) as bar, torch.inference_mode():
+    with _progress_bar(len(sequences), progress, desc) as bar, torch.inference_mode(), attention_backends(lm.device):
         bar.update(len(sequences) - len(todo))
         for local_batch in token_budget_batches([len(sequences[i]) for i in todo], lm.batch_tokens):
             batch = [todo[k] for k in local_batch]
@@ -174,7 +198,7 @@ def _row_logits(
     position_index: torch.Tensor,
 ) -> Iterator[torch.Tensor]:
     """Vocabulary logits at the gathered rows, in chunks of bounded size."""
-    chunk = max(1, LOGIT_CHUNK_ELEMENTS // vocab_size(lm))
+    chunk = logit_chunk_rows(lm)
     if projection.full_forward:
         output = run_model(lm.model, input_ids, attention_mask, **projection.forward_kwargs)
         yield from output.logits[batch_index, position_index].split(chunk)

@@ -6,8 +6,9 @@
 
 The sample (issue 8): the paradigm files of ``--blimp`` sorted by file name; the first 30 pairs
 of each in file order; concatenated; the first 2,000 pairs kept (with the 67 release files, the
-last paradigm contributes 20). ``--pairs N`` keeps the first N of that concatenation. Key:
-(UID, pairID).
+last paradigm contributes 20). ``--pairs N`` keeps the first N of that concatenation and
+``--per-paradigm K`` takes K per file (``--per-paradigm 1000 --pairs 67000``: all of BLiMP, a
+workload large enough to fill a GPU). Key: (UID, pairID).
 
 Models: GPT-2-small-sized (default ``GPT2Config``) and BERT-base-sized (default ``BertConfig``)
 with random weights, seed 0, around the given tokenizers (``--tiny``: 2 layers, width 64, for
@@ -380,6 +381,8 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
                         help="lower-case for BERT when the folder has no tokenizer_config.json (default: cased)")
     parser.add_argument("--modes", nargs="+", choices=list(MODES), default=["causal-float32", "pll-float32"])
     parser.add_argument("--pairs", type=int, default=SAMPLE_PAIRS, help=f"pairs of the sample to score (default {SAMPLE_PAIRS})")
+    parser.add_argument("--per-paradigm", type=int, default=PER_PARADIGM,
+                        help=f"pairs taken from the start of each paradigm file (default {PER_PARADIGM})")
     parser.add_argument("--out", type=Path, help="Parquet of the scores (UID, pairID, mode, ll_good, ll_bad)")
     parser.add_argument("--device", choices=["auto", "cpu", "cuda"], default="auto")
     parser.add_argument("--batch-tokens", type=int, help="token budget per forward pass (default 4096 CPU, 65536 CUDA)")
@@ -399,8 +402,8 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
         parser.error("pll and lama modes need --bert-tokenizer")
     if any(m.startswith("lama") for m in args.modes) and (args.lama_relations is None or args.lama_common_vocab is None):
         parser.error("lama modes need --lama-relations and --lama-common-vocab")
-    if args.pairs < 1:
-        parser.error("--pairs must be at least 1")
+    if args.pairs < 1 or args.per_paradigm < 1:
+        parser.error("--pairs and --per-paradigm must be at least 1")
     if args.device == "cuda" and not torch.cuda.is_available():
         parser.error("--device cuda: torch sees no CUDA device")
     return args
@@ -413,7 +416,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     on_gpu = device.type == "cuda"
     batch_tokens = args.batch_tokens or (65536 if on_gpu else 4096)
     matmul_size = args.matmul_size or (256 if args.tiny else 8192 if on_gpu else 2048)
-    pairs = bench_sample(args.blimp, args.pairs)
+    pairs = bench_sample(args.blimp, args.pairs, args.per_paradigm)
     facts, lama_vocab = (lama_facts(args.lama_relations, args.lama_common_vocab, args.facts)
                          if args.lama_relations is not None else (None, None))
     tokenizers = {}
@@ -452,7 +455,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     for line in agreement_lines(decisions):
         print(line, flush=True)
     if args.out is not None and frames:
-        metadata = {"sample": f"first {PER_PARADIGM} per paradigm file by name, first {len(pairs)} pairs",
+        metadata = {"sample": f"first {args.per_paradigm} per paradigm file by name, first {len(pairs)} pairs",
                     "modes": args.modes, "seed": SEED, "tiny": args.tiny, "device": device.type,
                     "torch": torch.__version__}
         write_parquet(pd.concat(frames, ignore_index=True), args.out, OUT_SCHEMA, metadata)
