@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+import gc
 import logging
 import math
 
@@ -11,7 +12,14 @@ import torch
 
 from lmprobes.engine import mask_predictions, runner, sequence_logprobs
 from lmprobes.engine import masked as masked_module
-from lmprobes.engine.runner import attention_backends, logit_chunk_rows, target_logprobs, top_k_low_id_first
+from lmprobes.engine.masked import map_mask_logprobs
+from lmprobes.engine.runner import (
+    attention_backends,
+    gc_paused,
+    logit_chunk_rows,
+    target_logprobs,
+    top_k_low_id_first,
+)
 
 
 def test_top_k_breaks_ties_towards_the_lower_id() -> None:
@@ -75,3 +83,25 @@ def test_logit_chunks_are_cache_sized_on_cpu_and_large_on_cuda(tiny_gpt2) -> Non
     on_cuda.model = tiny_gpt2.model
     assert logit_chunk_rows(tiny_gpt2) == 2**22 // vocab
     assert logit_chunk_rows(on_cuda) == 2**27 // vocab
+
+
+def test_the_scoring_loop_runs_with_the_garbage_collector_paused_and_restores_it(tiny_roberta) -> None:
+    seen = []
+
+    def record(logprobs, items):
+        seen.append(gc.isenabled())
+        return [None] * len(items)
+
+    assert gc.isenabled()
+    map_mask_logprobs(tiny_roberta, ["A robin is a <mask>.", "A <mask> sat."], record, progress=False)
+    assert seen and not any(seen) and gc.isenabled()
+    gc.disable()
+    try:
+        with gc_paused():
+            assert not gc.isenabled()
+        assert not gc.isenabled()  # a collector the caller had turned off stays off
+    finally:
+        gc.enable()
+    with pytest.raises(RuntimeError), gc_paused():
+        raise RuntimeError("boom")
+    assert gc.isenabled()

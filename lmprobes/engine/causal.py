@@ -16,6 +16,7 @@ from lmprobes.engine.runner import (
     Row,
     TokenPrediction,
     check_targets,
+    gc_paused,
     map_row_logprobs,
     predict_items,
     vocab_size,
@@ -158,6 +159,7 @@ def _rescales_logits(lm: LM) -> bool:
     return any(getattr(config, name, None) not in (None, 1, 1.0) for name in LOGIT_RESCALING_FIELDS)
 
 
+@gc_paused()
 def _score(lm: LM, sequences: list[list[int]], positions: list[list[int]], progress: bool, desc: str) -> list[SequenceScore]:
     projection = causal_projection(lm)
     if can_pack(lm) and not projection.full_forward:

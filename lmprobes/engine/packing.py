@@ -31,6 +31,7 @@ from lmprobes.engine.runner import (
     Projection,
     _progress_bar,
     attention_backends,
+    gc_paused,
     logit_chunk_rows,
     run_halving_on_oom,
 )
@@ -109,6 +110,7 @@ def pack(sequences: Sequence[Sequence[int]], row_tokens: int | None = None) -> P
     return Packing(rows, home, nodes)
 
 
+@gc_paused()
 def packed_next_token_logprobs(
     lm: LM,
     projection: Projection,

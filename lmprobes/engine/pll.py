@@ -20,13 +20,14 @@ import torch
 from lmprobes.engine.causal import SequenceScore
 from lmprobes.engine.lm import LM
 from lmprobes.engine.masked import masked_projection
-from lmprobes.engine.runner import Row, map_row_logprobs
+from lmprobes.engine.runner import Row, gc_paused, map_row_logprobs
 
 __all__ = ["VARIANTS", "masked_spans", "pseudo_log_likelihoods"]
 
 VARIANTS = ("original", "within_word_l2r")
 
 
+@gc_paused()
 def pseudo_log_likelihoods(
     lm: LM, texts: Sequence[str], *, variant: str = "original", progress: bool = True
 ) -> list[SequenceScore]:
