@@ -32,7 +32,7 @@ logger = logging.getLogger(__name__)
 LOGIT_CHUNK_ELEMENTS = 2**22
 CUDA_LOGIT_CHUNK_ELEMENTS = 2**27
 # Attention kernels allowed on CUDA. cuDNN's fused attention, which torch prefers on Hopper,
-# builds an execution plan for every new (batch, length) shape: 4-10 ms of CPU each on an H100,
+# builds an execution plan for every new (batch, length) shape: 4-65 ms of host time each on an H100,
 # more than the whole forward pass, and scoring batches rarely repeat a shape. None: torch's choice.
 CUDA_ATTENTION_BACKENDS: tuple[SDPBackend, ...] | None = (
     SDPBackend.FLASH_ATTENTION,
@@ -89,7 +89,7 @@ def gc_paused() -> Iterator[None]:
 
     Scoring allocates millions of small lists and tuples and no reference cycles, and with a large
     heap alive (a dataset's frame, tokenizer encodings) each collector pass walks all of it: 15% of
-    PLL time on CPU, measured on the 2,000-pair BLiMP sample (3.9 s against 3.3 s), and a larger
+    PLL time on CPU, measured on the 2,000-pair BLiMP sample (3.9 s against 3.2 s), and a larger
     share on a GPU, where the model's own time is small.
     """
     enabled = gc.isenabled()
