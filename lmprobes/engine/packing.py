@@ -30,8 +30,7 @@ from lmprobes.engine.lm import LM
 from lmprobes.engine.runner import (
     Projection,
     _progress_bar,
-    attention_backends,
-    gc_paused,
+    forward_mode,
     logit_chunk_rows,
     run_halving_on_oom,
 )
@@ -110,7 +109,6 @@ def pack(sequences: Sequence[Sequence[int]], row_tokens: int | None = None) -> P
     return Packing(rows, home, nodes)
 
 
-@gc_paused()
 def packed_next_token_logprobs(
     lm: LM,
     projection: Projection,
@@ -135,11 +133,7 @@ def packed_next_token_logprobs(
         return _run_rows(lm, projection, packing.rows, wanted, batch, pad_id)
 
     lengths = [len(row.tokens) for row in packing.rows]
-    with (
-        _progress_bar(len(packing.rows), progress, f"{desc} (packed rows)") as bar,
-        torch.inference_mode(),
-        attention_backends(lm.device),
-    ):
+    with _progress_bar(len(packing.rows), progress, f"{desc} (packed rows)") as bar, forward_mode(lm):
         for batch in token_budget_batches(lengths, lm.batch_tokens):
             values.update(run_halving_on_oom(batch, run))
             bar.update(len(batch))

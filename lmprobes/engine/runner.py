@@ -113,13 +113,19 @@ def attention_backends(device: torch.device) -> contextlib.AbstractContextManage
     return sdpa_kernel(list(CUDA_ATTENTION_BACKENDS))
 
 
+@contextlib.contextmanager
+def forward_mode(lm: LM) -> Iterator[None]:
+    """How the scoring loops run: no autograd, ``lm``'s device's attention kernels, the collector paused."""
+    with torch.inference_mode(), attention_backends(lm.device), gc_paused():
+        yield
+
+
 def logit_chunk_rows(lm: LM) -> int:
     """Rows per LM-head call, from the float32 logit elements one call may hold on ``lm``'s device."""
     elements = CUDA_LOGIT_CHUNK_ELEMENTS if lm.device.type == "cuda" else LOGIT_CHUNK_ELEMENTS
     return max(1, elements // vocab_size(lm))
 
 
-@gc_paused()
 def map_row_logprobs(
     lm: LM,
     projection: Projection,
@@ -143,7 +149,7 @@ def map_row_logprobs(
     def run(batch: list[int]) -> list:
         return _run_batch(lm, projection, sequences, positions, batch, fn, pad_id)
 
-    with _progress_bar(len(sequences), progress, desc) as bar, torch.inference_mode(), attention_backends(lm.device):
+    with _progress_bar(len(sequences), progress, desc) as bar, forward_mode(lm):
         bar.update(len(sequences) - len(todo))
         for local_batch in token_budget_batches([len(sequences[i]) for i in todo], lm.batch_tokens):
             batch = [todo[k] for k in local_batch]
