@@ -28,6 +28,7 @@ from pathlib import Path
 import torch
 
 from lmprobes.engine.lm import DTYPES, LM
+from lmprobes.engine.runner import freeze_collector
 
 log = logging.getLogger("lmprobes.models")
 
@@ -187,7 +188,9 @@ def load_lm(slug: str, spec: dict, model_dir: Path, device: str = "auto") -> LM:
     """Load a configured model from a local folder, offline, on ``device`` in ``spec['dtype']``.
 
     The folder is checked first (``check_model_folder``). A masked model whose tokenizer has no
-    mask token is refused here, before any scoring.
+    mask token is refused here, before any scoring. Meant for a scoring job (one model per
+    process): everything alive once the model is loaded is frozen out of the cyclic collector
+    (``engine.runner.freeze_collector``).
     """
     from transformers import AutoModelForCausalLM, AutoModelForMaskedLM, AutoTokenizer
 
@@ -215,7 +218,7 @@ def load_lm(slug: str, spec: dict, model_dir: Path, device: str = "auto") -> LM:
         use_safetensors=None if spec.get("allow_pickle", False) else True,
     )
     model = model.to(target).eval()
-    return LM(
+    lm = LM(
         name=slug,
         model=model,
         tokenizer=tokenizer,
@@ -228,3 +231,5 @@ def load_lm(slug: str, spec: dict, model_dir: Path, device: str = "auto") -> LM:
         revision=spec.get("revision"),
         source=spec.get("hub_id") or spec.get("path") or "tiny",
     )
+    freeze_collector()
+    return lm

@@ -132,3 +132,31 @@ def test_fused_gelu_matches_gpt2s_python_gelu():
     fuse_activations(model)
     assert type(model.transformer.h[0].mlp.act) is GELUTanh
     assert torch.allclose(model.transformer.h[0].mlp.act(x), expected, atol=1e-6)
+
+
+def test_packed_scores_do_not_depend_on_how_the_head_rows_are_chunked(tiny_gpt2, monkeypatch):
+    from lmprobes.engine import runner
+
+    monkeypatch.setattr(runner, "LOGIT_CHUNK_ELEMENTS", 5 * tiny_gpt2.model.config.vocab_size)  # 5 head rows a chunk
+    lm = dataclasses.replace(tiny_gpt2, batch_tokens=4096)
+    assert_close(sequence_logprobs(lm, TEXTS, progress=False), plain_logprobs(lm, TEXTS))
+
+
+def test_wanted_log_probs_are_asked_once_per_node_and_next_token():
+    from lmprobes.engine.packing import wanted_log_probs
+
+    sequences = [[1, 2, 3], [1, 2, 3], [1, 2, 4], [5, 6]]
+    positions = [[0, 1], [0, 1], [1], [0]]
+    packing = pack(sequences, row_tokens=100)
+    wanted = wanted_log_probs(packing, sequences, positions)
+    row = packing.rows[0]
+    asked = list(zip(wanted.nodes[0], wanted.targets[0], strict=True))
+    assert len(asked) == len(set(asked)) == 4  # (1->2), (1,2->3), (1,2->4), (5->6)
+    for sequence, at, where in zip(sequences, positions, wanted.index, strict=True):
+        for p, k in zip(at, where, strict=True):
+            node, target = asked[k]
+            assert target == sequence[p + 1]
+            assert row.depth[node] == p and row.tokens[node] == sequence[p]
+    assert wanted.index[0] == wanted.index[1]
+    with pytest.raises(ValueError, match="sequence 3: position 1 has no next token"):
+        wanted_log_probs(packing, sequences, [[0], [0], [0], [1]])

@@ -124,3 +124,34 @@ def test_identical_masked_copies_run_once_and_score_each_target(tiny_bert, monke
         token_ids, values = plain_pll(tiny_bert, text, "original")
         assert score.token_ids == token_ids
         assert score.token_logprobs == pytest.approx(values, abs=1e-5)
+
+
+@pytest.mark.parametrize("variant", ["original", "within_word_l2r"])
+def test_batches_of_distinct_copies_equal_the_copies_padded_as_lists(tiny_bert, variant) -> None:
+    from lmprobes.engine.batching import pad_right
+    from lmprobes.engine.pll import DistinctCopies, MaskedCopies, masked_spans
+
+    texts = [*SENTENCES, "The man is on the mat.", "The man was on the mat."]
+    encoded = tiny_bert.tokenizer(texts)
+    sequences = [list(ids) for ids in encoded["input_ids"]]
+    spans = [masked_spans(encoded.word_ids(i), variant) for i in range(len(texts))]
+    copies = MaskedCopies(sequences, spans, tiny_bert.tokenizer.mask_token_id)
+    distinct = DistinctCopies(copies)
+    as_lists = [copies[aliases[0]] for aliases in distinct.aliases]
+    assert len(set(map(tuple, as_lists))) == len(distinct) < len(copies)  # the pair shares copies
+    assert distinct.lengths() == [len(ids) for ids in as_lists]
+    for batch in ([0], [5, 1, 30, 2], list(range(len(distinct)))[::-1]):
+        ids, mask = distinct.padded(batch, 7, torch.device("cpu"))
+        expected_ids, expected_mask = pad_right([as_lists[i] for i in batch], 7, torch.device("cpu"))
+        assert torch.equal(ids, expected_ids) and torch.equal(mask, expected_mask)
+
+
+def test_scores_do_not_depend_on_how_the_logits_are_chunked(tiny_bert, monkeypatch) -> None:
+    from lmprobes.engine import runner
+
+    whole = pseudo_log_likelihoods(tiny_bert, SENTENCES, progress=False)
+    monkeypatch.setattr(runner, "LOGIT_CHUNK_ELEMENTS", 3 * tiny_bert.model.config.vocab_size)  # 3 rows a chunk
+    chunked = pseudo_log_likelihoods(tiny_bert, SENTENCES, progress=False)
+    for a, b in zip(whole, chunked, strict=True):
+        assert a.token_ids == b.token_ids
+        assert a.token_logprobs == pytest.approx(b.token_logprobs, abs=1e-6)

@@ -105,3 +105,47 @@ def test_the_scoring_loop_runs_with_the_garbage_collector_paused_and_restores_it
     with pytest.raises(RuntimeError), gc_paused():
         raise RuntimeError("boom")
     assert gc.isenabled()
+
+
+class RecordingTokenizer:
+    """A tokenizer that notes whether the collector was on each time it was called."""
+
+    def __init__(self, tokenizer) -> None:
+        self.tokenizer = tokenizer
+        self.collector_on: list[bool] = []
+
+    def __getattr__(self, name: str):
+        return getattr(self.tokenizer, name)
+
+    def __call__(self, *args, **kwargs):
+        self.collector_on.append(gc.isenabled())
+        return self.tokenizer(*args, **kwargs)
+
+
+def test_the_primitives_keep_the_collector_paused_while_they_tokenize(tiny_gpt2, tiny_roberta) -> None:
+    from lmprobes.engine import continuation_logprobs, pseudo_log_likelihoods
+
+    causal = dataclasses.replace(tiny_gpt2, tokenizer=RecordingTokenizer(tiny_gpt2.tokenizer))
+    masked = dataclasses.replace(tiny_roberta, tokenizer=RecordingTokenizer(tiny_roberta.tokenizer))
+    sequence_logprobs(causal, ["A cat sat."], progress=False)
+    continuation_logprobs(causal, ["A cat"], [" sat."], progress=False)
+    pseudo_log_likelihoods(masked, ["A cat sat."], progress=False)
+    map_mask_logprobs(masked, ["A <mask> sat."], lambda logprobs, items: items, progress=False)
+    assert len(causal.tokenizer.collector_on) == 3 and len(masked.tokenizer.collector_on) == 2
+    assert not any(causal.tokenizer.collector_on + masked.tokenizer.collector_on)
+    assert gc.isenabled()
+
+
+def test_load_lm_freezes_what_is_alive_once_the_model_is_loaded(tiny_dir) -> None:
+    from lmprobes.models import load_lm
+
+    gc.unfreeze()
+    try:
+        lm = load_lm("tiny-gpt2", {"family": "causal"}, tiny_dir("gpt2"), "cpu")
+        assert gc.get_freeze_count() > 10_000
+        later = dataclasses.replace(lm)
+        tracked = {id(o) for o in gc.get_objects()}  # frozen objects are not listed
+        assert id(lm) not in tracked and id(lm.model) not in tracked and id(lm.tokenizer) not in tracked
+        assert id(later) in tracked
+    finally:
+        gc.unfreeze()

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from abc import ABC, abstractmethod
 from collections.abc import Sequence
 
 import torch
@@ -39,3 +40,36 @@ def pad_right(sequences: Sequence[Sequence[int]], pad_id: int, device: torch.dev
     lengths = torch.tensor([len(s) for s in sequences])
     attention_mask = (torch.arange(width)[None, :] < lengths[:, None]).long()
     return input_ids.to(device), attention_mask.to(device)
+
+
+class TokenTable(ABC):
+    """Token sequences that hand out right-padded batches; ``ListTable`` holds plain lists.
+
+    A table may build its sequences only when a batch asks for them (``pll.DistinctCopies``
+    builds masked copies as tensors), so the runner never needs one Python list per sequence.
+    """
+
+    @abstractmethod
+    def lengths(self) -> list[int]:
+        """The length of every sequence, in order."""
+
+    @abstractmethod
+    def padded(self, indices: list[int], pad_id: int, device: torch.device) -> tuple[torch.Tensor, torch.Tensor]:
+        """``input_ids`` and ``attention_mask`` of the sequences at ``indices``, as ``pad_right`` gives them."""
+
+
+class ListTable(TokenTable):
+    """A ``TokenTable`` over a sequence of token-id lists."""
+
+    def __init__(self, sequences: Sequence[Sequence[int]]) -> None:
+        self.sequences = sequences
+
+    def lengths(self) -> list[int]:
+        return [len(s) for s in self.sequences]
+
+    def padded(self, indices: list[int], pad_id: int, device: torch.device) -> tuple[torch.Tensor, torch.Tensor]:
+        return pad_right([self.sequences[i] for i in indices], pad_id, device)
+
+
+def as_token_table(sequences: Sequence[Sequence[int]] | TokenTable) -> TokenTable:
+    return sequences if isinstance(sequences, TokenTable) else ListTable(sequences)

@@ -88,6 +88,7 @@ def next_token_predictions(
     return map_next_token_logprobs(lm, contexts, predict, bos=bos, strip_context=strip_context, progress=progress)
 
 
+@gc_paused()
 def map_next_token_logprobs(
     lm: LM, contexts: list[str], fn, *, bos: bool = True, strip_context: bool = True, progress: bool = True
 ) -> list:
@@ -107,6 +108,7 @@ def map_next_token_logprobs(
     return [item_results[0] for item_results in results]
 
 
+@gc_paused()
 def sequence_logprobs(lm: LM, texts: list[str], *, policy: str = "bos", progress: bool = True) -> list[SequenceScore]:
     """``log p(t_i | t_<i)`` of every scored token of each text under a BOS/EOS ``policy``.
 
@@ -122,6 +124,7 @@ def sequence_logprobs(lm: LM, texts: list[str], *, policy: str = "bos", progress
     return _score(lm, sequences, positions, progress, f"sequences ({policy})")
 
 
+@gc_paused()
 def continuation_logprobs(
     lm: LM,
     prefixes: list[str],
@@ -159,7 +162,6 @@ def _rescales_logits(lm: LM) -> bool:
     return any(getattr(config, name, None) not in (None, 1, 1.0) for name in LOGIT_RESCALING_FIELDS)
 
 
-@gc_paused()
 def _score(lm: LM, sequences: list[list[int]], positions: list[list[int]], progress: bool, desc: str) -> list[SequenceScore]:
     projection = causal_projection(lm)
     if can_pack(lm) and not projection.full_forward:

@@ -15,6 +15,7 @@ from lmprobes.engine.runner import (
     Row,
     TokenPrediction,
     check_targets,
+    gc_paused,
     map_row_logprobs,
     predict_items,
     vocab_size,
@@ -44,6 +45,7 @@ def mask_predictions(
     return map_mask_logprobs(lm, texts, predict_items(targets, top_k), progress=progress, head_only=head_only)
 
 
+@gc_paused()
 def map_mask_logprobs(lm: LM, texts: list[str], fn: ItemFn, *, progress: bool = True, head_only: bool = True) -> list:
     """``fn(logprobs[n, V] float32, item_indices)`` over the mask rows of ``texts``; one result per text.
 

@@ -19,6 +19,7 @@ that takes a ready 4-D mask; ``PACKABLE`` lists the architectures the tests chec
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
@@ -125,61 +126,90 @@ def packed_next_token_logprobs(
     ``projection`` is the causal stack and its output layer (``causal.causal_projection``).
     """
     packing = pack(sequences, row_tokens or ROW_TOKENS)
-    wanted = _wanted_per_row(packing, sequences, positions)
-    values: dict[tuple[int, int, int], float] = {}
+    wanted = wanted_log_probs(packing, sequences, positions)
+    values = [0.0] * wanted.offsets[-1]
     lm.model.eval()
 
-    def run(batch: list[int]) -> list:
+    def run(batch: list[int]) -> list[tuple[int, list[float]]]:
         return _run_rows(lm, projection, packing.rows, wanted, batch, pad_id)
 
     lengths = [len(row.tokens) for row in packing.rows]
     with _progress_bar(len(packing.rows), progress, f"{desc} (packed rows)") as bar, forward_mode(lm):
         for batch in token_budget_batches(lengths, lm.batch_tokens):
-            values.update(run_halving_on_oom(batch, run))
+            for r, row_values in run_halving_on_oom(batch, run):
+                values[wanted.offsets[r] : wanted.offsets[r + 1]] = row_values
             bar.update(len(batch))
     return [
-        [(sequences[i][p + 1], values[(packing.home[i], packing.nodes[i][p], sequences[i][p + 1])]) for p in wanted_at]
-        for i, wanted_at in enumerate(positions)
+        [(sequence[p + 1], values[k]) for p, k in zip(at, where, strict=True)]
+        for sequence, at, where in zip(sequences, positions, wanted.index, strict=True)
     ]
 
 
-def _wanted_per_row(packing: Packing, sequences, positions) -> list[list[tuple[int, int]]]:
-    """Per row, the distinct ``(node, next token)`` log-probs some sequence asks for."""
-    wanted: list[set[tuple[int, int]]] = [set() for _ in packing.rows]
-    for index, at in enumerate(positions):
+@dataclass(frozen=True)
+class Wanted:
+    """The distinct ``(node, next token)`` log-probs each row must give, and where each sequence finds its own.
+
+    Row ``r``'s values fill ``offsets[r]:offsets[r + 1]`` of one flat list, in the order of
+    ``nodes[r]`` and ``targets[r]``; ``index[i]`` holds the flat index of each wanted position of
+    sequence ``i``.
+    """
+
+    nodes: list[list[int]]
+    targets: list[list[int]]
+    offsets: list[int]
+    index: list[list[int]]
+
+
+def wanted_log_probs(packing: Packing, sequences: Sequence[Sequence[int]], positions: Sequence[Sequence[int]]) -> Wanted:
+    per_row: list[dict[tuple[int, int], int]] = [{} for _ in packing.rows]
+    local: list[list[int]] = []
+    for index, (sequence, at) in enumerate(zip(sequences, positions, strict=True)):
+        row, nodes = per_row[packing.home[index]], packing.nodes[index]
+        here = []
         for p in at:
-            if not 0 <= p < len(sequences[index]) - 1:
-                raise ValueError(f"sequence {index}: position {p} has no next token (length {len(sequences[index])})")
-            wanted[packing.home[index]].add((packing.nodes[index][p], sequences[index][p + 1]))
-    return [sorted(w) for w in wanted]
+            if not 0 <= p < len(sequence) - 1:
+                raise ValueError(f"sequence {index}: position {p} has no next token (length {len(sequence)})")
+            here.append(row.setdefault((nodes[p], sequence[p + 1]), len(row)))
+        local.append(here)
+    offsets = [0]
+    for row in per_row:
+        offsets.append(offsets[-1] + len(row))
+    return Wanted(
+        nodes=[[node for node, _ in row] for row in per_row],
+        targets=[[target for _, target in row] for row in per_row],
+        offsets=offsets,
+        index=[[offsets[packing.home[i]] + k for k in here] for i, here in enumerate(local)],
+    )
 
 
-def _run_rows(lm: LM, projection: Projection, rows: list[PackedRow], wanted, batch: list[int], pad_id: int) -> list:
+def _run_rows(lm: LM, projection: Projection, rows: list[PackedRow], wanted: Wanted, batch: list[int],
+              pad_id: int) -> list[tuple[int, list[float]]]:
+    """``(row, its wanted log-probs)`` for each row of ``batch``."""
     input_ids, position_ids, mask = _batch_tensors([rows[r] for r in batch], pad_id, lm)
     hidden = runner.run_model(projection.base, input_ids, mask, position_ids=position_ids,
                               **projection.forward_kwargs)[0]
-    head = projection.head
-    keys, slots, nodes, targets = [], [], [], []
-    for slot, r in enumerate(batch):
-        for node, target in wanted[r]:
-            keys.append((r, node, target))
-            slots.append(slot)
-            nodes.append(node)
-            targets.append(target)
-    if not keys:
-        return []
+    counts = [len(wanted.nodes[r]) for r in batch]
+    if not sum(counts):
+        return [(r, []) for r in batch]
+    width = hidden.shape[1]
+    flat_node = torch.tensor(
+        [slot * width + node for slot, r in enumerate(batch) for node in wanted.nodes[r]], device=lm.device
+    )
+    target = torch.tensor([t for r in batch for t in wanted.targets[r]], device=lm.device)
     # One head row per distinct node; several children of one node share it.
-    rows_index = torch.tensor([slots, nodes], device=lm.device)
-    distinct, inverse = torch.unique(rows_index, dim=1, return_inverse=True)
-    states = hidden[distinct[0], distinct[1]]
-    values = torch.empty(len(keys), dtype=torch.float32, device=lm.device)
-    target_index = torch.tensor(targets, device=lm.device)
+    distinct, inverse = torch.unique(flat_node, return_inverse=True)
+    states = hidden.reshape(-1, hidden.shape[-1])[distinct]
+    values = torch.empty(len(target), dtype=torch.float32, device=lm.device)
+    by_head_row = inverse.argsort(stable=True)
     chunk = logit_chunk_rows(lm)
-    for start in range(0, states.shape[0], chunk):
-        logprobs = head(states[start : start + chunk]).float().log_softmax(dim=-1)
-        here = ((inverse >= start) & (inverse < start + chunk)).nonzero(as_tuple=True)[0]
-        values[here] = logprobs[inverse[here] - start, target_index[here]]
-    return list(zip(keys, values.tolist()))
+    bounds = torch.searchsorted(inverse[by_head_row], torch.arange(0, states.shape[0] + chunk, chunk, device=lm.device))
+    for k, start in enumerate(range(0, states.shape[0], chunk)):
+        logprobs = projection.head(states[start : start + chunk]).float().log_softmax(dim=-1)
+        here = by_head_row[bounds[k] : bounds[k + 1]]
+        values[here] = logprobs[inverse[here] - start, target[here]]
+    flat = values.tolist()
+    ends = list(itertools.accumulate(counts))
+    return [(r, flat[end - count : end]) for r, count, end in zip(batch, counts, ends, strict=True)]
 
 
 def _batch_tensors(rows: list[PackedRow], pad_id: int, lm: LM) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:

@@ -13,10 +13,12 @@ sentences of a minimal pair that differ only in the masked token) run once and s
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 
 import torch
 
+from lmprobes.engine.batching import TokenTable
 from lmprobes.engine.causal import SequenceScore
 from lmprobes.engine.lm import LM
 from lmprobes.engine.masked import masked_projection
@@ -45,13 +47,13 @@ def pseudo_log_likelihoods(
     sequences = [list(ids) for ids in encoded["input_ids"]]
     spans = [masked_spans(encoded.word_ids(i), variant) for i in range(len(sequences))]
     copies = MaskedCopies(sequences, spans, lm.tokenizer.mask_token_id)
-
     distinct = DistinctCopies(copies)
+    targets = [[copies.targets[copy] for copy in aliases] for aliases in distinct.aliases]
 
     def scored_token_logprobs(logprobs: torch.Tensor, rows: list[Row]) -> list[list[float]]:
-        targets = [[copies.target(copy) for copy in distinct.aliases[row.item]] for row in rows]
-        values = logprobs.gather(1, _padded(targets, logprobs.device)).tolist()
-        return [row_values[: len(row_targets)] for row_values, row_targets in zip(values, targets, strict=True)]
+        wanted = [targets[row.item] for row in rows]
+        values = logprobs.gather(1, _padded(wanted, logprobs.device)).tolist()
+        return [row_values[: len(row_targets)] for row_values, row_targets in zip(values, wanted, strict=True)]
 
     results = map_row_logprobs(
         lm,
@@ -63,7 +65,7 @@ def pseudo_log_likelihoods(
         progress=progress,
         desc=f"{lm.name} PLL ({variant}) masked copies",
     )
-    return _assemble(len(sequences), copies, distinct.per_copy(results))
+    return _assemble(copies, distinct.per_copy(results))
 
 
 def masked_spans(word_ids: Sequence[int | None], variant: str) -> list[tuple[int, int]]:
@@ -85,12 +87,14 @@ def masked_spans(word_ids: Sequence[int | None], variant: str) -> list[tuple[int
 
 
 class MaskedCopies(Sequence):
-    """The masked copies of all texts, one per scored token, built when indexed."""
+    """The masked copies of all texts, one per scored token, in text order; built when indexed."""
 
     def __init__(self, sequences: list[list[int]], spans: list[list[tuple[int, int]]], mask_id: int) -> None:
         self.sequences = sequences
+        self.per_text = [len(text_spans) for text_spans in spans]
         self.owner = [text for text, text_spans in enumerate(spans) for _ in text_spans]
         self.spans = [span for text_spans in spans for span in text_spans]
+        self.targets = [sequences[owner][start] for owner, (start, _) in zip(self.owner, self.spans, strict=True)]
         self.mask_id = mask_id
 
     def __len__(self) -> int:
@@ -102,18 +106,18 @@ class MaskedCopies(Sequence):
         ids[start:stop] = [self.mask_id] * (stop - start)
         return ids
 
-    def target(self, index: int) -> int:
-        """The original id at the scored position of copy ``index``."""
-        return self.sequences[self.owner[index]][self.spans[index][0]]
 
+class DistinctCopies(TokenTable):
+    """The distinct masked copies (first occurrence order); ``aliases[k]``: the copies equal to the k-th.
 
-class DistinctCopies(Sequence):
-    """The distinct masked copies (first occurrence order); ``aliases[k]``: the copies equal to the k-th."""
+    Batches are built as tensors from one flat tensor of all texts' ids (a gather, then the span
+    set to the mask id): no Python list per copy.
+    """
 
     def __init__(self, copies: MaskedCopies) -> None:
         self.copies = copies
         self.aliases: list[list[int]] = []
-        first_with_hash: dict[int, list[int]] = {}
+        first_with_hash: dict[int, list[int]] = {}  # hashes, not tuples: a tuple per copy would hold them all
         for index in range(len(copies)):
             ids = copies[index]
             candidates = first_with_hash.setdefault(hash(tuple(ids)), [])
@@ -123,20 +127,41 @@ class DistinctCopies(Sequence):
                 self.aliases.append([index])
             else:
                 self.aliases[same].append(index)
-        self.positions = _Positions([copies.spans[aliases[0]] for aliases in self.aliases])
+        representatives = [aliases[0] for aliases in self.aliases]
+        self.positions = _Positions([copies.spans[copy] for copy in representatives])
+        self._owner = torch.tensor([copies.owner[copy] for copy in representatives], dtype=torch.long)
+        self._spans = torch.tensor([copies.spans[copy] for copy in representatives], dtype=torch.long).reshape(-1, 2)
+        text_lengths = [len(ids) for ids in copies.sequences]
+        self._lengths = [text_lengths[copies.owner[copy]] for copy in representatives]
+        self._text_lengths = torch.tensor(text_lengths, dtype=torch.long)
+        self._offsets = torch.tensor([0, *text_lengths], dtype=torch.long).cumsum(0)[:-1]
+        self._flat = torch.tensor([token for ids in copies.sequences for token in ids] or [0], dtype=torch.long)
 
     def __len__(self) -> int:
         return len(self.aliases)
 
-    def __getitem__(self, index: int) -> list[int]:
-        return self.copies[self.aliases[index][0]]
+    def lengths(self) -> list[int]:
+        return self._lengths
 
-    def per_copy(self, results: list[list[list[float]]]) -> list[list[float]]:
-        """One ``[value]`` per copy, from one list of values per distinct copy."""
-        values: list[list[float]] = [[] for _ in range(len(self.copies))]
+    def padded(self, indices: list[int], pad_id: int, device: torch.device) -> tuple[torch.Tensor, torch.Tensor]:
+        index = torch.tensor(indices, dtype=torch.long)
+        owner = self._owner[index]
+        lengths = self._text_lengths[owner]
+        columns = torch.arange(int(lengths.max()))
+        inside = columns[None, :] < lengths[:, None]
+        flat_index = (self._offsets[owner][:, None] + columns[None, :]).clamp_(max=self._flat.numel() - 1)
+        input_ids = torch.where(inside, self._flat[flat_index], pad_id)
+        start, stop = self._spans[index].unbind(1)
+        masked = (columns[None, :] >= start[:, None]) & (columns[None, :] < stop[:, None])
+        input_ids.masked_fill_(masked, self.copies.mask_id)
+        return input_ids.to(device), inside.long().to(device)
+
+    def per_copy(self, results: list[list[list[float]]]) -> list[float]:
+        """The value of every copy, from one list of values per distinct copy."""
+        values = [math.nan] * len(self.copies)
         for aliases, (row_values,) in zip(self.aliases, results, strict=True):
             for copy, value in zip(aliases, row_values, strict=True):
-                values[copy] = [value]
+                values[copy] = value
         return values
 
 
@@ -158,12 +183,13 @@ class _Positions(Sequence):
         return [self.spans[index][0]]
 
 
-def _assemble(n_texts: int, copies: MaskedCopies, results: list[list[float]]) -> list[SequenceScore]:
-    scores = [SequenceScore([], []) for _ in range(n_texts)]
-    for index, (value,) in enumerate(results):
-        score = scores[copies.owner[index]]
-        score.token_ids.append(copies.target(index))
-        score.token_logprobs.append(value)
+def _assemble(copies: MaskedCopies, values: list[float]) -> list[SequenceScore]:
+    """One score per text from the values of its copies, which are consecutive and in token order."""
+    scores = []
+    start = 0
+    for count in copies.per_text:
+        scores.append(SequenceScore(copies.targets[start : start + count], values[start : start + count]))
+        start += count
     return scores
 
 

@@ -48,6 +48,7 @@ from lmprobes.engine.lm import LM
 from lmprobes.engine.masked import masked_projection
 from lmprobes.engine.packing import can_pack, pack
 from lmprobes.engine.pll import DistinctCopies, MaskedCopies, masked_spans
+from lmprobes.engine.runner import freeze_collector
 from lmprobes.io import write_parquet
 from lmprobes.suites.blimp.dataset import SCHEMA, BlimpDataError, parse_record
 from lmprobes.suites.blimp.scoring import score_pairs
@@ -263,8 +264,8 @@ def work_of(lm: LM, items: pd.DataFrame, mode: Mode) -> Work:
     spans = [masked_spans(encoded.word_ids(i), "original") for i in range(len(texts))]
     copies = MaskedCopies(sequences, spans, lm.tokenizer.mask_token_id)
     distinct = DistinctCopies(copies)  # as the scorer runs them: equal copies once
-    tokens = sum(len(copies[i]) for i in range(len(copies)))
-    return Work(tokens, sum(len(copy) for copy in distinct), len(distinct), len(copies))
+    tokens = sum(len(sequences[owner]) for owner in copies.owner)
+    return Work(tokens, sum(distinct.lengths()), len(distinct), len(copies))
 
 
 def with_rows_only_savings(lm: LM, work: Work) -> Work:
@@ -443,6 +444,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         lm = LM(name=model_name, model=model, tokenizer=tokenizer,
                 family=mode.family, device=device, dtype=mode.dtype, batch_tokens=batch_tokens, packing=args.packing,
                 head_dtype=mode.head_dtype)
+        freeze_collector()  # as a scoring job does after loading (models.load_lm)
         result, rows = run_mode(name, lm, items, peaks[mode.dtype], lama_vocab)
         print(result.line() + f" body_params={result.body_params / 1e6:.1f}M tokens={result.work.tokens} "
               f"positions={result.work.positions} head_rows={result.work.head_rows}", flush=True)
