@@ -110,3 +110,25 @@ def test_kind_falls_back_to_vocabulary_pieces() -> None:
     assert tokenizer_kind(VocabOnly({"a": 0, "▁b": 1, "▁c": 2})) == "sentencepiece"
     with pytest.raises(ValueError):
         tokenizer_kind(VocabOnly({"a": 0}))
+
+
+WORDS = ["bird", "", "robin", "unbelievably", "Paris", "☃", "bird", "New York", "x"]
+
+
+@pytest.mark.parametrize("kind", ["tiny_bert", "tiny_roberta", "tiny_gpt2", "unigram", "llama"])
+@pytest.mark.parametrize("sentence_initial", [False, True])
+def test_batched_lookup_equals_one_encode_per_word(kind: str, sentence_initial: bool, request) -> None:
+    from lmprobes.engine import words_ids
+
+    if kind in ("unigram", "llama"):
+        tokenizer = sentencepiece_tokenizer(llama_style=kind == "llama")
+    else:
+        tokenizer = request.getfixturevalue(kind).tokenizer
+    space = " " if tokenizer_kind(tokenizer) == "bytelevel" and not sentence_initial else ""
+    for word, found in zip(WORDS, words_ids(tokenizer, WORDS, sentence_initial=sentence_initial), strict=True):
+        ids = tokenizer.encode(space + word, add_special_tokens=False) if word else []
+        assert found.word == word and list(found.ids) == ids
+        assert list(found.pieces) == tokenizer.convert_ids_to_tokens(ids)
+        assert found.is_unk == (tokenizer.unk_token_id in ids)
+        assert found == word_ids(tokenizer, word, sentence_initial=sentence_initial)
+    assert words_ids(tokenizer, []) == []

@@ -12,7 +12,7 @@ from lmprobes.engine.lm import LM
 from lmprobes.engine.masked import map_mask_logprobs, mask_predictions
 from lmprobes.engine.pll import pseudo_log_likelihoods
 from lmprobes.engine.runner import TokenPrediction
-from lmprobes.engine.tokens import WordIds, tokenizer_kind, word_ids
+from lmprobes.engine.tokens import WordIds, tokenizer_kind, word_ids, words_ids
 
 __all__ = [
     "LM",
@@ -29,4 +29,5 @@ __all__ = [
     "token_budget_batches",
     "tokenizer_kind",
     "word_ids",
+    "words_ids",
 ]

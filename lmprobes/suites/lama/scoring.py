@@ -27,7 +27,7 @@ import pandas as pd
 import pyarrow as pa
 import torch
 
-from lmprobes.engine import map_mask_logprobs, sequence_logprobs, word_ids
+from lmprobes.engine import map_mask_logprobs, sequence_logprobs, words_ids
 from lmprobes.engine.causal import map_next_token_logprobs
 from lmprobes.engine.lm import LM
 from lmprobes.engine.runner import top_k_low_id_first
@@ -69,16 +69,27 @@ def piece_text(tokenizer, token_id: int) -> str:
 
 def single_token_id(tokenizer, word: str) -> int | None:
     """LAMA's check: one piece, not unknown, and that piece re-joined equals the word exactly."""
-    resolved = word_ids(tokenizer, word)
-    if not resolved.single or piece_text(tokenizer, resolved.first_id) != word:
-        return None
-    return resolved.first_id
+    return single_token_ids(tokenizer, [word])[word]
+
+
+def single_token_ids(tokenizer, words: Sequence[str]) -> dict[str, int | None]:
+    """``single_token_id`` of each word, the words encoded in one tokenizer call."""
+    ids: dict[str, int | None] = {}
+    for word, resolved in zip(words, words_ids(tokenizer, words), strict=True):
+        spelled = resolved.single and piece_text(tokenizer, resolved.first_id) == word
+        ids[word] = resolved.first_id if spelled else None
+    return ids
 
 
 def common_vocab_ids(tokenizer, common_vocab: list[str]) -> list[int]:
     """Ids of the common-vocabulary words that are single tokens for this model, sorted."""
-    ids = {single_token_id(tokenizer, word) for word in common_vocab}
-    return sorted(i for i in ids if i is not None)
+    return sorted({i for i in single_token_ids(tokenizer, common_vocab).values() if i is not None})
+
+
+def pieces_per_label(tokenizer, facts: pd.DataFrame) -> dict[str, int]:
+    """How many pieces each object label of ``facts`` takes in running text."""
+    labels = sorted(set(facts["obj_label"]))
+    return {label: ids.n_pieces for label, ids in zip(labels, words_ids(tokenizer, labels), strict=True)}
 
 
 def model_independent_reason(fact) -> str:
@@ -144,8 +155,8 @@ def _score_tokens(lm: LM, facts: pd.DataFrame, common_vocab: list[str], *, metho
     allowed = common_vocab_ids(tokenizer, common_vocab)
     valid = valid_objects(facts)
     labels = sorted(set(facts["obj_label"]) | {o for objs in valid.values() for o in objs})
-    gold_ids = {label: single_token_id(tokenizer, label) for label in labels}
-    pieces = {label: word_ids(tokenizer, label).n_pieces for label in set(facts["obj_label"])}
+    gold_ids = single_token_ids(tokenizer, labels)
+    pieces = pieces_per_label(tokenizer, facts)
     allowed_set = set(allowed)
     reasons = [token_skip_reason(f, gold_ids[f.obj_label], allowed_set) for f in facts.itertuples(index=False)]
     if method == "left_context":
@@ -242,7 +253,7 @@ def _score_candidates(lm: LM, facts: pd.DataFrame, *, top_k: int, policy: str, p
     scored = sequence_logprobs(lm, sentences, policy=policy, progress=progress)
     loglik = dict(zip(sentences, (s.total for s in scored)))
     valid = valid_objects(facts)
-    pieces = {label: word_ids(lm.tokenizer, label).n_pieces for label in set(facts["obj_label"])}
+    pieces = pieces_per_label(lm.tokenizer, facts)
     rows = []
     for fact, reason in zip(records, reasons):
         result = None if reason else _rank_candidates(fact, candidates[fact.relation], loglik, valid, top_k)
