@@ -161,6 +161,7 @@ class Wanted:
 
 
 def wanted_log_probs(packing: Packing, sequences: Sequence[Sequence[int]], positions: Sequence[Sequence[int]]) -> Wanted:
+    """What ``packing``'s rows must compute so that each sequence gets the next-token log-prob at its positions."""
     per_row: list[dict[tuple[int, int], int]] = [{} for _ in packing.rows]
     local: list[list[int]] = []
     for index, (sequence, at) in enumerate(zip(sequences, positions, strict=True)):
