@@ -94,10 +94,10 @@ def words_ids(tokenizer, words: Sequence[str], *, sentence_initial: bool = False
     prefix = " " if tokenizer_kind(tokenizer) == "bytelevel" and not sentence_initial else ""
     texts = [prefix + word for word in words if word]
     encoded = iter(tokenizer(texts, add_special_tokens=False)["input_ids"] if texts else [])
-    ids = [tuple(next(encoded)) if word else () for word in words]
-    pieces = iter(tokenizer.convert_ids_to_tokens([token for word_ids in ids for token in word_ids]))
+    per_word = [tuple(next(encoded)) if word else () for word in words]
+    pieces = iter(tokenizer.convert_ids_to_tokens([token for ids in per_word for token in ids]))
     unk = tokenizer.unk_token_id
     return [
-        WordIds(word=word, ids=word_ids, pieces=tuple(next(pieces) for _ in word_ids), is_unk=unk is not None and unk in word_ids)
-        for word, word_ids in zip(words, ids, strict=True)
+        WordIds(word=word, ids=ids, pieces=tuple(next(pieces) for _ in ids), is_unk=unk is not None and unk in ids)
+        for word, ids in zip(words, per_word, strict=True)
     ]
