@@ -72,4 +72,5 @@ class ListTable(TokenTable):
 
 
 def as_token_table(sequences: Sequence[Sequence[int]] | TokenTable) -> TokenTable:
+    """``sequences`` itself when it is a table, else a ``ListTable`` over it."""
     return sequences if isinstance(sequences, TokenTable) else ListTable(sequences)

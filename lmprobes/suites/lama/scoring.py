@@ -27,7 +27,7 @@ import pandas as pd
 import pyarrow as pa
 import torch
 
-from lmprobes.engine import map_mask_logprobs, sequence_logprobs, words_ids
+from lmprobes.engine import WordIds, map_mask_logprobs, sequence_logprobs, words_ids
 from lmprobes.engine.causal import map_next_token_logprobs
 from lmprobes.engine.lm import LM
 from lmprobes.engine.runner import top_k_low_id_first
@@ -67,23 +67,16 @@ def piece_text(tokenizer, token_id: int) -> str:
     return tokenizer.decode([token_id]).strip()
 
 
-def single_token_id(tokenizer, word: str) -> int | None:
+def spelled_single_id(tokenizer, resolved: WordIds) -> int | None:
     """LAMA's check: one piece, not unknown, and that piece re-joined equals the word exactly."""
-    return single_token_ids(tokenizer, [word])[word]
-
-
-def single_token_ids(tokenizer, words: Sequence[str]) -> dict[str, int | None]:
-    """``single_token_id`` of each word, the words encoded in one tokenizer call."""
-    ids: dict[str, int | None] = {}
-    for word, resolved in zip(words, words_ids(tokenizer, words), strict=True):
-        spelled = resolved.single and piece_text(tokenizer, resolved.first_id) == word
-        ids[word] = resolved.first_id if spelled else None
-    return ids
+    spelled = resolved.single and piece_text(tokenizer, resolved.first_id) == resolved.word
+    return resolved.first_id if spelled else None
 
 
 def common_vocab_ids(tokenizer, common_vocab: list[str]) -> list[int]:
     """Ids of the common-vocabulary words that are single tokens for this model, sorted."""
-    return sorted({i for i in single_token_ids(tokenizer, common_vocab).values() if i is not None})
+    ids = {spelled_single_id(tokenizer, resolved) for resolved in words_ids(tokenizer, common_vocab)}
+    return sorted(i for i in ids if i is not None)
 
 
 def pieces_per_label(tokenizer, facts: pd.DataFrame) -> dict[str, int]:
@@ -155,8 +148,9 @@ def _score_tokens(lm: LM, facts: pd.DataFrame, common_vocab: list[str], *, metho
     allowed = common_vocab_ids(tokenizer, common_vocab)
     valid = valid_objects(facts)
     labels = sorted(set(facts["obj_label"]) | {o for objs in valid.values() for o in objs})
-    gold_ids = single_token_ids(tokenizer, labels)
-    pieces = pieces_per_label(tokenizer, facts)
+    resolved = dict(zip(labels, words_ids(tokenizer, labels), strict=True))
+    gold_ids = {label: spelled_single_id(tokenizer, ids) for label, ids in resolved.items()}
+    pieces = {label: resolved[label].n_pieces for label in set(facts["obj_label"])}
     allowed_set = set(allowed)
     reasons = [token_skip_reason(f, gold_ids[f.obj_label], allowed_set) for f in facts.itertuples(index=False)]
     if method == "left_context":
