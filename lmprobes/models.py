@@ -208,11 +208,13 @@ def load_lm(slug: str, spec: dict, model_dir: Path, device: str = "auto") -> LM:
         )
     auto = AutoModelForMaskedLM if family == "masked" else AutoModelForCausalLM
     dtype = DTYPES[spec.get("dtype", "float32")]
+    residual_dtype = spec.get("residual_dtype", "auto")
     target = resolve_device(device)
     model = auto.from_pretrained(
         model_dir,
         local_files_only=True,
-        dtype=dtype,
+        # A float32 residual stream needs the float32 weights; the LM casts its linear layers.
+        dtype=torch.float32 if residual_dtype == "float32" else dtype,
         trust_remote_code=trust_remote_code,
         # None lets transformers prefer safetensors and fall back to the pickle only when allowed.
         use_safetensors=None if spec.get("allow_pickle", False) else True,
@@ -228,6 +230,7 @@ def load_lm(slug: str, spec: dict, model_dir: Path, device: str = "auto") -> LM:
         batch_tokens=spec.get("batch_tokens", 8192),
         packing=spec.get("packing", "auto"),
         head_dtype=spec.get("head_dtype", "auto"),
+        residual_dtype=residual_dtype,
         revision=spec.get("revision"),
         source=spec.get("hub_id") or spec.get("path") or "tiny",
     )

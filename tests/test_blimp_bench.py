@@ -124,6 +124,26 @@ def test_float32_head_modes_run_bf16_with_float32_logits(tiny_dir, capsys, monke
     assert last.startswith("# causal-bf16-head32 vs causal-float32: ") and "of 9 pair decisions equal" in last
 
 
+def test_float32_residual_modes_run_bf16_linear_layers_on_a_float32_model(tiny_dir, capsys, monkeypatch) -> None:
+    seen = []
+    real_lm = bench.LM
+
+    def recording_lm(**kwargs):
+        lm = real_lm(**kwargs)
+        dtypes = {p.dtype for p in lm.model.parameters()}
+        seen.append((lm.residual_dtype, lm.dtype, dtypes))
+        return lm
+
+    monkeypatch.setattr(bench, "LM", recording_lm)
+    argv = ["--blimp", str(FIXTURES), "--bert-tokenizer", str(tiny_dir("bert")), "--tiny", "--pairs", "9",
+            "--modes", "pll-float32", "pll-bf16-res32"]
+    assert bench.main(argv) == 0
+    assert seen == [("auto", torch.float32, {torch.float32}),
+                    ("float32", torch.bfloat16, {torch.float32, torch.bfloat16})]
+    last = capsys.readouterr().out.splitlines()[-1]
+    assert last.startswith("# pll-bf16-res32 vs pll-float32: ") and "of 9 pair decisions equal" in last
+
+
 def test_a_saved_model_folder_is_scored_instead_of_the_random_one(tiny_dir, tmp_path, tiny_gpt2) -> None:
     out = tmp_path / "scores.parquet"
     argv = ["--blimp", str(FIXTURES), "--gpt2-tokenizer", str(tiny_dir("gpt2")), "--causal-model", str(tiny_dir("gpt2")),

@@ -65,6 +65,7 @@ def test_defaults_are_filled_in_nested_entries():
         (lambda c: c["models"]["gpt2"].update(family="decoder"), "decoder"),
         (lambda c: c["models"]["gpt2"].update(batch_tokens="big"), "big"),
         (lambda c: c["models"]["gpt2"].update(head_dtype="float64"), "float64"),
+        (lambda c: c["models"]["gpt2"].update(residual_dtype="bfloat16"), "bfloat16"),
         (lambda c: c["sources"]["ettinger_role"].update(sha256="xyz"), "xyz"),
         (lambda c: c["suites"]["ettinger"].update(shufles=3), "shufles"),
     ],

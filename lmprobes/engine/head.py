@@ -40,31 +40,42 @@ def use_float32_head(model: torch.nn.Module, head_dtype: str = "auto") -> bool:
     return True
 
 
-class Float32Logits(torch.nn.Linear):
-    """``x · W + b`` computed in float32 in inference; the plain linear layer when gradients are recorded."""
+class CastLogits(torch.nn.Linear):
+    """``x · W + b`` computed in ``compute_dtype`` in inference, from copies of the parameters cast
+    to it; the plain linear layer when gradients are recorded."""
+
+    compute_dtype: torch.dtype
 
     @classmethod
-    def sharing(cls, linear: torch.nn.Linear) -> Float32Logits:
-        """A ``Float32Logits`` holding ``linear``'s own weight and bias parameters (ties stay tied)."""
-        return sharing(cls, linear, ("in_features", "out_features"), _copies={})
+    def sharing(cls, linear: torch.nn.Linear, compute_dtype: torch.dtype) -> CastLogits:
+        """A ``CastLogits`` holding ``linear``'s own weight and bias parameters (ties stay tied)."""
+        return sharing(cls, linear, ("in_features", "out_features"), compute_dtype=compute_dtype, _copies={})
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
         if torch.is_grad_enabled():
             return F.linear(x, self.weight, self.bias)
-        x, weight = x.float(), self._float32("weight", self.weight)
-        bias = None if self.bias is None else self._float32("bias", self.bias)
-        if onednn_linear_available() and fusable(x, weight, (torch.float32,)):
+        x, weight = x.to(self.compute_dtype), self._cast("weight", self.weight)
+        bias = None if self.bias is None else self._cast("bias", self.bias)
+        if onednn_linear_available() and fusable(x, weight, (torch.float32, torch.bfloat16)):
             return torch.ops.mkldnn._linear_pointwise(x, weight, bias, "none", [], "")
         return F.linear(x, weight, bias)
 
-    def _float32(self, name: str, tensor: torch.Tensor) -> torch.Tensor:
-        """A float32 copy of ``tensor``, made again after any in-place change (fine-tuning)."""
+    def _cast(self, name: str, tensor: torch.Tensor) -> torch.Tensor:
+        """``tensor`` in ``compute_dtype``, cast again after any in-place change (fine-tuning)."""
         key = (tensor.data_ptr(), tensor._version, tensor.device)
         cached = self._copies.get(name)
         if cached is None or cached[0] != key:
-            cached = (key, tensor.detach().float())
+            cached = (key, tensor.detach().to(self.compute_dtype))
             self._copies[name] = cached
         return cached[1]
 
     def extra_repr(self) -> str:
-        return f"{super().extra_repr()}, output=float32"
+        return f"{super().extra_repr()}, output={str(self.compute_dtype).removeprefix('torch.')}"
+
+
+class Float32Logits(CastLogits):
+    """``x · W + b`` computed in float32 in inference; the plain linear layer when gradients are recorded."""
+
+    @classmethod
+    def sharing(cls, linear: torch.nn.Linear) -> Float32Logits:
+        return super().sharing(linear, torch.float32)

@@ -9,6 +9,7 @@ import torch
 
 from lmprobes.engine.fusion import fuse_activations, fuse_linear_gelu
 from lmprobes.engine.head import HEAD_DTYPES, use_float32_head
+from lmprobes.engine.precision import RESIDUAL_DTYPES, keep_residual_float32
 
 Family = Literal["masked", "causal"]
 
@@ -24,7 +25,9 @@ class LM:
     sequences are scored: ``auto`` packs shared prefixes (``engine.packing``) for the
     architectures checked to support it, ``trie`` insists on it, ``none`` pads each sequence.
     ``head_dtype="float32"`` keeps a bfloat16/float16 model's logits in float32 (``engine.head``);
-    float32 models always run their head that way (oneDNN on CPU).
+    float32 models always run their head that way (oneDNN on CPU). ``residual_dtype="float32"``
+    takes a float32 model and runs its linear layers in ``dtype`` with the residual stream, norms
+    and embeddings kept in float32 (``engine.precision``).
     """
 
     name: str
@@ -36,15 +39,25 @@ class LM:
     batch_tokens: int = 4096
     packing: str = "auto"
     head_dtype: str = "auto"
+    residual_dtype: str = "auto"
     revision: str | None = None
     source: str | None = None
 
     def __post_init__(self) -> None:
         if self.head_dtype not in HEAD_DTYPES:
             raise ValueError(f"{self.name}: head_dtype must be one of {HEAD_DTYPES}, not {self.head_dtype!r}")
+        if self.residual_dtype not in RESIDUAL_DTYPES:
+            raise ValueError(
+                f"{self.name}: residual_dtype must be one of {RESIDUAL_DTYPES}, not {self.residual_dtype!r}"
+            )
         if isinstance(self.model, torch.nn.Module):
             fuse_activations(self.model)
             fuse_linear_gelu(self.model)
+            if self.residual_dtype == "float32" and self.dtype != torch.float32:
+                try:
+                    keep_residual_float32(self.model, self.dtype, self.head_dtype)
+                except ValueError as error:
+                    raise ValueError(f"{self.name}: {error}") from None
             use_float32_head(self.model, self.head_dtype)
 
     @property
@@ -66,6 +79,7 @@ class LM:
             "batch_tokens": str(self.batch_tokens),
             "packing": self.packing,
             "head_dtype": self.head_dtype,
+            "residual_dtype": self.residual_dtype,
             "threads": str(torch.get_num_threads()),
             "torch": torch.__version__,
             "transformers": transformers.__version__,

@@ -17,7 +17,8 @@ must cover the tokenizer's). Modes: ``causal-*`` scores both sentences with the 
 space, no EOS), ``pll-*`` with the ``original`` pseudo-log-likelihood, ``lama-*`` ranks the
 common vocabulary at the mask of ``--facts`` template facts (T-REx templates, seeded subjects
 and objects; LAMA's ``masked`` method); in float32 or bfloat16, and ``*-bf16-head32`` in bfloat16
-with the logits in float32 (``head_dtype: float32``, ``engine.head``).
+with the logits in float32 (``head_dtype: float32``, ``engine.head``), ``*-bf16-res32`` with bfloat16
+linear layers around a float32 residual stream (``residual_dtype: float32``, ``engine.precision``).
 
 Per mode it prints items/s, tokens/s and two FLOP rates, against the peak of a square matmul in
 the mode's dtype timed on the same device in the same run (best of five windows):
@@ -68,6 +69,11 @@ class Mode:
     method: str
     dtype: torch.dtype
     head_dtype: str = "auto"  # "float32": logits in float32 (engine.head)
+    residual_dtype: str = "auto"  # "float32": bf16 linear layers, float32 residual stream (engine.precision)
+
+    @property
+    def load_dtype(self) -> torch.dtype:
+        return torch.float32 if self.residual_dtype == "float32" else self.dtype
 
 
 MODES = {
@@ -80,6 +86,9 @@ MODES = {
     "causal-bf16-head32": Mode("causal", "lmeval04", torch.bfloat16, "float32"),
     "pll-bf16-head32": Mode("masked", "pll_original", torch.bfloat16, "float32"),
     "lama-bf16-head32": Mode("masked", "lama_masked", torch.bfloat16, "float32"),
+    "causal-bf16-res32": Mode("causal", "lmeval04", torch.bfloat16, residual_dtype="float32"),
+    "pll-bf16-res32": Mode("masked", "pll_original", torch.bfloat16, residual_dtype="float32"),
+    "lama-bf16-res32": Mode("masked", "lama_masked", torch.bfloat16, residual_dtype="float32"),
 }
 LAMA_FACTS = 2000
 OUT_SCHEMA = pa.schema(
@@ -439,11 +448,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         tokenizer = tokenizers[mode.family]
         items = pairs if mode.method != "lama_masked" else facts
         folder = args.causal_model if mode.family == "causal" else args.masked_model
-        model = bench_model(mode.family, tokenizer, args.tiny, folder).to(device=device, dtype=mode.dtype)
+        model = bench_model(mode.family, tokenizer, args.tiny, folder).to(device=device, dtype=mode.load_dtype)
         model_name = folder.name if folder else f"random-{'gpt2' if mode.family == 'causal' else 'bert'}"
         lm = LM(name=model_name, model=model, tokenizer=tokenizer,
                 family=mode.family, device=device, dtype=mode.dtype, batch_tokens=batch_tokens, packing=args.packing,
-                head_dtype=mode.head_dtype)
+                head_dtype=mode.head_dtype, residual_dtype=mode.residual_dtype)
         freeze_collector()  # as a scoring job does after loading (models.load_lm)
         result, rows = run_mode(name, lm, items, peaks[mode.dtype], lama_vocab)
         print(result.line() + f" body_params={result.body_params / 1e6:.1f}M tokens={result.work.tokens} "
