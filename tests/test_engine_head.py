@@ -125,11 +125,6 @@ def test_sentence_log_probs_move_less_from_float32_with_float32_logits(tiny_gpt2
     assert kept.mean() < rounded.mean() / 2
 
 
-def test_an_unknown_head_dtype_is_refused_naming_the_model(tiny_gpt2):
-    with pytest.raises(ValueError, match=r"m: head_dtype must be one of .*'float16'"):
-        LM(name="m", model=tiny_gpt2.model, tokenizer=tiny_gpt2.tokenizer, family="causal", head_dtype="float16")
-
-
 def test_a_configured_head_dtype_reaches_the_loaded_model_and_its_provenance(tiny_dir):
     from lmprobes.models import load_lm
 

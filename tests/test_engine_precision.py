@@ -153,9 +153,10 @@ def test_a_reduced_precision_model_is_refused_naming_the_model(tiny_bert):
            residual_dtype="float32")
 
 
-def test_an_unknown_residual_dtype_is_refused_naming_the_model(tiny_gpt2):
-    with pytest.raises(ValueError, match=r"m: residual_dtype must be one of .*'bfloat16'"):
-        LM(name="m", model=tiny_gpt2.model, tokenizer=tiny_gpt2.tokenizer, family="causal", residual_dtype="bfloat16")
+@pytest.mark.parametrize("option, value", [("head_dtype", "float16"), ("residual_dtype", "bfloat16")])
+def test_an_unknown_dtype_option_is_refused_naming_the_model_and_option(tiny_gpt2, option, value):
+    with pytest.raises(ValueError, match=rf"m: {option} must be one of .*'{value}'"):
+        LM(name="m", model=tiny_gpt2.model, tokenizer=tiny_gpt2.tokenizer, family="causal", **{option: value})
 
 
 def test_a_configured_residual_dtype_reaches_the_loaded_model_and_its_provenance(tiny_dir):
