@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import dataclasses
+
 import numpy as np
 import pytest
 import torch
@@ -123,6 +125,14 @@ def test_the_error_is_well_below_plain_bfloat16s(family_and_tokenizer):
     rounded = np.abs(_totals(_lm(family, tokenizer, torch.bfloat16, **size), family) - float32)
     kept = np.abs(_totals(_lm(family, tokenizer, torch.bfloat16, "float32", **size), family) - float32)
     assert kept.mean() < 0.6 * rounded.mean()
+
+
+def test_an_lm_built_again_around_the_same_model_scores_the_same(tiny_bert):
+    lm = _lm("masked", tiny_bert.tokenizer, torch.bfloat16, "float32")
+    hooks = sum(len(m._forward_pre_hooks) for m in lm.model.modules())
+    again = dataclasses.replace(lm, name="again")
+    assert sum(len(m._forward_pre_hooks) for m in again.model.modules()) == hooks
+    assert np.array_equal(_totals(again, "masked"), _totals(lm, "masked"))
 
 
 def test_float32_models_are_left_as_they_are(tiny_bert):

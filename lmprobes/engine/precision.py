@@ -24,6 +24,7 @@ from lmprobes.engine.fusion import Conv1DGELU
 from lmprobes.engine.head import CastLogits
 
 RESIDUAL_DTYPES = ("auto", "float32")
+_MARK = "_lmprobes_linear_dtype"
 
 
 def keep_residual_float32(model: torch.nn.Module, dtype: torch.dtype, head_dtype: str = "auto") -> int:
@@ -36,6 +37,8 @@ def keep_residual_float32(model: torch.nn.Module, dtype: torch.dtype, head_dtype
     """
     from transformers.pytorch_utils import Conv1D
 
+    if getattr(model, _MARK, None) == dtype:  # an LM built again around the same model
+        return 0
     floats = {p.dtype for p in model.parameters() if p.is_floating_point()}
     if floats != {torch.float32}:
         raise ValueError(f"residual_dtype float32 needs the model loaded in float32, not {sorted(map(str, floats))}")
@@ -50,6 +53,7 @@ def keep_residual_float32(model: torch.nn.Module, dtype: torch.dtype, head_dtype
         cast += 1
     if type(head) is torch.nn.Linear and head_dtype == "auto":
         model.set_output_embeddings(CastLogits.sharing(head, dtype))
+    setattr(model, _MARK, dtype)
     return cast
 
 
