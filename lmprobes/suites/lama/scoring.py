@@ -73,10 +73,17 @@ def spelled_single_id(tokenizer, resolved: WordIds) -> int | None:
     return resolved.first_id if spelled else None
 
 
-def common_vocab_ids(tokenizer, common_vocab: list[str]) -> list[int]:
-    """Ids of the common-vocabulary words that are single tokens for this model, sorted."""
-    ids = {spelled_single_id(tokenizer, resolved) for resolved in words_ids(tokenizer, common_vocab)}
-    return sorted(i for i in ids if i is not None)
+def common_vocab_pieces(tokenizer, common_vocab: list[str]) -> dict[int, str]:
+    """Id -> piece text of the common-vocabulary words that are single tokens for this model, by id.
+
+    A kept piece spells its word exactly (``spelled_single_id``), so the word is its text.
+    """
+    pieces = {}
+    for resolved in words_ids(tokenizer, common_vocab):
+        token = spelled_single_id(tokenizer, resolved)
+        if token is not None:
+            pieces[token] = resolved.word
+    return dict(sorted(pieces.items()))
 
 
 def pieces_per_label(tokenizer, facts: pd.DataFrame) -> dict[str, int]:
@@ -145,18 +152,18 @@ def _check_method(lm: LM, method: str) -> None:
 def _score_tokens(lm: LM, facts: pd.DataFrame, common_vocab: list[str], *, method: str, top_k: int,
                   progress: bool) -> pd.DataFrame:
     tokenizer = lm.tokenizer
-    allowed = common_vocab_ids(tokenizer, common_vocab)
+    pieces_of = common_vocab_pieces(tokenizer, common_vocab)
     valid = valid_objects(facts)
     labels = sorted(set(facts["obj_label"]) | {o for objs in valid.values() for o in objs})
     resolved = dict(zip(labels, words_ids(tokenizer, labels), strict=True))
     gold_ids = {label: spelled_single_id(tokenizer, ids) for label, ids in resolved.items()}
     pieces = {label: resolved[label].n_pieces for label in set(facts["obj_label"])}
-    allowed_set = set(allowed)
+    allowed_set = set(pieces_of)
     reasons = [token_skip_reason(f, gold_ids[f.obj_label], allowed_set) for f in facts.itertuples(index=False)]
     if method == "left_context":
         reasons = [reason or _left_context_reason(query) for reason, query in zip(reasons, facts["query"])]
     kept = [i for i, reason in enumerate(reasons) if not reason]
-    ranker = TokenRanker(allowed, valid, gold_ids, tokenizer, top_k)
+    ranker = TokenRanker(pieces_of, valid, gold_ids, top_k)
     records = list(facts.itertuples(index=False))
     items = [records[i] for i in kept]
 
@@ -185,13 +192,14 @@ def _left_context_reason(query: str) -> str:
 class TokenRanker:
     """Ranks each gold id among the allowed (common-vocabulary) ids of a log-prob row."""
 
-    def __init__(self, allowed: list[int], valid: dict, gold_ids: dict, tokenizer, top_k: int) -> None:
-        self.allowed = allowed
+    def __init__(self, pieces: dict[int, str], valid: dict, gold_ids: dict, top_k: int) -> None:
+        """``pieces``: allowed id -> its text, in id order (``common_vocab_pieces``)."""
+        allowed = list(pieces)
         self.index = torch.tensor(allowed, dtype=torch.long)
         self.position = {token: j for j, token in enumerate(allowed)}
         self.valid = valid
         self.gold_ids = gold_ids
-        self.pieces = [piece_text(tokenizer, token) for token in allowed]
+        self.pieces = list(pieces.values())
         self.top_k = top_k
 
     def rank(self, logprobs: torch.Tensor, facts: list) -> list[dict]:
