@@ -26,6 +26,7 @@ from lmprobes.engine import (
     word_ids,
 )
 from lmprobes.engine.lm import DTYPES, LM
+from lmprobes.engine.precision import RESIDUAL_DTYPES
 from lmprobes.models import load_lm as load_configured
 from lmprobes.tiny import read_corpus, train_wordpiece
 
@@ -66,6 +67,8 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     parser.add_argument("--batch-tokens", type=int, default=4096, help="token budget per forward pass")
     parser.add_argument("--device", choices=["cpu", "cuda"], default="cpu")
     parser.add_argument("--dtype", choices=sorted(DTYPES), default="float32")
+    parser.add_argument("--residual-dtype", choices=RESIDUAL_DTYPES, default="auto",
+                        help="float32: only the linear layers in --dtype (the config's residual_dtype)")
     parser.add_argument(
         "--random-bert-base",
         action="store_true",
@@ -84,18 +87,21 @@ def load_lm(args: argparse.Namespace) -> LM:
     """The model to time, on ``args.device`` in ``args.dtype``."""
     if not args.random_bert_base:
         family = args.family or infer_family(args.model)
-        spec = {"family": family, "dtype": args.dtype, "batch_tokens": args.batch_tokens}
+        spec = {"family": family, "dtype": args.dtype, "residual_dtype": args.residual_dtype,
+                "batch_tokens": args.batch_tokens}
         return load_configured(args.model.name, spec, args.model, args.device)
     device, dtype = torch.device(args.device), DTYPES[args.dtype]
+    load_dtype = torch.float32 if args.residual_dtype == "float32" else dtype
     model, tokenizer, family, name = random_bert_base(args.model, args.corpus)
     return LM(
         name=name,
-        model=model.to(device=device, dtype=dtype).eval(),
+        model=model.to(device=device, dtype=load_dtype).eval(),
         tokenizer=tokenizer,
         family=family,
         device=device,
         dtype=dtype,
         batch_tokens=args.batch_tokens,
+        residual_dtype=args.residual_dtype,
     )
 
 
@@ -215,6 +221,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     items = synthetic_items(args.corpus, args.n)
     print(
         f"# {lm.name} family={lm.family} device={lm.device} dtype={args.dtype} "
+        f"residual_dtype={lm.residual_dtype} "
         f"batch_tokens={lm.batch_tokens} vocab={lm.vocab_size} torch_threads={torch.get_num_threads()}",
         flush=True,
     )

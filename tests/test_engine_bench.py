@@ -31,6 +31,14 @@ def test_bench_prints_one_line_per_primitive(tiny_dir, capsys, arch: str, primit
         assert "items=20" in line and "items/s=" in line and "tokens/s=" in line
 
 
+def test_bench_runs_bfloat16_linear_layers_around_a_float32_residual_stream(tiny_dir, capsys) -> None:
+    argv = ["--model", str(tiny_dir("bert")), "--n", "20", "--batch-tokens", "128", "--dtype", "bfloat16",
+            "--residual-dtype", "float32"]
+    assert bench.main(argv) == 0
+    header = capsys.readouterr().out.splitlines()[0]
+    assert "dtype=bfloat16 residual_dtype=float32" in header
+
+
 def test_bench_needs_a_model() -> None:
     with pytest.raises(SystemExit):
         bench.main([])
