@@ -26,7 +26,7 @@ from lmprobes.engine import (
     word_ids,
 )
 from lmprobes.engine.lm import DTYPES, LM
-from lmprobes.engine.precision import RESIDUAL_DTYPES
+from lmprobes.engine.precision import RESIDUAL_DTYPES, load_dtype
 from lmprobes.models import load_lm as load_configured
 from lmprobes.tiny import read_corpus, train_wordpiece
 
@@ -91,11 +91,10 @@ def load_lm(args: argparse.Namespace) -> LM:
                 "batch_tokens": args.batch_tokens}
         return load_configured(args.model.name, spec, args.model, args.device)
     device, dtype = torch.device(args.device), DTYPES[args.dtype]
-    load_dtype = torch.float32 if args.residual_dtype == "float32" else dtype
     model, tokenizer, family, name = random_bert_base(args.model, args.corpus)
     return LM(
         name=name,
-        model=model.to(device=device, dtype=load_dtype).eval(),
+        model=model.to(device=device, dtype=load_dtype(dtype, args.residual_dtype)).eval(),
         tokenizer=tokenizer,
         family=family,
         device=device,

@@ -28,6 +28,7 @@ from pathlib import Path
 import torch
 
 from lmprobes.engine.lm import DTYPES, LM
+from lmprobes.engine.precision import load_dtype
 from lmprobes.engine.runner import freeze_collector
 
 log = logging.getLogger("lmprobes.models")
@@ -213,8 +214,7 @@ def load_lm(slug: str, spec: dict, model_dir: Path, device: str = "auto") -> LM:
     model = auto.from_pretrained(
         model_dir,
         local_files_only=True,
-        # A float32 residual stream needs the float32 weights; the LM casts its linear layers.
-        dtype=torch.float32 if residual_dtype == "float32" else dtype,
+        dtype=load_dtype(dtype, residual_dtype),
         trust_remote_code=trust_remote_code,
         # None lets transformers prefer safetensors and fall back to the pickle only when allowed.
         use_safetensors=None if spec.get("allow_pickle", False) else True,

@@ -27,6 +27,12 @@ RESIDUAL_DTYPES = ("auto", "float32")
 _MARK = "_lmprobes_linear_dtype"
 
 
+def load_dtype(dtype: torch.dtype, residual_dtype: str) -> torch.dtype:
+    """The dtype to load a model's weights in: float32 when its residual stream is to stay float32
+    (``keep_residual_float32`` casts the linear layers afterwards), else ``dtype``."""
+    return torch.float32 if residual_dtype == "float32" else dtype
+
+
 def keep_residual_float32(model: torch.nn.Module, dtype: torch.dtype, head_dtype: str = "auto") -> int:
     """Cast ``model``'s linear layers to ``dtype`` in place, each casting its input; the count cast.
 

@@ -49,6 +49,7 @@ from lmprobes.engine.lm import LM
 from lmprobes.engine.masked import masked_projection
 from lmprobes.engine.packing import can_pack, pack
 from lmprobes.engine.pll import DistinctCopies, MaskedCopies, masked_spans
+from lmprobes.engine.precision import load_dtype
 from lmprobes.engine.runner import freeze_collector
 from lmprobes.io import write_parquet
 from lmprobes.suites.blimp.dataset import SCHEMA, BlimpDataError, parse_record
@@ -70,10 +71,6 @@ class Mode:
     dtype: torch.dtype
     head_dtype: str = "auto"  # "float32": logits in float32 (engine.head)
     residual_dtype: str = "auto"  # "float32": bf16 linear layers, float32 residual stream (engine.precision)
-
-    @property
-    def load_dtype(self) -> torch.dtype:
-        return torch.float32 if self.residual_dtype == "float32" else self.dtype
 
 
 MODES = {
@@ -448,7 +445,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         tokenizer = tokenizers[mode.family]
         items = pairs if mode.method != "lama_masked" else facts
         folder = args.causal_model if mode.family == "causal" else args.masked_model
-        model = bench_model(mode.family, tokenizer, args.tiny, folder).to(device=device, dtype=mode.load_dtype)
+        model = bench_model(mode.family, tokenizer, args.tiny, folder).to(device=device, dtype=load_dtype(mode.dtype, mode.residual_dtype))
         model_name = folder.name if folder else f"random-{'gpt2' if mode.family == 'causal' else 'bert'}"
         lm = LM(name=model_name, model=model, tokenizer=tokenizer,
                 family=mode.family, device=device, dtype=mode.dtype, batch_tokens=batch_tokens, packing=args.packing,
