@@ -1,5 +1,6 @@
 """Ettinger datasets from the bundled copies of the released TSVs (resources/demo/mirror)."""
 
+import re
 from collections import Counter
 from pathlib import Path
 
@@ -38,7 +39,12 @@ def test_cprag_shuffles_permute_sentence_one_reproducibly(cprag, ettinger_tsvs):
     s1 = "Justin put a second house on Park Place."
     shuf = cprag[(cprag["item"] == "1") & (cprag["condition"] == "shuf") & (cprag["completion"] == "expected")]
     firsts = [c[: -len(" He and his sister often spent hours playing")] for c in shuf["context"]]
-    assert all(sorted(f.split()) == sorted(s1.split()) for f in firsts)
+    # The released code: periods removed, words shuffled, one period put back before sentence 2.
+    assert all(f.endswith(".") and sorted(f[:-1].split()) == sorted(re.sub(r"\.", "", s1).split()) for f in firsts)
+    for run, first in enumerate(firsts):
+        words = re.sub(r"\.", "", s1).split()
+        D.shuffle_rng(7, "1", run).shuffle(words)
+        assert first == " ".join(words) + "."
     assert len(set(firsts)) > 1, "runs must differ"
     again = D.build_dataset("cprag", ettinger_tsvs["cprag"], shuffles=5, seed=7)
     assert again.equals(cprag)

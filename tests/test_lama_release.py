@@ -72,3 +72,22 @@ def test_dedupe_happens_after_the_filters(release, lama_records):
     death = df[df.relation == "place_of_death"]
     assert list(death["judgment_rejected"]) == [True, False]
     assert list(death["duplicate"]) == [False, False]
+
+
+def test_judgments_other_than_yes_count_as_no(release, lama_records):
+    # The released filter_samples: `if x["judgment"] == "yes": num_yes += 1 else: num_no += 1`.
+    google = lama_records.google
+    skipped = google("Ann Lee", "Paris", 2, 0)
+    skipped["judgments"] += [{"rater": f"k{i}", "judgment": "skip"} for i in range(3)]
+    one_each = google("Bo Lee", "Rome", 1, 1)
+    one_each["judgments"].append({"rater": "k", "judgment": "skip"})
+    lama_records.jsonl(release / "Google_RE" / "place_of_death_test.jsonl", [skipped, one_each, google("Cy Lee", "Oslo", 2, 1)])
+    death = build("google_re", release).query("relation == 'place_of_death'")
+    assert list(zip(death["judgments_yes"], death["judgments_no"])) == [(2, 3), (1, 2), (2, 1)]
+    assert list(death["judgment_rejected"]) == [True, True, False]
+
+
+def test_template_subject_is_stripped_as_released(release, lama_records):
+    lama_records.jsonl(release / "TREx" / "P36.jsonl", [lama_records.trex("t9", " Italy ", "Rome", "P36")])
+    df = build("trex", release)
+    assert df[df.relation == "P36"].iloc[0].query == "The capital of Italy is [MASK] ."

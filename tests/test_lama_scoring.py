@@ -28,6 +28,7 @@ def sample():
         {"row_id": "f", "relation": "P31", "sub_label": "oak", "obj_label": "tree", "query": "an oak is a [MASK] .", "duplicate": True},
         {"row_id": "g", "relation": "P31", "sub_label": "car", "obj_label": "vehicle", "query": "a car is a [MASK] .", "too_long": True},
         {"row_id": "h", "relation": "P31", "sub_label": "rose", "obj_label": "flower", "query": "a rose is a [MASK] .", "judgment_rejected": True},
+        {"row_id": "i", "relation": "P31", "sub_label": "owl", "obj_label": "quickly", "query": "an owl is [MASK] .", "in_common_vocab": False},
     ])
 
 
@@ -66,7 +67,9 @@ def test_skip_reasons_in_the_released_order(tiny_bert, sample):
     assert scores.loc["f", "skip_reason"] == "duplicate"
     assert scores.loc["g", "skip_reason"] == "too_long"
     assert scores.loc["h", "skip_reason"] == "judgment_rejected"
-    assert scores.loc[list("defgh"), "rank_raw"].isna().all()
+    # Outside the common vocabulary and several pieces: the vocabulary check comes first.
+    assert scores.loc["i", "skip_reason"] == "not_in_common_vocab" and scores.loc["i", "gold_pieces"] > 1
+    assert scores.loc[list("defghi"), "rank_raw"].isna().all()
     assert math.isnan(scores.loc["d", "gold_logprob"])
 
 
@@ -157,19 +160,8 @@ def test_valid_objects_column_counts_for_the_filtered_rank(tiny_bert):
 
 
 def test_metrics_equal_plain_python():
-    ranks = {("trex", "P19"): [1, 2, 11, None], ("trex", "P36"): [1, 1, 1500], ("squad", "squad"): [3]}
-    rows = []
-    for (corpus, relation), rs in ranks.items():
-        for r in rs:
-            rows.append({"corpus": corpus, "relation": relation, "kept": r is not None, "rank_raw": r})
-    df = pd.DataFrame(rows)
-    df["rank_raw"] = df["rank_raw"].astype("Int32")
-    per_relation = M.relation_scores(df).set_index("relation")
-    assert per_relation.loc["P19", "p1"] == pytest.approx(1 / 3)
-    assert per_relation.loc["P19", "p10"] == pytest.approx(2 / 3)
-    assert per_relation.loc["P19", "mrr"] == pytest.approx((1 + 1 / 2 + 1 / 11) / 3)
-    assert per_relation.loc["P36", "mrr"] == pytest.approx((1 + 1 + 0) / 3), "ranks beyond 1,000 count 0"
-    assert per_relation.loc["P19", "n_kept"] == 3 and per_relation.loc["P19", "n_facts"] == 4
-    corpus = M.corpus_scores(per_relation.reset_index()).set_index("corpus")
-    assert corpus.loc["trex", "p1"] == pytest.approx((1 / 3 + 2 / 3) / 2), "macro over relations"
-    assert corpus.loc["squad", "p10"] == 1.0
+    ranks = pd.Series([1, 2, 11, None, 10000, 10001], dtype="Int32")
+    assert M.precision_at(ranks, 1).tolist() == [1.0, 0.0, 0.0, 0.0, 0.0, 0.0]
+    assert M.precision_at(ranks, 10).tolist() == [1.0, 1.0, 0.0, 0.0, 0.0, 0.0]
+    # The released run ranks the top 10,000 (get_ranking(..., topk=10000)): beyond, 0.
+    assert M.reciprocal_rank(ranks).tolist() == pytest.approx([1.0, 0.5, 1 / 11, 0.0, 1 / 10000, 0.0])

@@ -105,3 +105,34 @@ def test_bench_command_runs_on_a_tiny_model(capsys):
           "--vocab", str(data / "bert-base-cased/vocab.txt"), "--facts", "40", "--compare-head", "20", "--tiny"])
     out = capsys.readouterr().out
     assert "score_facts  facts=40 kept=40" in out and "speed-up" in out
+
+
+def test_table2_follows_the_released_run_for_empty_relations_and_single_file_corpora():
+    # run_experiments: a relation with no kept facts counts 0; ConceptNet is one file ("test") scored
+    # as one relation, so its corpus score is a mean over facts, not over its 16 predicates.
+    data = dataset([
+        {"relation": "P1", "obj_label": "x"}, {"relation": "P1", "obj_label": "y"},
+        {"relation": "P2", "obj_label": "z"},
+        {"corpus": "conceptnet", "relation": "IsA", "obj_label": "x"},
+        {"corpus": "conceptnet", "relation": "AtLocation", "obj_label": "x"},
+        {"corpus": "conceptnet", "relation": "AtLocation", "obj_label": "y"},
+        {"corpus": "conceptnet", "relation": "AtLocation", "obj_label": "z"},
+    ])
+    ranks = {"r0": 1, "r1": 2, "r2": None, "r3": 1, "r4": 1, "r5": 3, "r6": 4}
+    table = T.table2(T.per_relation(T.scored_facts(data, scores("m", "masked", ranks)))).set_index(["corpus", "row"])
+    assert table.loc[("trex", "Total"), "p1"] == pytest.approx(100 * (0.5 + 0.0) / 2)
+    assert table.loc[("trex", "Total"), "n_relations"] == 2
+    assert table.loc[("conceptnet", "Total"), "p1"] == pytest.approx(100 * 2 / 4), "mean over facts, not (1 + 1/3) / 2"
+
+
+def test_filtered_freq_drops_the_subjects_other_valid_objects():
+    # s1 has two valid objects; NATO (2 facts) ranks above UNESCO (1 fact) in the relation.
+    data = dataset([
+        {"relation": "P463", "sub_label": "s1", "obj_label": "NATO", "valid_objects": None},
+        {"relation": "P463", "sub_label": "s1", "obj_label": "UNESCO", "valid_objects": None},
+        {"relation": "P463", "sub_label": "s2", "obj_label": "NATO", "valid_objects": None},
+        {"relation": "P463", "sub_label": "s3", "obj_label": "UNESCO", "valid_objects": ["NATO", "WHO"]},
+    ])
+    freq = T.freq_baseline(data).set_index("row_id")
+    assert freq["rank_raw"].tolist() == [1, 2, 1, 2]
+    assert freq["rank_filtered"].tolist() == [1, 1, 1, 1]

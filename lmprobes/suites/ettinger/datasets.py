@@ -146,9 +146,14 @@ def _require_item_number(path: Path, row: Row) -> None:
 
 
 def shuffle_words(sentence: str, rng: random.Random) -> str:
-    words = sentence.split()
+    """The sentence's words shuffled, its periods removed first and one put back at the end.
+
+    As the released code (``process_fk``: ``re.sub('\\.', '', sent1).split()``, shuffled, then
+    ``'. '`` before sentence 2), so the shuffled sentence still ends where sentence 2 begins.
+    """
+    words = sentence.replace(".", "").split()
     rng.shuffle(words)
-    return " ".join(words)
+    return " ".join(words) + "."
 
 
 def truncate_to_last_words(sentence: str, n: int = 2) -> str:

@@ -1,8 +1,9 @@
 """The LAMA release (data.zip) -> one row per fact, with the released code's filters as columns.
 
 Model-independent decisions of the original evaluation are made here and recorded per row, never
-by dropping rows: the Google-RE judgment filter (more "no" than "yes"), the 100-word limit on the
-masked sentences, membership of the object in the common vocabulary, and the (subject, object)
+by dropping rows: the Google-RE judgment filter (more "no" than "yes", where every answer that is
+not "yes", such as "skip", counts as "no"), the 100-word limit on the masked sentences, membership
+of the object in the common vocabulary, and the (subject, object)
 dedupe of the template-queried corpora (T-REx, Google-RE), which LAMA applies after filtering.
 Model-dependent filters (single-token object) are decided at scoring time.
 
@@ -139,15 +140,32 @@ def load_common_vocab(path: Path) -> set[str]:
 
 
 def fill_template(template: str, subject: str) -> str:
-    """LAMA's query: the subject for [X], the mask for [Y]; spacing kept (``[Y] .``)."""
-    return template.replace("[X]", subject).replace("[Y]", MASK)
+    """LAMA's query: the subject for [X], the mask for [Y]; spacing kept (``[Y] .``).
+
+    Template and subject are stripped first, as the released ``parse_template`` call does.
+    """
+    return template.strip().replace("[X]", subject.strip()).replace("[Y]", MASK)
+
+
+def valid_objects(facts: pd.DataFrame) -> dict[tuple[str, str], set[str]]:
+    """Every valid object label of each (relation, subject): the dataset's own facts plus the
+    source's ``valid_objects`` list where the dataset has one (Wikidata, raw T-REx)."""
+    valid: dict[tuple[str, str], set[str]] = {}
+    listed = facts["valid_objects"] if "valid_objects" in facts else [None] * len(facts)
+    for relation, subject, obj, more in zip(facts["relation"], facts["sub_label"], facts["obj_label"], listed):
+        labels = valid.setdefault((relation, subject), set())
+        labels.add(obj)
+        if more is not None:
+            labels.update(more)
+    return valid
 
 
 def make_row(corpus, relation, path, lineno, *, sub_label, obj_label, masked_sentences, template=None,
          relation_label=None, relation_type=None, sub_uri=None, obj_uri=None, uuid=None, judgments=None,
          sub_aliases=None, obj_aliases=None, valid_objects=None, evidences=None) -> dict:
+    # The released filter counts every answer that is not "yes" (the release has "skip") as "no".
     yes = sum(1 for j in judgments or [] if j.get("judgment") == "yes")
-    no = sum(1 for j in judgments or [] if j.get("judgment") == "no")
+    no = len(judgments or []) - yes
     return {
         "row_id": f"{corpus}:{relation}:{lineno}",
         "corpus": corpus,

@@ -31,7 +31,7 @@ from lmprobes.engine import WordIds, map_mask_logprobs, sequence_logprobs, words
 from lmprobes.engine.causal import map_next_token_logprobs
 from lmprobes.engine.lm import LM
 from lmprobes.engine.runner import top_k_low_id_first
-from lmprobes.suites.lama.release import MASK
+from lmprobes.suites.lama.release import MASK, valid_objects
 
 TOP_K = 10
 MASKED_METHODS = ("masked",)
@@ -105,27 +105,17 @@ def model_independent_reason(fact) -> str:
 
 
 def token_skip_reason(fact, gold_id: int | None, allowed: set[int]) -> str:
-    """The released code's order: length, single token, common vocabulary, judgments, dedupe."""
+    """The released code's order (``filter_samples``): length, common vocabulary, single token,
+    judgments, then the dedupe; the dataset's ``filter_counts`` attributes facts the same way."""
     if fact.too_long:
         return "too_long"
+    if not fact.in_common_vocab:
+        return "not_in_common_vocab"
     if gold_id is None:
         return "not_single_token"
     if gold_id not in allowed:
         return "not_in_common_vocab"
     return model_independent_reason(fact)
-
-
-def valid_objects(facts: pd.DataFrame) -> dict[tuple[str, str], set[str]]:
-    """Every valid object label of each (relation, subject): the dataset's own facts plus the
-    source's ``valid_objects`` list where the dataset has one (Wikidata, raw T-REx)."""
-    valid: dict[tuple[str, str], set[str]] = {}
-    listed = facts["valid_objects"] if "valid_objects" in facts else [None] * len(facts)
-    for relation, subject, obj, more in zip(facts["relation"], facts["sub_label"], facts["obj_label"], listed):
-        labels = valid.setdefault((relation, subject), set())
-        labels.add(obj)
-        if more is not None:
-            labels.update(more)
-    return valid
 
 
 def score_facts(lm: LM, facts: pd.DataFrame, common_vocab: list[str], *, method: str | None = None,
