@@ -135,6 +135,10 @@ def test_published_numbers_sit_beside_ours(merged):
     row = wide[(wide.model == "bert-base-uncased") & (wide.row == "k=1")].iloc[0]
     assert row["Shuf"] == "14.1 ± 3.1" and row["Orig"] == "23.5"
     assert list(wide.columns) == ["model", "source", "row", "Orig", "Shuf", "Trunc", "Shuf+Trunc"]
+    paper_rows = wide[wide.source == "paper"]
+    assert list(zip(paper_rows.row, paper_rows.model)) == [
+        ("k=1", "bert-base-uncased"), ("k=1", "bert-large-uncased"), ("k=5", "bert-base-uncased"), ("k=5", "bert-large-uncased")
+    ], "the paper's Table 4 order"
     for table, column, published_value in (("table9", "Prefer good", "86.4"), ("table14", "Neg. NT", "100.0")):
         wide = T.wide_table(tidy, table)
         paper_row = wide[(wide.model == "bert-large-uncased") & (wide.source == "paper")]

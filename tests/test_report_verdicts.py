@@ -299,3 +299,19 @@ def test_written_files_are_complete_deterministic_and_warn_about_stand_ins(tmp_p
     assert "\\toprule" in (tmp_path / "a/lama.tex").read_text()
     summary = pd.read_csv(tmp_path / "a/summary.csv")
     assert summary[["within", "outside", "missing"]].iloc[0].tolist() == [4, 2, 2]
+
+
+def test_neg_simp_table12_allows_no_item_off():
+    # spec/ETTINGER.md: exact agreement on NEG-136-SIMP (100 / 0) is not negotiable; one item is 5.6 points.
+    published = read_published(RESOURCES)
+    table12 = published[(published["suite"] == "ettinger") & (published["table"] == "table12")]
+    assert set(table12["metric"]) == {"ettinger_sensitivity_exact"} and len(table12) >= 4
+    tolerances = read_tolerances(RESOURCES / "report" / "tolerances.csv")
+    one_off = {"Affirmative": 100 * 17 / 18, "Negative": 100 * 1 / 18}
+    reproduced = table12.assign(model=table12["paper_system"],
+                                reproduced=[one_off.get(c, v) if c in one_off else v
+                                            for c, v in zip(table12["column"], table12["published"])])
+    verdicts = judge(table12, reproduced.drop(columns=["metric", "published", "note"]), tolerances, set())
+    moved = verdicts["column"].isin(one_off)
+    assert moved.any() and set(verdicts.loc[moved, "verdict"]) == {"outside"}
+    assert set(verdicts.loc[~moved, "verdict"]) <= {"within"}

@@ -43,7 +43,7 @@ ETTINGER_TABLES = {
     "table8": ("ROLE-88", "ettinger_accuracy_small"),
     "table9": ("ROLE-88", "ettinger_sensitivity"),
     "table11": ("NEG-136-SIMP", "ettinger_accuracy_small"),
-    "table12": ("NEG-136-SIMP", "ettinger_sensitivity_small"),
+    "table12": ("NEG-136-SIMP", "ettinger_sensitivity_exact"),
     "table14": ("NEG-136-NAT", "ettinger_sensitivity_nat"),
 }
 OLMPICS_METRICS = {

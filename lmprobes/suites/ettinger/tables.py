@@ -211,7 +211,8 @@ def with_published(ours: pd.DataFrame, published: pd.DataFrame) -> pd.DataFrame:
     # Tables without a row label (5, 9, 12, 14) read back from CSV with NaN there.
     paper = published.assign(source="paper", n=np.nan, unscorable=np.nan, row=published["row"].fillna(""))
     both = pd.concat([ours, paper[TIDY_COLUMNS]], ignore_index=True)
-    return both.sort_values(["table", "model", "source", "row"], kind="stable").reset_index(drop=True)
+    # The paper's order: grouped by k first (base k=1, large k=1, base k=5, large k=5), then model.
+    return both.sort_values(["table", "row", "model", "source"], kind="stable").reset_index(drop=True)
 
 
 def _cell(value: float, sd: float) -> str:
@@ -225,8 +226,9 @@ def wide_table(tidy: pd.DataFrame, table: str) -> pd.DataFrame:
     sub = tidy[tidy["table"] == table]
     columns = list(dict.fromkeys(sub.loc[sub["source"] == "reproduction", "column"])) or list(dict.fromkeys(sub["column"]))
     sub = sub.assign(cell=[_cell(v, s) for v, s in zip(sub["value"], sub["sd"])])
+    lines = list(dict.fromkeys(zip(sub["model"], sub["source"], sub["row"])))  # the order ``with_published`` gives
     wide = sub.pivot_table(index=["model", "source", "row"], columns="column", values="cell", aggfunc="first", sort=False)
-    wide = wide.reindex(columns=[c for c in columns if c in wide.columns]).reset_index()
+    wide = wide.reindex(index=lines, columns=[c for c in columns if c in wide.columns]).reset_index()
     wide.columns.name = None
     return wide.fillna("")
 
