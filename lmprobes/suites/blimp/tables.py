@@ -19,7 +19,7 @@ import pandas as pd
 
 from lmprobes.io import write_table
 from lmprobes.suites.blimp.accuracy import category_accuracy, overall, paradigm_accuracy
-from lmprobes.suites.blimp.paradigms import CATEGORIES, CATEGORY_LABELS, PARADIGM_CATEGORY, PARADIGMS
+from lmprobes.suites.blimp.paradigms import CATEGORIES, CATEGORY_LABELS, PARADIGM_CATEGORY, PARADIGMS, TABLE4_ORDER
 
 TIDY_COLUMNS = ["table", "source", "reference", "model", "method", "category", "paradigm", "value", "n"]
 OVERALL = "overall"
@@ -142,10 +142,10 @@ def _with_int_counts(tidy: pd.DataFrame) -> pd.DataFrame:
 
 
 def paradigm_order(paradigm: str) -> tuple[int, int]:
-    """Sort key of the paper's Table 4: phenomenon in Table 3's order, then UID."""
+    """Sort key of the paper's Table 4: phenomenon in Table 3's order, then the name the paper prints."""
     category = PARADIGM_CATEGORY.get(paradigm)
     rank = CATEGORIES.index(category) if category in CATEGORIES else len(CATEGORIES)
-    return rank, PARADIGMS.index(paradigm) if paradigm in PARADIGM_CATEGORY else len(PARADIGMS)
+    return rank, TABLE4_ORDER.index(paradigm) if paradigm in PARADIGM_CATEGORY else len(TABLE4_ORDER)
 
 
 def _in_paper_order(frame: pd.DataFrame, keys: list[str]) -> pd.DataFrame:
