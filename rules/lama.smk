@@ -114,6 +114,7 @@ rule lama_score:
             "results/datasets/lama/{corpus}.parquet", corpus=LAMA["corpora"]
         ),
         common_vocab=get_lama_source("common_vocab"),
+        common_vocab_lowercased=get_lama_source("common_vocab_lowercased"),
         model=get_model_dir,
     output:
         expand("results/scores/lama/{{model}}/{corpus}.parquet", corpus=LAMA["corpora"]),
@@ -135,6 +136,7 @@ rule lama_score:
         top_k=LAMA["top_k"],
         causal_methods=LAMA["causal_methods"],
         policy=LAMA["candidate_policy"],
+        case=LAMA["case"],
         device=config["device"],
     script:
         "../scripts/lama_score.py"

@@ -7,7 +7,7 @@ with logged(snakemake.log):
     torch.set_num_threads(snakemake.threads)
     score_datasets(
         snakemake.input.datasets,
-        snakemake.input.common_vocab,
+        {"cased": snakemake.input.common_vocab, "lowercase": snakemake.input.common_vocab_lowercased},
         snakemake.input.model,
         snakemake.output,
         slug=snakemake.wildcards.model,
@@ -16,5 +16,6 @@ with logged(snakemake.log):
         top_k=snakemake.params.top_k,
         causal_methods=snakemake.params.causal_methods,
         policy=snakemake.params.policy,
+        case=snakemake.params.case,
         progress=snakemake.config["progress"],
     )

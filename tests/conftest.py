@@ -140,6 +140,8 @@ def write_lama_release(root: Path) -> Path:
         {"masked_sentences": ["Von Miller plays in [MASK] position for the Denver Broncos."], "obj_label": "linebacker", "id": "56bf_1", "sub_label": "Squad"},
     ])
     (data / "common_vocab_cased.txt").write_text("\n".join(COMMON_VOCAB) + "\n", encoding="utf-8")
+    lowercased = sorted({word.lower() for word in COMMON_VOCAB})
+    (data / "common_vocab_lowercased.txt").write_text("\n".join(lowercased) + "\n", encoding="utf-8")
     return data
 
 

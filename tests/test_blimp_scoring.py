@@ -218,3 +218,24 @@ def test_category_accuracy_is_the_mean_of_its_paradigms_in_paper_order() -> None
     assert m1["category"].tolist() == [c for c in CATEGORIES if c in ("binding", "anaphor_agreement")]
     assert m1.set_index("category")["accuracy"].to_dict() == pytest.approx({"anaphor_agreement": 0.75, "binding": 0.625})
     assert m1.set_index("category")["n_paradigms"].to_dict() == {"anaphor_agreement": 1, "binding": 2}
+
+
+@pytest.mark.parametrize(("model", "method"), [
+    ("tiny_gpt2", "blimp_paper"), ("tiny_gpt2", "lmeval04"), ("tiny_gpt2", "one_prefix"), ("tiny_bert", "pll_original"),
+])
+def test_mean_variants_divide_the_same_token_logprobs_by_their_count(model, method, request, pairs) -> None:
+    """``<method>_mean``: the per-token mean of the very token log-probs the sum adds (SCORING.md)."""
+    lm = request.getfixturevalue(model)
+    subset = pairs[pairs["paradigm"].isin(["anaphor_gender_agreement", "animate_subject_trans"])] if model == "tiny_bert" else pairs
+    summed = score_pairs(lm, subset, method, progress=False)
+    mean = score_pairs(lm, subset, f"{method}_mean", progress=False)
+    assert (mean["method"] == f"{method}_mean").all()
+    assert mean["kept"].tolist() == summed["kept"].tolist()
+    kept = mean[mean["kept"]]
+    assert len(kept)
+    for row, plain in zip(kept.itertuples(), summed[summed["kept"]].itertuples(), strict=True):
+        assert row.token_logprobs_good == plain.token_logprobs_good
+        for side in ("good", "bad"):
+            logprobs = getattr(plain, f"token_logprobs_{side}")
+            assert getattr(row, f"score_{side}") == pytest.approx(math.fsum(logprobs) / len(logprobs), rel=1e-12)
+        assert row.correct == (row.score_good > row.score_bad or (method == "lmeval04" and row.score_good == row.score_bad))

@@ -91,3 +91,20 @@ def test_template_subject_is_stripped_as_released(release, lama_records):
     lama_records.jsonl(release / "TREx" / "P36.jsonl", [lama_records.trex("t9", " Italy ", "Rome", "P36")])
     df = build("trex", release)
     assert df[df.relation == "P36"].iloc[0].query == "The capital of Italy is [MASK] ."
+
+
+def test_lowercase_mode_lowercases_labels_and_sentences_and_filters_again(release, lama_records):
+    # The released lowercase_samples: labels and sentences lowercased (the mask kept); templates
+    # are filled with the lowercased subject; the filters and the dedupe run on the lowercased facts.
+    lama_records.jsonl(release / "TREx" / "P36.jsonl", [lama_records.trex("t6", "France", "Paris", "P36"),
+                                                        lama_records.trex("t7", "FRANCE", "PARIS", "P36")])
+    vocab = {"paris", "fly", "london"}
+    trex = R.lowercased(build("trex", release), vocab).set_index("uuid")
+    assert trex.loc["t1", "query"] == "allan peiper was born in [MASK] ."
+    assert trex.loc["t6", "query"] == "The capital of france is [MASK] ."
+    assert trex.loc["t6", "obj_label"] == "paris" and trex.loc["t6", "in_common_vocab"]
+    assert not trex.loc["t6", "duplicate"] and trex.loc["t7", "duplicate"], "dedupe on the lowercased pair"
+    assert not trex.loc["t1", "in_common_vocab"], "alexandra is not in this vocabulary"
+    conceptnet = R.lowercased(build("conceptnet", release), vocab).set_index("uuid")
+    assert conceptnet.loc["c1", "query"] == "a bird can [MASK] ."
+    assert conceptnet.loc["c2", "too_long"]

@@ -7,13 +7,14 @@ import pytest
 import torch
 
 from lmprobes.suites.lama import metrics as M
-from lmprobes.suites.lama.scoring import score_facts
+from lmprobes.suites.lama.scoring import case_for, score_facts
 
 COMMON = ["bird", "fish", "tree", "flower", "tool", "insect", "vehicle", "building", "quickly", "chess", "zebra"]
 
 
 def facts(rows):
-    base = {"corpus": "trex", "too_long": False, "in_common_vocab": True, "judgment_rejected": False, "duplicate": False}
+    base = {"corpus": "trex", "too_long": False, "in_common_vocab": True, "judgment_rejected": False, "duplicate": False,
+            "n_words": 6, "template": None}
     return pd.DataFrame([{**base, **r} for r in rows])
 
 
@@ -165,3 +166,22 @@ def test_metrics_equal_plain_python():
     assert M.precision_at(ranks, 10).tolist() == [1.0, 1.0, 0.0, 0.0, 0.0, 0.0]
     # The released run ranks the top 10,000 (get_ranking(..., topk=10000)): beyond, 0.
     assert M.reciprocal_rank(ranks).tolist() == pytest.approx([1.0, 0.5, 1 / 11, 0.0, 1 / 10000, 0.0])
+
+
+def test_uncased_models_are_scored_in_the_released_lowercase_mode(tiny_bert, tiny_gpt2):
+    assert case_for(tiny_bert.tokenizer, "auto") == "lowercase", "the tiny BERT lowercases its input"
+    assert case_for(tiny_gpt2.tokenizer, "auto") == "cased"
+    assert case_for(tiny_bert.tokenizer, "cased") == "cased"
+    capitalised = facts([
+        {"row_id": "a", "relation": "P31", "sub_label": "Robin", "obj_label": "Bird", "query": "A Robin is a [MASK] ."},
+        {"row_id": "b", "relation": "P31", "sub_label": "robin", "obj_label": "bird", "query": "a robin is a [MASK] ."},
+    ])
+    cased = score_facts(tiny_bert, capitalised, COMMON + ["Bird"], progress=False).set_index("row_id")
+    assert cased.loc["a", "skip_reason"] == "not_single_token", "the piece 'bird' does not spell 'Bird'"
+    lower = score_facts(tiny_bert, capitalised, COMMON, case="lowercase", progress=False).set_index("row_id")
+    assert lower.loc["a", "kept"] and lower.loc["b", "skip_reason"] == "duplicate"
+    plain = naive_common_logprobs(tiny_bert, "a robin is a [MASK] .")
+    assert lower.loc["a", "rank_raw"] == 1 + sum(v > plain["bird"] for v in plain.values())
+    assert lower.loc["a", "gold_logprob"] == pytest.approx(plain["bird"], abs=1e-5)
+    with pytest.raises(ValueError, match="case option 'upper'"):
+        case_for(tiny_bert.tokenizer, "upper")

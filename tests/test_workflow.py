@@ -202,7 +202,7 @@ def test_full_config_plans_every_rule_for_every_model(tmp_path):
     counts = job_counts(run.stdout)
     assert counts == {"all": 1, "download_model": 10, "ettinger_dataset": 4,
                       "ettinger_score": 10, "ettinger_tables": 1, "extract_source": 2, "lama_dataset": 4,
-                      "download_source": 12, "conceptnet_edges": 1, "lama_trex_raw": 1, "lama_conceptnet_gen": 1,
+                      "download_source": 13, "conceptnet_edges": 1, "lama_trex_raw": 1, "lama_conceptnet_gen": 1,
                       "lama_wikidata_fresh": 1,
                       "lama_score": 9, "lama_tables": 1,
                       "download_blimp": 1, "blimp_dataset": 1, "blimp_score": 7, "blimp_tables": 1,
@@ -345,6 +345,7 @@ def test_lama_release_to_scores(demo, tmp_path, lama_release_writer):
         "lama_release": {"url": archive.as_uri(), "sha256": None},
         "lama_relations": {"url": (data / "relations.jsonl").as_uri(), "sha256": None},
         "lama_common_vocab": {"url": (data / "common_vocab_cased.txt").as_uri(), "sha256": None},
+        "lama_common_vocab_lowercased": {"url": (data / "common_vocab_lowercased.txt").as_uri(), "sha256": None},
     }
     lama = {"models": ["tiny-bert", "tiny-gpt2"]}
     name = write_config(demo, "lama.yaml", {"sources": sources, "suites": {"lama": lama}})
@@ -362,8 +363,13 @@ def test_lama_release_to_scores(demo, tmp_path, lama_release_writer):
     conceptnet = read_parquet(demo / "results/scores/lama/tiny-bert/conceptnet.parquet")
     assert conceptnet["skip_reason"].tolist()[1] == "too_long"
     trex_scores = read_parquet(demo / "results/scores/lama/tiny-bert/trex.parquet")
-    # tiny-bert is uncased: a capitalised label never re-joins to itself, so LAMA skips it.
-    assert set(trex_scores["skip_reason"]) <= {"not_single_token", "not_in_common_vocab", "duplicate"}
+    assert set(trex_scores["skip_reason"]) <= {"", "not_single_token", "not_in_common_vocab", "duplicate"}
+    # tiny-bert is uncased, so it runs in the released lowercase mode, against the lowercased vocabulary.
+    bert_meta = read_metadata(demo / "results/scores/lama/tiny-bert/trex.parquet")
+    gpt2_meta = read_metadata(demo / "results/scores/lama/tiny-gpt2/trex.parquet")
+    assert (bert_meta["case"], gpt2_meta["case"]) == ("lowercase", "cased")
+    assert bert_meta["common_vocab_words"] == len((data / "common_vocab_lowercased.txt").read_text().split())
+    assert gpt2_meta["common_vocab_words"] == len((data / "common_vocab_cased.txt").read_text().split())
     filters = pd.read_csv(demo / "results/tables/lama/filters.csv")
     fired = filters[filters["system"] == "dataset"].groupby("filter")["facts"].sum()
     for name in ("too_long", "not_in_common_vocab", "judgment_rejected", "duplicate"):
@@ -413,9 +419,11 @@ def test_lama_generated_corpora_build_and_score_offline(demo, tmp_path):
     words = set((TREX_RAW / "common_vocab_cased.txt").read_text().split())
     words |= set((WIKIDATA / "common_vocab.txt").read_text().split()) | {"fly", "swim", "library", "animal"}
     (tmp_path / "vocab.txt").write_text("\n".join(sorted(words)) + "\n", encoding="utf-8")
+    (tmp_path / "vocab_lower.txt").write_text("\n".join(sorted({w.lower() for w in words})) + "\n", encoding="utf-8")
     sources = {
         "lama_relations": {"url": (tmp_path / "relations.jsonl").as_uri(), "sha256": None},
         "lama_common_vocab": {"url": (tmp_path / "vocab.txt").as_uri(), "sha256": None},
+        "lama_common_vocab_lowercased": {"url": (tmp_path / "vocab_lower.txt").as_uri(), "sha256": None},
         "lama_trex_raw": {"url": trex_zip.as_uri(), "sha256": None},
         "conceptnet_assertions": {"url": assertions_csv(tmp_path / "assertions.csv").as_uri(), "sha256": None},
     }

@@ -1,6 +1,6 @@
 """How BLiMP pairs are scored and decided: the named methods and their tie rules.
 
-Methods (spec/BLIMP.md, spec/SCORING.md); every score is a sum of token log-probs:
+Methods (spec/BLIMP.md, spec/SCORING.md); every score is a sum of token log-probs unless named ``_mean``:
 - ``blimp_paper`` (jiant, the published GPT-2 numbers): BOS, the sentence as written, the final
   EOS scored too; a tie counts as wrong.
 - ``lmeval04`` (lm-evaluation-harness 0.4): BOS, the sentence with a leading space, no EOS; a
@@ -10,6 +10,8 @@ Methods (spec/BLIMP.md, spec/SCORING.md); every score is a sum of token log-prob
 - ``two_prefix``: log p(word | BOS prefix_good) vs log p(word | BOS prefix_bad); tie wrong.
   (Prefix words carry a leading space for byte-level BPE: they follow the prefix in running text.)
 - ``pll_original`` / ``pll_within_word_l2r``: masked-LM pseudo-log-likelihood; tie wrong.
+- ``<method>_mean`` (each of the above): the same scores reduced by the per-token mean instead of
+  the sum (spec/SCORING.md's ``mean`` reduction; 3,945 BLiMP pairs differ in word count).
 Prefix methods score only the pairs whose paradigm supports them; the others are kept as rows
 with ``kept`` false and a ``skip_reason``.
 (No torch here: the suite's table and figure jobs import this module and start without it.)
@@ -17,9 +19,10 @@ with ``kept`` false and a ``skip_reason``.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 TIE_RULES = ("wrong", "right")
+REDUCTIONS = ("sum", "mean")
 
 
 @dataclass(frozen=True)
@@ -32,6 +35,7 @@ class Method:
     policy: str = "bos"  # causal BOS/EOS policy of sentence scores
     leading_space: bool = False
     pll_variant: str = "original"
+    reduction: str = "sum"  # of the token log-probs: "sum" (the paper's) or "mean"
 
 
 METHODS = {
@@ -43,6 +47,7 @@ METHODS = {
     "pll_original": Method("masked", "pll", tie="wrong", pll_variant="original"),
     "pll_within_word_l2r": Method("masked", "pll", tie="wrong", pll_variant="within_word_l2r"),
 }
+METHODS |= {f"{name}_mean": replace(method, reduction="mean") for name, method in METHODS.items()}
 # The paper-faithful default per model family.
 DEFAULT_METHODS = {"causal": "blimp_paper", "masked": "pll_original"}
 

@@ -58,7 +58,8 @@ def score_model(dataset: Path, model_dir: Path, out: Path, *, slug: str, spec: d
     summary = overall(paradigm_accuracy(scores)).set_index("method")["accuracy"].round(4).to_dict()
     log.info("%s overall accuracy per method: %s", slug, summary)
     metadata = {**lm.describe(), "suite": "blimp", "methods": methods,
-                "ties": {m: METHODS[m].tie for m in methods}, "generator": f"lmprobes {__version__}"}
+                "ties": {m: METHODS[m].tie for m in methods},
+                "reductions": {m: METHODS[m].reduction for m in methods}, "generator": f"lmprobes {__version__}"}
     write_parquet(scores, out, SCORE_SCHEMA, metadata)
     return scores
 

@@ -61,7 +61,7 @@ def score_pairs(
     check_tie_rule(tie_rule)
     good, bad, reasons = _score_both(lm, pairs, chosen, progress)
     rows = [
-        _row(lm, name, tie_rule, pair, g, b, reason)
+        _row(lm, name, tie_rule, pair, g, b, reason, chosen.reduction)
         for pair, g, b, reason in zip(pairs.itertuples(index=False), good, bad, reasons, strict=True)
     ]
     out = pd.DataFrame.from_records(rows, columns=SCORE_SCHEMA.names)
@@ -120,10 +120,11 @@ def _unique_continuation_scores(lm: LM, requests: list[tuple], progress: bool) -
     return dict(zip(unique, scores, strict=True))
 
 
-def _row(lm: LM, method: str, tie: str, pair, good: SequenceScore, bad: SequenceScore, reason: str) -> dict:
+def _row(lm: LM, method: str, tie: str, pair, good: SequenceScore, bad: SequenceScore, reason: str,
+         reduction: str = "sum") -> dict:
     kept = not reason
-    score_good = good.total if kept else math.nan
-    score_bad = bad.total if kept else math.nan
+    score_good = _reduced(good, reduction) if kept else math.nan
+    score_bad = _reduced(bad, reduction) if kept else math.nan
     return {
         "row_id": pair.row_id,
         "paradigm": pair.paradigm,
@@ -141,3 +142,7 @@ def _row(lm: LM, method: str, tie: str, pair, good: SequenceScore, bad: Sequence
         "tie": score_good == score_bad if kept else None,
         "correct": decide(score_good, score_bad, tie) if kept else None,
     }
+
+
+def _reduced(score: SequenceScore, reduction: str) -> float:
+    return score.total if reduction == "sum" else score.mean

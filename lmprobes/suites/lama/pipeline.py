@@ -99,21 +99,28 @@ def make_wikidata_fresh(relations: Path, common_vocab: Path, out: Path, *, seed:
     return write_dataset(df, "wikidata_fresh", out, provenance=provenance, seed=seed, settings=settings, build=build)
 
 
-def score_datasets(datasets: list[Path], common_vocab: Path, model_dir: Path, outs: list[Path], *, slug: str,
-                   spec: dict, device: str, top_k: int, causal_methods: list[str], policy: str = "bos",
-                   progress: bool = True) -> None:
-    """Load the model once and score every corpus with each of the model's methods."""
+def score_datasets(datasets: list[Path], common_vocabs: dict[str, Path], model_dir: Path, outs: list[Path], *,
+                   slug: str, spec: dict, device: str, top_k: int, causal_methods: list[str], policy: str = "bos",
+                   case: str = "auto", progress: bool = True) -> None:
+    """Load the model once and score every corpus with each of the model's methods.
+
+    ``common_vocabs``: the common vocabulary of each case mode (``cased``, ``lowercase``); the
+    model's mode is ``case`` (``auto``: lowercase for a tokenizer that lowercases its input).
+    """
     # Imported here so that the suite's dataset and table jobs start without torch (~2 s each).
     from lmprobes.models import load_lm
-    from lmprobes.suites.lama.scoring import SCORE_SCHEMA, methods_for, score_facts
+    from lmprobes.suites.lama.scoring import SCORE_SCHEMA, case_for, methods_for, score_facts
 
     lm = load_lm(slug, spec, model_dir, device)
-    vocab = sorted(load_common_vocab(common_vocab))
+    mode = case_for(lm.tokenizer, case)
+    vocab = sorted(load_common_vocab(common_vocabs[mode]))
+    log.info("%s: LAMA %s mode, common vocabulary %s (%d words)", slug, mode, common_vocabs[mode], len(vocab))
     methods = methods_for(lm.family, causal_methods)
     for dataset, out in zip(datasets, outs, strict=True):
         facts = read_parquet(dataset)
         scores = pd.concat(
-            [score_facts(lm, facts, vocab, method=m, top_k=top_k, policy=policy, progress=progress) for m in methods],
+            [score_facts(lm, facts, vocab, method=m, top_k=top_k, policy=policy, case=mode, progress=progress)
+             for m in methods],
             ignore_index=True,
         )
         summary = {m: skip_summary(scores[scores["method"] == m]) for m in methods}
@@ -125,6 +132,8 @@ def score_datasets(datasets: list[Path], common_vocab: Path, model_dir: Path, ou
             "methods": list(methods),
             "causal_policy": policy if "candidates" in methods else None,
             "top_k": top_k,
+            "case": mode,
+            "common_vocab_words": len(vocab),
             "kept": {m: summary[m]["kept"] for m in methods},
             "skipped": {m: summary[m]["skipped"] for m in methods},
             "generator": f"lmprobes {__version__}",

@@ -269,6 +269,25 @@ def mark_filters(df: pd.DataFrame, common_vocab: set[str]) -> pd.DataFrame:
     return df
 
 
+def lowercased(df: pd.DataFrame, common_vocab: set[str]) -> pd.DataFrame:
+    """The facts as the released code's ``lowercase`` mode sees them, with ``common_vocab`` the
+    lowercased common vocabulary (``common_vocab_lowercased.txt``).
+
+    ``lowercase_samples``: labels lowercased, masked sentences lowercased with the mask restored;
+    template corpora are queried through the template (not lowercased) with the lowercased subject.
+    The filters are then decided again on the lowercased facts, the dedupe included.
+    """
+    lower = df.assign(sub_label=df["sub_label"].str.lower(), obj_label=df["obj_label"].str.lower())
+    if "valid_objects" in df:
+        lower["valid_objects"] = [None if v is None else [o.lower() for o in v] for v in df["valid_objects"]]
+    templates = df["template"] if "template" in df else [None] * len(df)
+    lower["query"] = [
+        fill_template(template, subject) if isinstance(template, str) else query.lower().replace(MASK.lower(), MASK)
+        for template, subject, query in zip(templates, lower["sub_label"], df["query"])
+    ]
+    return mark_filters(lower, common_vocab)
+
+
 def build_corpus(corpus: str, release: Path, relations_path: Path, common_vocab_path: Path) -> pd.DataFrame:
     """One row per line of the corpus' release files, in release order."""
     release = Path(release)

@@ -13,14 +13,16 @@ Methods (one row per fact and method, ``method`` column):
 ``rank_raw`` is the gold's 1-based rank (1 + the number of entries scoring strictly higher);
 ``rank_filtered`` also removes the other valid objects of the same (subject, relation) that rank
 above it (the paper's filter, never in the released code). Skip reasons, in the released order:
-too long, object not one token (its single piece must spell the label exactly), outside the
-common vocabulary, Google-RE judgments, duplicate.
+too long, outside the common vocabulary, object not one token (its single piece must spell the
+label exactly), Google-RE judgments, duplicate. Uncased models are scored in the released code's
+``lowercase`` mode by default (``case_for``).
 """
 
 from __future__ import annotations
 
 import math
 from collections.abc import Sequence
+from functools import partial
 
 import numpy as np
 import pandas as pd
@@ -31,12 +33,15 @@ from lmprobes.engine import WordIds, map_mask_logprobs, sequence_logprobs, words
 from lmprobes.engine.causal import map_next_token_logprobs
 from lmprobes.engine.lm import LM
 from lmprobes.engine.runner import top_k_low_id_first
-from lmprobes.suites.lama.release import MASK, valid_objects
+from lmprobes.suites.lama.release import MASK, lowercased, valid_objects
 
 TOP_K = 10
 MASKED_METHODS = ("masked",)
 CAUSAL_METHODS = ("left_context", "candidates")
 METHODS = MASKED_METHODS + CAUSAL_METHODS
+CASES = ("cased", "lowercase")
+# ``auto``: the released lowercase mode for models whose tokenizer lowercases its input (``case_for``).
+CASE_OPTIONS = ("auto", *CASES)
 
 SCORE_SCHEMA = pa.schema(
     [
@@ -119,13 +124,34 @@ def token_skip_reason(fact, gold_id: int | None, allowed: set[int]) -> str:
 
 
 def score_facts(lm: LM, facts: pd.DataFrame, common_vocab: list[str], *, method: str | None = None,
-                top_k: int = TOP_K, policy: str = "bos", progress: bool = True) -> pd.DataFrame:
-    """One SCORE_SCHEMA row per fact; only kept facts run through the model."""
+                top_k: int = TOP_K, policy: str = "bos", case: str = "cased", progress: bool = True) -> pd.DataFrame:
+    """One SCORE_SCHEMA row per fact; only kept facts run through the model.
+
+    ``case="lowercase"`` is the released code's ``lowercase`` mode (``release.lowercased``), for
+    which ``common_vocab`` must be the lowercased common vocabulary.
+    """
     method = method or methods_for(lm.family)[0]
     _check_method(lm, method)
+    if case not in CASES:
+        raise ValueError(f"unknown LAMA case {case!r}; choose one of {CASES}")
+    if case == "lowercase":
+        facts = lowercased(facts, set(common_vocab))
     if method == "candidates":
         return _score_candidates(lm, facts, top_k=top_k, policy=policy, progress=progress)
     return _score_tokens(lm, facts, common_vocab, method=method, top_k=top_k, progress=progress)
+
+
+def case_for(tokenizer, option: str) -> str:
+    """The case mode a model is scored in: ``option`` itself, or for ``auto`` ``lowercase`` when the
+    tokenizer lowercases its input (uncased checkpoints, as the released code ran openai-gpt and
+    later forks its uncased BERTs), else ``cased``."""
+    if option not in CASE_OPTIONS:
+        raise ValueError(f"unknown LAMA case option {option!r}; choose one of {CASE_OPTIONS}")
+    if option != "auto":
+        return option
+    probe = "The Capital Of France Is Paris"
+    encode = partial(tokenizer, add_special_tokens=False)
+    return "lowercase" if encode(probe)["input_ids"] == encode(probe.lower())["input_ids"] else "cased"
 
 
 def _check_method(lm: LM, method: str) -> None:
