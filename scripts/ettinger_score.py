@@ -13,6 +13,7 @@ with logged(snakemake.log):
         spec=model_spec(snakemake),
         method=snakemake.params.method,
         top_k=snakemake.params.top_k,
+        multi_piece_targets=snakemake.params.multi_piece_targets,
         device=snakemake.params.device,
         progress=snakemake.config["progress"],
     )

@@ -43,8 +43,8 @@ def test_full_config_is_valid_and_covers_the_papers_models():
     assert papers <= set(config["suites"]["ettinger"]["models"])
     unpinned = sorted(name for name, s in config["sources"].items() if not s["sha256"])
     # Their hashes are unknown offline: recorded in the lock file on first download.
-    assert unpinned == ["conceptnet_assertions", "lama_release", "lama_trex_raw", "olmpics_doq", "olmpics_glove",
-                        "olmpics_wordnet"]
+    assert unpinned == ["conceptnet_assertions", "lama_common_vocab_lowercased", "lama_release", "lama_trex_raw",
+                        "olmpics_doq", "olmpics_glove", "olmpics_wordnet"]
 
 
 def test_defaults_are_filled_in_nested_entries():

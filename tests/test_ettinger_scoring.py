@@ -89,3 +89,33 @@ def test_scores_do_not_depend_on_batch_budget(tiny_bert, neg_simp):
     small = score_items(dataclasses.replace(tiny_bert, batch_tokens=16), neg_simp, progress=False)
     large = score_items(dataclasses.replace(tiny_bert, batch_tokens=100_000), neg_simp, progress=False)
     pd.testing.assert_series_equal(small["target_logprob"], large["target_logprob"], atol=1e-5, rtol=0)
+
+
+def test_causal_multi_piece_targets_can_be_summed_over_their_pieces(tiny_gpt2, tiny_bert):
+    """``multi_piece_targets="sum"``: log p(word | BOS context) as the plain sum over its pieces."""
+    items = pd.DataFrame({
+        "row_id": ["a", "b", "c", "d"],
+        "context": ["A robin is a", "A robin is a", "He saw a", "He saw a"],
+        "target": ["bird", "xylophonist", "quasicrystal", "tree"],
+        "expected": [["bird"], ["bird"], ["tree"], ["tree"]],
+    })
+    excluded = score_items(tiny_gpt2, items, progress=False)
+    summed = score_items(tiny_gpt2, items, multi_piece_targets="sum", progress=False)
+    tokenizer = tiny_gpt2.tokenizer
+    multi = excluded["target_pieces"].to_numpy() > 1
+    assert multi.tolist() == [False, True, True, False] and not excluded.loc[multi, "kept"].any()
+    assert summed["kept"].all() and (summed["skip_reason"] == "").all()
+    assert summed.loc[~multi, "target_logprob"].tolist() == excluded.loc[~multi, "target_logprob"].tolist()
+    for item, score in zip(items.itertuples(), summed.itertuples()):
+        ids = [tokenizer.bos_token_id] + tokenizer(item.context)["input_ids"]
+        target = tokenizer.encode(" " + item.target)
+        with torch.no_grad():
+            logprobs = tiny_gpt2.model(torch.tensor([ids + target])).logits[0].float().log_softmax(-1)
+        plain = sum(logprobs[len(ids) - 1 + k, piece].item() for k, piece in enumerate(target))
+        assert score.target_logprob == pytest.approx(plain, abs=1e-4)
+        assert score.target_prob == pytest.approx(math.exp(plain), rel=1e-4)
+    # A masked model has one mask for one piece: "sum" leaves its multi-piece targets excluded.
+    masked = score_items(tiny_bert, items, multi_piece_targets="sum", progress=False)
+    assert masked["kept"].tolist() == (masked["target_pieces"] == 1).tolist() and not masked["kept"].all()
+    with pytest.raises(ScoringError, match="multi_piece_targets 'first'"):
+        score_items(tiny_gpt2, items, multi_piece_targets="first", progress=False)

@@ -30,7 +30,7 @@ def make_dataset(dataset: str, source: Path, out: Path, *, shuffles: int, seed: 
 
 
 def score_datasets(datasets: list[Path], model_dir: Path, outs: list[Path], *, slug: str, spec: dict, method: str,
-                   top_k: int, device: str, progress: bool = True) -> None:
+                   top_k: int, device: str, multi_piece_targets: str = "exclude", progress: bool = True) -> None:
     """Load the model once and score every dataset with it, one score file per dataset."""
     # Imported here so that the suite's dataset and table jobs start without torch (~2 s each).
     from lmprobes.models import load_lm
@@ -39,13 +39,15 @@ def score_datasets(datasets: list[Path], model_dir: Path, outs: list[Path], *, s
     lm = load_lm(slug, spec, model_dir, device)
     for dataset, out in zip(datasets, outs, strict=True):
         items = read_parquet(dataset)
-        scores = score_items(lm, items, top_k=top_k, method=method, progress=progress)
+        scores = score_items(lm, items, top_k=top_k, method=method, multi_piece_targets=multi_piece_targets,
+                             progress=progress)
         metadata = {
             **lm.describe(),
             "suite": "ettinger",
             "dataset": read_metadata(dataset).get("dataset"),
             "top_k": top_k,
             "method": method,
+            "multi_piece_targets": multi_piece_targets if lm.family == "causal" else "exclude",
             "generator": f"lmprobes {__version__}",
         }
         write_parquet(scores, out, SCORE_SCHEMA, metadata)

@@ -4,6 +4,10 @@ Masked LMs see ``[CLS] context [MASK] . [SEP]`` (the paper's input: a period aft
 causal LMs predict the next token after the left context, targets carrying their leading space
 for BPE tokenizers. Each unique context runs once; every row gets the top-k list, its target's
 probability, and the rank of the best expected word within the top-k.
+
+A target of several pieces has no single-token probability: it is skipped and counted (the spec's
+default, ``multi_piece_targets="exclude"``), or, for causal models with ``"sum"``, scored by
+``log p(word | context)`` summed over its pieces (spec/SCORING.md's word given prefix).
 """
 
 from __future__ import annotations
@@ -13,10 +17,11 @@ import math
 import pandas as pd
 import pyarrow as pa
 
-from lmprobes.engine import mask_predictions, next_token_predictions, word_ids
+from lmprobes.engine import continuation_logprobs, mask_predictions, next_token_predictions, tokenizer_kind, word_ids
 from lmprobes.engine.lm import LM
 
 METHODS = ("auto", "masked")
+MULTI_PIECE_TARGETS = ("exclude", "sum")
 
 SCORE_SCHEMA = pa.schema(
     [
@@ -74,9 +79,12 @@ def display_token(tokenizer, token_id: int) -> str:
     return tokenizer.decode([token_id]).strip()
 
 
-def score_items(lm: LM, items: pd.DataFrame, *, top_k: int = 5, method: str = "auto", progress: bool = True) -> pd.DataFrame:
+def score_items(lm: LM, items: pd.DataFrame, *, top_k: int = 5, method: str = "auto", multi_piece_targets: str = "exclude",
+                progress: bool = True) -> pd.DataFrame:
     """One score row per dataset row, in the dataset's order."""
     protocol = scoring_method(lm, method)
+    if multi_piece_targets not in MULTI_PIECE_TARGETS:
+        raise ScoringError(f"unknown multi_piece_targets {multi_piece_targets!r}; choose one of {MULTI_PIECE_TARGETS}")
     tokenizer = lm.tokenizer
     words = sorted(set(items["target"]) | {w for ws in items["expected"] for w in ws})
     resolved = {w: word_ids(tokenizer, w) for w in words}
@@ -94,13 +102,20 @@ def score_items(lm: LM, items: pd.DataFrame, *, top_k: int = 5, method: str = "a
     else:
         predictions = next_token_predictions(lm, inputs, targets, top_k=top_k, progress=progress)
 
+    summed = {}
+    if protocol == "next_token" and multi_piece_targets == "sum":
+        summed = summed_word_logprobs(lm, items, resolved, progress)
+
     rows = []
     for row in items.itertuples(index=False):
         i = text_index[row.context]
         pred = predictions[i]
         target = resolved[row.target]
         reason = skip_reason(target)
-        logprob = pred.target_logprobs[targets[i].index(target.first_id)] if not reason else math.nan
+        if (row.context, row.target) in summed:
+            reason, logprob = "", summed[row.context, row.target]
+        else:
+            logprob = pred.target_logprobs[targets[i].index(target.first_id)] if not reason else math.nan
         expected_ids = [resolved[w].first_id for w in row.expected if resolved[w].single]
         rank = next((r + 1 for r, tid in enumerate(pred.top_ids) if tid in expected_ids), None)
         rows.append(
@@ -125,3 +140,17 @@ def score_items(lm: LM, items: pd.DataFrame, *, top_k: int = 5, method: str = "a
     out = pd.DataFrame.from_records(rows)
     out["expected_rank"] = out["expected_rank"].astype("Int32")
     return out
+
+
+def summed_word_logprobs(lm: LM, items: pd.DataFrame, resolved: dict, progress: bool) -> dict[tuple[str, str], float]:
+    """``log p(target | context)`` summed over the pieces of every multi-piece (not unknown) target."""
+    pairs = sorted({(c, t) for c, t in zip(items["context"], items["target"])
+                    if resolved[t].n_pieces > 1 and not resolved[t].is_unk})
+    if not pairs:
+        return {}
+    space = " " if tokenizer_kind(lm.tokenizer) == "bytelevel" else ""
+    scores = continuation_logprobs(lm, [c for c, _ in pairs], [space + t for _, t in pairs], progress=progress)
+    for (_, target), score in zip(pairs, scores, strict=True):
+        if tuple(score.token_ids) != resolved[target].ids:  # the word as it is tokenized in running text
+            raise ScoringError(f"{lm.name}: target {target!r} encodes as {score.token_ids}, not {list(resolved[target].ids)}")
+    return {pair: score.total for pair, score in zip(pairs, scores, strict=True)}
