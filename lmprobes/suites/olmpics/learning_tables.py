@@ -179,7 +179,8 @@ def learning_table(curves: pd.DataFrame, zero_shot: pd.DataFrame, published: pd.
     tidy[VALUE_COLUMNS] = tidy[VALUE_COLUMNS].astype(float)
     tidy["n_seeds"] = tidy["n_seeds"].astype("Int64")
     keys = pd.DataFrame({"task": tidy["task"].map(_task_rank), "source": tidy["source"].map(SOURCE_ORDER),
-                         "flavour": tidy["flavour"] != "release", "model": tidy["model"].map(_model_rank),
+                         "flavour": tidy["flavour"] != "release",
+                         "model": [_model_rank(m, t) for m, t in zip(tidy["model"], tidy["task"], strict=True)],
                          "name": tidy["model"]})
     order = keys.sort_values(list(keys.columns), kind="stable").index
     return tidy.loc[order].reset_index(drop=True)
@@ -188,7 +189,7 @@ def learning_table(curves: pd.DataFrame, zero_shot: pd.DataFrame, published: pd.
 def task_markdown_frame(tidy: pd.DataFrame, task: str) -> pd.DataFrame:
     """The paper's layout of one task: each model's reproduced rows next to its paper row."""
     rows = tidy[tidy["task"] == task]
-    keys = pd.DataFrame({"model": rows["model"].map(_model_rank), "name": rows["model"],
+    keys = pd.DataFrame({"model": [_model_rank(m, task) for m in rows["model"]], "name": rows["model"],
                          "source": rows["source"].map(SOURCE_ORDER), "flavour": rows["flavour"] != "release"})
     rows = rows.loc[keys.sort_values(list(keys.columns), kind="stable").index]
     columns = SETUP_COLUMNS[TASKS[task].setup]
@@ -347,7 +348,13 @@ def _task_rank(task: str) -> int:
     return list(LEARNING_TABLES).index(task)
 
 
-def _model_rank(model: str) -> int:
-    if model in PAPER_MODELS:
-        return list(PAPER_MODELS).index(model)
-    return len(PAPER_MODELS) + (1 if model in BASELINE_LABELS else 0)
+def _model_rank(model: str, task: str | None = None) -> int:
+    """A model's row in the paper's tables: Table 12's order, except that Tables 3, 5 and 7-11 list
+    BERT-B before RoBERTa-B (Table 2 and Table 12 the other way round)."""
+    order = list(PAPER_MODELS)
+    if task is not None and LEARNING_TABLES[task][0] != "table2":
+        order.remove("bert-base-uncased")
+        order.insert(order.index("roberta-base"), "bert-base-uncased")
+    if model in order:
+        return order.index(model)
+    return len(order) + (1 if model in BASELINE_LABELS else 0)
