@@ -137,6 +137,7 @@ rule lama_score:
         causal_methods=LAMA["causal_methods"],
         policy=LAMA["candidate_policy"],
         case=LAMA["case"],
+        tokenization=LAMA["tokenization"],
         device=config["device"],
     script:
         "../scripts/lama_score.py"

@@ -17,5 +17,6 @@ with logged(snakemake.log):
         causal_methods=snakemake.params.causal_methods,
         policy=snakemake.params.policy,
         case=snakemake.params.case,
+        tokenization=snakemake.params.tokenization,
         progress=snakemake.config["progress"],
     )

@@ -7,7 +7,7 @@ import pytest
 import torch
 
 from lmprobes.suites.lama import metrics as M
-from lmprobes.suites.lama.scoring import case_for, score_facts
+from lmprobes.suites.lama.scoring import case_for, released_bert_encoding, score_facts
 
 COMMON = ["bird", "fish", "tree", "flower", "tool", "insect", "vehicle", "building", "quickly", "chess", "zebra"]
 
@@ -185,3 +185,38 @@ def test_uncased_models_are_scored_in_the_released_lowercase_mode(tiny_bert, tin
     assert lower.loc["a", "gold_logprob"] == pytest.approx(plain["bird"], abs=1e-5)
     with pytest.raises(ValueError, match="case option 'upper'"):
         case_for(tiny_bert.tokenizer, "upper")
+
+
+def test_masked_queries_are_tokenized_as_the_released_bert_connector(tiny_bert):
+    """The word holding the mask: the mask, then the rest of the word as one WordPiece word."""
+    tok = tiny_bert.tokenizer
+    texts = ["a robin (is [MASK]).", "it is [MASK]'s bird ."]
+    released = released_bert_encoding(tok, texts)
+
+    def wordpiece(word):  # the WordPiece algorithm by hand: longest vocabulary prefix, then ## pieces
+        vocab, out, start = tok.get_vocab(), [], 0
+        while start < len(word):
+            end = len(word)
+            while end > start and (("##" if start else "") + word[start:end]) not in vocab:
+                end -= 1
+            if end == start:
+                return [tok.unk_token_id]
+            out.append(vocab[("##" if start else "") + word[start:end]])
+            start = end
+        return out
+
+    plain = lambda text: tok(text, add_special_tokens=False)["input_ids"]
+    assert released[0] == [tok.cls_token_id, *plain("a robin (is"), tok.mask_token_id, *wordpiece(")."), tok.sep_token_id]
+    assert released[1] == [tok.cls_token_id, *plain("it is"), tok.mask_token_id, *wordpiece("'s"), *plain("bird ."),
+                           tok.sep_token_id]
+    assert released[0] != tok(texts[0])["input_ids"], "the tokenizer alone splits ')' and '.'"
+    rows = facts([{"row_id": "a", "relation": "P31", "sub_label": "robin", "obj_label": "bird", "query": "a robin (is [MASK])."}])
+    got = score_facts(tiny_bert, rows, COMMON, progress=False)
+    hf = score_facts(tiny_bert, rows, COMMON, tokenization="huggingface", progress=False)
+    with torch.no_grad():
+        logits = tiny_bert.model(torch.tensor([released[0]])).logits[0]
+    full = logits[released[0].index(tok.mask_token_id)].log_softmax(-1)
+    assert got["gold_logprob"].item() == pytest.approx(full[tok.convert_tokens_to_ids("bird")].item(), abs=1e-5)
+    assert got["gold_logprob"].item() != pytest.approx(hf["gold_logprob"].item(), abs=1e-6)
+    with pytest.raises(ValueError, match="tokenization 'spacy'"):
+        score_facts(tiny_bert, rows, COMMON, tokenization="spacy", progress=False)

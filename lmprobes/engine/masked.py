@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import logging
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 import torch
 
@@ -46,17 +46,22 @@ def mask_predictions(
 
 
 @gc_paused()
-def map_mask_logprobs(lm: LM, texts: list[str], fn: ItemFn, *, progress: bool = True, head_only: bool = True) -> list:
+def map_mask_logprobs(lm: LM, texts: list[str], fn: ItemFn, *, progress: bool = True, head_only: bool = True,
+                      encode: Callable[[list[str]], list[list[int]]] | None = None) -> list:
     """``fn(logprobs[n, V] float32, item_indices)`` over the mask rows of ``texts``; one result per text.
 
     Each text must contain exactly one ``tokenizer.mask_token``; the model sees the tokenizer's
-    own encoding of the text (with its special tokens). ``head_only=False`` projects every
-    position through the LM head (a full forward) and gathers the mask rows afterwards: the same
-    numbers, kept for measuring what applying the head at mask rows only saves.
+    own encoding of the text (with its special tokens), or ``encode(texts)`` where a protocol
+    tokenizes differently. ``head_only=False`` projects every position through the LM head (a full
+    forward) and gathers the mask rows afterwards: the same numbers, kept for measuring what
+    applying the head at mask rows only saves.
     """
     _check_masked(lm)
     _check_one_mask_each(lm, texts)
-    sequences = lm.tokenizer(list(texts))["input_ids"] if texts else []
+    if not texts:
+        sequences = []
+    else:
+        sequences = encode(list(texts)) if encode is not None else lm.tokenizer(list(texts))["input_ids"]
     positions = [[_mask_position(lm, index, text, ids)] for index, (text, ids) in enumerate(zip(texts, sequences))]
 
     def per_rows(logprobs: torch.Tensor, rows: list[Row]) -> list:

@@ -101,7 +101,7 @@ def make_wikidata_fresh(relations: Path, common_vocab: Path, out: Path, *, seed:
 
 def score_datasets(datasets: list[Path], common_vocabs: dict[str, Path], model_dir: Path, outs: list[Path], *,
                    slug: str, spec: dict, device: str, top_k: int, causal_methods: list[str], policy: str = "bos",
-                   case: str = "auto", progress: bool = True) -> None:
+                   case: str = "auto", tokenization: str = "released", progress: bool = True) -> None:
     """Load the model once and score every corpus with each of the model's methods.
 
     ``common_vocabs``: the common vocabulary of each case mode (``cased``, ``lowercase``); the
@@ -119,7 +119,8 @@ def score_datasets(datasets: list[Path], common_vocabs: dict[str, Path], model_d
     for dataset, out in zip(datasets, outs, strict=True):
         facts = read_parquet(dataset)
         scores = pd.concat(
-            [score_facts(lm, facts, vocab, method=m, top_k=top_k, policy=policy, case=mode, progress=progress)
+            [score_facts(lm, facts, vocab, method=m, top_k=top_k, policy=policy, case=mode, tokenization=tokenization,
+                         progress=progress)
              for m in methods],
             ignore_index=True,
         )
@@ -133,6 +134,7 @@ def score_datasets(datasets: list[Path], common_vocabs: dict[str, Path], model_d
             "causal_policy": policy if "candidates" in methods else None,
             "top_k": top_k,
             "case": mode,
+            "tokenization": tokenization,
             "common_vocab_words": len(vocab),
             "kept": {m: summary[m]["kept"] for m in methods},
             "skipped": {m: summary[m]["skipped"] for m in methods},

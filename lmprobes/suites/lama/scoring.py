@@ -29,7 +29,7 @@ import pandas as pd
 import pyarrow as pa
 import torch
 
-from lmprobes.engine import WordIds, map_mask_logprobs, sequence_logprobs, words_ids
+from lmprobes.engine import WordIds, map_mask_logprobs, sequence_logprobs, tokenizer_kind, words_ids
 from lmprobes.engine.causal import map_next_token_logprobs
 from lmprobes.engine.lm import LM
 from lmprobes.engine.runner import top_k_low_id_first
@@ -40,6 +40,7 @@ MASKED_METHODS = ("masked",)
 CAUSAL_METHODS = ("left_context", "candidates")
 METHODS = MASKED_METHODS + CAUSAL_METHODS
 CASES = ("cased", "lowercase")
+TOKENIZATIONS = ("released", "huggingface")
 # ``auto``: the released lowercase mode for models whose tokenizer lowercases its input (``case_for``).
 CASE_OPTIONS = ("auto", *CASES)
 
@@ -124,21 +125,27 @@ def token_skip_reason(fact, gold_id: int | None, allowed: set[int]) -> str:
 
 
 def score_facts(lm: LM, facts: pd.DataFrame, common_vocab: list[str], *, method: str | None = None,
-                top_k: int = TOP_K, policy: str = "bos", case: str = "cased", progress: bool = True) -> pd.DataFrame:
+                top_k: int = TOP_K, policy: str = "bos", case: str = "cased", tokenization: str = "released",
+                progress: bool = True) -> pd.DataFrame:
     """One SCORE_SCHEMA row per fact; only kept facts run through the model.
 
     ``case="lowercase"`` is the released code's ``lowercase`` mode (``release.lowercased``), for
-    which ``common_vocab`` must be the lowercased common vocabulary.
+    which ``common_vocab`` must be the lowercased common vocabulary. ``tokenization="released"``
+    encodes a WordPiece model's masked queries as the released BERT connector does
+    (``released_bert_encoding``); ``"huggingface"`` uses the tokenizer as it is.
     """
     method = method or methods_for(lm.family)[0]
     _check_method(lm, method)
     if case not in CASES:
         raise ValueError(f"unknown LAMA case {case!r}; choose one of {CASES}")
+    if tokenization not in TOKENIZATIONS:
+        raise ValueError(f"unknown LAMA tokenization {tokenization!r}; choose one of {TOKENIZATIONS}")
     if case == "lowercase":
         facts = lowercased(facts, set(common_vocab))
     if method == "candidates":
         return _score_candidates(lm, facts, top_k=top_k, policy=policy, progress=progress)
-    return _score_tokens(lm, facts, common_vocab, method=method, top_k=top_k, progress=progress)
+    return _score_tokens(lm, facts, common_vocab, method=method, top_k=top_k, tokenization=tokenization,
+                         progress=progress)
 
 
 def case_for(tokenizer, option: str) -> str:
@@ -166,7 +173,7 @@ def _check_method(lm: LM, method: str) -> None:
 
 
 def _score_tokens(lm: LM, facts: pd.DataFrame, common_vocab: list[str], *, method: str, top_k: int,
-                  progress: bool) -> pd.DataFrame:
+                  tokenization: str, progress: bool) -> pd.DataFrame:
     tokenizer = lm.tokenizer
     pieces_of = common_vocab_pieces(tokenizer, common_vocab)
     valid = valid_objects(facts)
@@ -188,7 +195,8 @@ def _score_tokens(lm: LM, facts: pd.DataFrame, common_vocab: list[str], *, metho
 
     if method == "masked":
         texts = [fact.query.replace(MASK, tokenizer.mask_token) for fact in items]
-        results = map_mask_logprobs(lm, texts, rank, progress=progress)
+        encode = partial(released_bert_encoding, tokenizer) if released_bert(tokenizer, tokenization) else None
+        results = map_mask_logprobs(lm, texts, rank, progress=progress, encode=encode)
     else:
         contexts = [fact.query.split(MASK, 1)[0] for fact in items]
         results = map_next_token_logprobs(lm, contexts, rank, bos=True, strip_context=True, progress=progress)
@@ -197,6 +205,46 @@ def _score_tokens(lm: LM, facts: pd.DataFrame, common_vocab: list[str], *, metho
         _score_row(lm, method, fact, reason, gold_ids[fact.obj_label], pieces[fact.obj_label], by_row.get(i))
         for i, (fact, reason) in enumerate(zip(records, reasons))
     ])
+
+
+def released_bert(tokenizer, tokenization: str) -> bool:
+    """Whether masked queries are encoded as the released BERT connector does: WordPiece models
+    under ``tokenization="released"`` (the released code's other connectors are not BERT's)."""
+    return tokenization == "released" and tokenizer_kind(tokenizer) == "wordpiece"
+
+
+def released_bert_encoding(tokenizer, texts: list[str]) -> list[list[int]]:
+    """``[CLS] text [SEP]`` as LAMA's ``bert_connector`` tokenizes it (its ``CustomBaseTokenizer``).
+
+    Words are split on whitespace; the word holding the mask becomes the mask followed by the rest
+    of that word as one WordPiece word, neither split at punctuation nor lowercased: ``[MASK]).``
+    gives ``[MASK] ) ##.`` where the tokenizer alone gives ``[MASK] ) .`` (every Google-RE
+    date-of-birth query). Every other word is tokenized as usual (WordPiece is word by word).
+    """
+    mask = tokenizer.mask_token
+    lefts, rests, rights = [], [], []
+    for text in texts:
+        words = text.split()
+        at = next(i for i, word in enumerate(words) if mask in word)
+        lefts.append(" ".join(words[:at]))
+        rests.append(words[at].replace(mask, "").strip())
+        rights.append(" ".join(words[at + 1:]))
+    encoded = tokenizer(lefts + rights, add_special_tokens=False)["input_ids"]
+    pieces = {rest: _wordpiece_ids(tokenizer, rest) if rest else [] for rest in set(rests)}
+    n = len(texts)
+    return [
+        [tokenizer.cls_token_id, *encoded[i], tokenizer.mask_token_id, *pieces[rests[i]], *encoded[n + i],
+         tokenizer.sep_token_id]
+        for i in range(n)
+    ]
+
+
+def _wordpiece_ids(tokenizer, word: str) -> list[int]:
+    """``word`` through the WordPiece model alone: no normalisation, no pre-tokenization."""
+    backend = getattr(tokenizer, "backend_tokenizer", None)
+    if backend is not None:
+        return [token.id for token in backend.model.tokenize(word)]
+    return tokenizer.convert_tokens_to_ids(tokenizer.wordpiece_tokenizer.tokenize(word))
 
 
 def _left_context_reason(query: str) -> str:
