@@ -260,7 +260,19 @@ def get_lama_source(role):
 
 
 def get_lama_provenance(wildcards):
-    return {role: config["sources"][name] for role, name in LAMA["sources"].items()}
+    """The sources a LAMA dataset is built from (the lowercased vocabulary is the scorer's only)."""
+    return {
+        role: config["sources"][name]
+        for role, name in LAMA["sources"].items()
+        if role != "common_vocab_lowercased"
+    }
+
+
+def get_lama_lowercased_vocab(wildcards):
+    """The lowercased common vocabulary, unless every model is scored cased (``case: cased``)."""
+    if LAMA["case"] == "cased":
+        return []
+    return get_lama_source("common_vocab_lowercased")(wildcards)
 
 
 def get_lama_scores(wildcards):

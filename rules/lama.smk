@@ -114,7 +114,7 @@ rule lama_score:
             "results/datasets/lama/{corpus}.parquet", corpus=LAMA["corpora"]
         ),
         common_vocab=get_lama_source("common_vocab"),
-        common_vocab_lowercased=get_lama_source("common_vocab_lowercased"),
+        common_vocab_lowercased=get_lama_lowercased_vocab,
         model=get_model_dir,
     output:
         expand("results/scores/lama/{{model}}/{corpus}.parquet", corpus=LAMA["corpora"]),

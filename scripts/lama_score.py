@@ -7,7 +7,7 @@ with logged(snakemake.log):
     torch.set_num_threads(snakemake.threads)
     score_datasets(
         snakemake.input.datasets,
-        {"cased": snakemake.input.common_vocab, "lowercase": snakemake.input.common_vocab_lowercased},
+        {"cased": snakemake.input.common_vocab, "lowercase": snakemake.input.common_vocab_lowercased or None},
         snakemake.input.model,
         snakemake.output,
         slug=snakemake.wildcards.model,

@@ -187,3 +187,17 @@ def test_every_figure_writes_the_same_png_twice(tmp_path, published_paradigms) -
         assert data.startswith(PNG_SIGNATURE) and len(data) > 5000, name
         assert data == second.read_bytes(), name
     assert sorted(p.name for p in tmp_path.iterdir() if p.is_file()) == sorted(f"{n}.png" for n in draws)
+
+
+def test_figure2_properties_of_a_mean_method_are_those_of_its_sum() -> None:
+    """A ``_mean`` method's score is per token; Figure 2's perplexity and log P(good) are not."""
+    scores, pairs = fake_scores()
+    summed = scores[(scores["model"] == "gpt") & (scores["method"] == "blimp_paper")]
+    n = summed["token_logprobs_good"].map(len)
+    mean = summed.assign(method="blimp_paper_mean", score_good=summed["score_good"] / n, score_bad=summed["score_bad"] / n)
+    both = P.pair_properties(pd.concat([summed, mean]), pairs)
+    plain, per_token = (both[both["system"] == f"gpt ({m})"].reset_index(drop=True) for m in ("blimp_paper", "blimp_paper_mean"))
+    assert len(plain) == len(per_token) == len(summed)
+    for column in ("perplexity", "logp_good", "length"):
+        assert per_token[column].to_numpy() == pytest.approx(plain[column].to_numpy())
+    assert plain["perplexity"].to_numpy() == pytest.approx(np.exp(-summed["score_good"].to_numpy() / n.to_numpy()))

@@ -5,6 +5,7 @@ import math
 import pandas as pd
 import pytest
 import torch
+from transformers import BertTokenizer
 
 from lmprobes.suites.lama import metrics as M
 from lmprobes.suites.lama.scoring import case_for, released_bert_encoding, score_facts
@@ -160,7 +161,7 @@ def test_valid_objects_column_counts_for_the_filtered_rank(tiny_bert):
     assert scores["rank_filtered"].item() == len(plain) - 3
 
 
-def test_metrics_equal_plain_python():
+def test_precision_at_k_and_reciprocal_rank_on_hand_made_ranks():
     ranks = pd.Series([1, 2, 11, None, 10000, 10001], dtype="Int32")
     assert M.precision_at(ranks, 1).tolist() == [1.0, 0.0, 0.0, 0.0, 0.0, 0.0]
     assert M.precision_at(ranks, 10).tolist() == [1.0, 1.0, 0.0, 0.0, 0.0, 0.0]
@@ -172,6 +173,8 @@ def test_uncased_models_are_scored_in_the_released_lowercase_mode(tiny_bert, tin
     assert case_for(tiny_bert.tokenizer, "auto") == "lowercase", "the tiny BERT lowercases its input"
     assert case_for(tiny_gpt2.tokenizer, "auto") == "cased"
     assert case_for(tiny_bert.tokenizer, "cased") == "cased"
+    unknown = BertTokenizer(vocab={t: i for i, t in enumerate(["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]", "a"])})
+    assert case_for(unknown, "auto") == "cased", "an all-[UNK] probe is no evidence of lowercasing"
     capitalised = facts([
         {"row_id": "a", "relation": "P31", "sub_label": "Robin", "obj_label": "Bird", "query": "A Robin is a [MASK] ."},
         {"row_id": "b", "relation": "P31", "sub_label": "robin", "obj_label": "bird", "query": "a robin is a [MASK] ."},

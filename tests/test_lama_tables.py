@@ -107,9 +107,10 @@ def test_bench_command_runs_on_a_tiny_model(capsys):
     assert "score_facts  facts=40 kept=40" in out and "speed-up" in out
 
 
-def test_table2_follows_the_released_run_for_empty_relations_and_single_file_corpora():
-    # run_experiments: a relation with no kept facts counts 0; ConceptNet is one file ("test") scored
-    # as one relation, so its corpus score is a mean over facts, not over its 16 predicates.
+def test_table2_counts_empty_relations_0_and_single_file_corpora_per_fact():
+    # run_experiments: ConceptNet is one file ("test") scored as one relation, so its corpus score is
+    # a mean over facts, not over its 16 predicates; a relation with no kept facts counts 0 (the later
+    # released code's fallback), in Table 2 and Figure 2 alike.
     data = dataset([
         {"relation": "P1", "obj_label": "x"}, {"relation": "P1", "obj_label": "y"},
         {"relation": "P2", "obj_label": "z"},
@@ -119,8 +120,11 @@ def test_table2_follows_the_released_run_for_empty_relations_and_single_file_cor
         {"corpus": "conceptnet", "relation": "AtLocation", "obj_label": "z"},
     ])
     ranks = {"r0": 1, "r1": 2, "r2": None, "r3": 1, "r4": 1, "r5": 3, "r6": 4}
-    table = T.table2(T.per_relation(T.scored_facts(data, scores("m", "masked", ranks)))).set_index(["corpus", "row"])
+    facts = T.scored_facts(data, scores("m", "masked", ranks))
+    table = T.table2(T.per_relation(facts)).set_index(["corpus", "row"])
     assert table.loc[("trex", "Total"), "p1"] == pytest.approx(100 * (0.5 + 0.0) / 2)
+    curve = T.precision_curve(facts).set_index("k")["p_at_k"]
+    assert curve[1] == pytest.approx(table.loc[("trex", "Total"), "p1"]) and curve[2] == pytest.approx(100 * (1.0 + 0.0) / 2)
     assert table.loc[("trex", "Total"), "n_relations"] == 2
     assert table.loc[("conceptnet", "Total"), "p1"] == pytest.approx(100 * 2 / 4), "mean over facts, not (1 + 1/3) / 2"
 
@@ -136,3 +140,12 @@ def test_filtered_freq_drops_the_subjects_other_valid_objects():
     freq = T.freq_baseline(data).set_index("row_id")
     assert freq["rank_raw"].tolist() == [1, 2, 1, 2]
     assert freq["rank_filtered"].tolist() == [1, 1, 1, 1]
+
+
+def test_squad_facts_are_not_each_others_valid_objects():
+    # Every SQuAD line has sub_label "Squad": grouping by subject would filter every other answer.
+    data = dataset([{"corpus": "squad", "relation": "squad", "sub_label": "Squad", "obj_label": o, "valid_objects": None}
+                    for o in ("linebacker", "linebacker", "quarterback", "kicker")])
+    freq = T.freq_baseline(data)
+    assert freq["rank_raw"].tolist() == [1, 1, 3, 2]  # ties alphabetical: kicker before quarterback
+    assert freq["rank_filtered"].tolist() == freq["rank_raw"].tolist()

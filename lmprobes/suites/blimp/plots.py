@@ -22,6 +22,7 @@ labelled ``LSTM (paper)``; accuracies are in percent throughout.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
@@ -132,13 +133,15 @@ def pair_properties(scores: pd.DataFrame, pairs: pd.DataFrame) -> pd.DataFrame:
     missing = ~kept["row_id"].isin(words.index)
     if missing.any():
         raise ValueError(f"score row {kept.loc[missing, 'row_id'].iloc[0]!r} has no pair in the dataset")
-    n_tokens = kept["token_logprobs_good"].map(len).astype(float)
+    # From the token log-probs, whatever the method's reduction (``_mean`` scores are per token).
+    n_tokens = kept["token_logprobs_good"].map(len).astype(float).to_numpy()
+    logp_good = kept["token_logprobs_good"].map(math.fsum).to_numpy()
     return pd.DataFrame({
         "system": [system_label(m, k) for m, k in zip(kept["model"], kept["method"])],
         "correct": kept["correct"].astype(bool).to_numpy(),
         "length": kept["row_id"].map(words).astype(float).to_numpy(),
-        "perplexity": np.exp(-kept["score_good"].to_numpy() / n_tokens.to_numpy()),
-        "logp_good": kept["score_good"].to_numpy(),
+        "perplexity": np.exp(-logp_good / n_tokens),
+        "logp_good": logp_good,
         "confidence": (kept["score_good"] - kept["score_bad"]).abs().to_numpy(),
     })
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pandas as pd
 
 # The released run_thread ranks the top 10,000 of the common vocabulary (get_ranking(..., topk=10000),
-# facebookresearch/LAMA 4ef49cf; get_ranking's own default of 1,000 is never used there).
+# facebookresearch/LAMA 4ef49cf, later 5,000; get_ranking's own default of 1,000 is never used there).
 MRR_CUTOFF = 10000
 
 

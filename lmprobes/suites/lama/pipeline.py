@@ -109,10 +109,12 @@ def score_datasets(datasets: list[Path], common_vocabs: dict[str, Path], model_d
     """
     # Imported here so that the suite's dataset and table jobs start without torch (~2 s each).
     from lmprobes.models import load_lm
-    from lmprobes.suites.lama.scoring import SCORE_SCHEMA, case_for, methods_for, score_facts
+    from lmprobes.suites.lama.scoring import SCORE_SCHEMA, case_for, methods_for, released_bert, score_facts
 
     lm = load_lm(slug, spec, model_dir, device)
     mode = case_for(lm.tokenizer, case)
+    if common_vocabs.get(mode) is None:
+        raise ValueError(f"{slug}: scored in the LAMA {mode} mode, but no {mode} common vocabulary was given")
     vocab = sorted(load_common_vocab(common_vocabs[mode]))
     log.info("%s: LAMA %s mode, common vocabulary %s (%d words)", slug, mode, common_vocabs[mode], len(vocab))
     methods = methods_for(lm.family, causal_methods)
@@ -134,7 +136,7 @@ def score_datasets(datasets: list[Path], common_vocabs: dict[str, Path], model_d
             "causal_policy": policy if "candidates" in methods else None,
             "top_k": top_k,
             "case": mode,
-            "tokenization": tokenization,
+            "tokenization": "released" if released_bert(lm.tokenizer, tokenization) else "huggingface",
             "common_vocab_words": len(vocab),
             "kept": {m: summary[m]["kept"] for m in methods},
             "skipped": {m: summary[m]["skipped"] for m in methods},
@@ -149,7 +151,8 @@ def skip_summary(scores: pd.DataFrame) -> dict:
 
 
 TABLE_TITLES = {
-    "table2": "Table 2: mean P@1 (%) per corpus (raw rank, as the released code; macro over relations)",
+    "table2": "Table 2: mean P@1 (%) per corpus (raw rank, as the released code; macro over relations, "
+             "ConceptNet and SQuAD over facts)",
     "table2_filtered": "Table 2, filtered: mean P@1 (%) with the other valid objects of each (subject, relation) removed",
     "relations": "Per-relation scores (%): P@1, P@10, MRR (raw) and P@1 (filtered), facts read and kept",
     "filters": "Facts removed by each filter: the model-independent ones per corpus (dataset), then per system",

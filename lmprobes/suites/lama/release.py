@@ -34,6 +34,7 @@ GOOGLE_RE_TEMPLATES = {
     "place_of_death": "[X] died in [Y] .",
 }
 TEMPLATE_CORPORA = ("google_re", "trex", "trex_raw", "wikidata_fresh")
+SUBJECTLESS_CORPORA = ("squad",)  # sub_label is "Squad" on every line
 SENTENCE_FILES = {"conceptnet": Path("ConceptNet/test.jsonl"), "squad": Path("Squad/test.jsonl")}
 
 SCHEMA = pa.schema(
@@ -149,10 +150,15 @@ def fill_template(template: str, subject: str) -> str:
 
 def valid_objects(facts: pd.DataFrame) -> dict[tuple[str, str], set[str]]:
     """Every valid object label of each (relation, subject): the dataset's own facts plus the
-    source's ``valid_objects`` list where the dataset has one (Wikidata, raw T-REx)."""
+    source's ``valid_objects`` list where the dataset has one (Wikidata, raw T-REx). SQuAD's
+    subject is a placeholder ("Squad"): its facts share no subject, so none is another's valid object."""
     valid: dict[tuple[str, str], set[str]] = {}
     listed = facts["valid_objects"] if "valid_objects" in facts else [None] * len(facts)
-    for relation, subject, obj, more in zip(facts["relation"], facts["sub_label"], facts["obj_label"], listed):
+    corpora = facts["corpus"] if "corpus" in facts else [None] * len(facts)
+    for corpus, relation, subject, obj, more in zip(corpora, facts["relation"], facts["sub_label"], facts["obj_label"],
+                                                    listed):
+        if corpus in SUBJECTLESS_CORPORA:
+            continue
         labels = valid.setdefault((relation, subject), set())
         labels.add(obj)
         if more is not None:

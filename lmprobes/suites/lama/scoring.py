@@ -158,7 +158,9 @@ def case_for(tokenizer, option: str) -> str:
         return option
     probe = "The Capital Of France Is Paris"
     encode = partial(tokenizer, add_special_tokens=False)
-    return "lowercase" if encode(probe)["input_ids"] == encode(probe.lower())["input_ids"] else "cased"
+    ids = encode(probe)["input_ids"]
+    known = any(token != tokenizer.unk_token_id for token in ids)  # an all-[UNK] probe tells nothing
+    return "lowercase" if known and ids == encode(probe.lower())["input_ids"] else "cased"
 
 
 def _check_method(lm: LM, method: str) -> None:

@@ -101,9 +101,10 @@ def per_relation(facts: pd.DataFrame) -> pd.DataFrame:
 def table2(relations: pd.DataFrame, metric: str = "p1") -> pd.DataFrame:
     """Mean P@1 (%) per corpus, Google-RE per relation, typed corpora per relation type, Total.
 
-    As the released ``run_experiments``: a relation without kept facts counts 0 (its
-    ZeroDivisionError fallback), and ConceptNet and SQuAD, each one file scored as one relation
-    ("test"), average over their facts (``SINGLE_FILE_CORPORA``).
+    As the released ``run_experiments``: ConceptNet and SQuAD, each one file scored as one relation
+    ("test"), average over their facts (``SINGLE_FILE_CORPORA``). A relation without kept facts
+    counts 0, as in the later released code (its ZeroDivisionError fallback; earlier versions stop
+    there), so every system is averaged over the same relations.
     """
     records = []
     keys = ["system", "model", "method", "corpus"]
@@ -172,14 +173,18 @@ def _row_order(corpus: str) -> list[str]:
 
 
 def precision_curve(facts: pd.DataFrame, corpus: str = "trex", ks=range(1, 101)) -> pd.DataFrame:
-    """Figure 2: mean P@k (%) over the corpus' relations for each system and k (macro)."""
-    kept = facts[(facts["corpus"] == corpus) & facts["kept"]]
+    """Figure 2: mean P@k (%) over the corpus' relations for each system and k (macro; a relation
+    without kept facts counts 0, as in Table 2)."""
+    in_corpus = facts[facts["corpus"] == corpus]
+    scored = in_corpus[in_corpus.groupby("system")["kept"].transform("any").astype(bool)]
     records = []
-    for system, group in kept.groupby("system", sort=True):
+    for system, group in scored.groupby("system", sort=True):
+        kept = group["kept"].to_numpy(dtype=bool)
         ranks = group["rank_raw"].astype(float).to_numpy()
         relations = group["relation"].to_numpy()
         for k in ks:
-            per_relation = pd.Series(ranks <= k).groupby(relations).mean()
+            hits = pd.Series(np.where(kept, ranks <= k, np.nan), dtype=float)
+            per_relation = hits.groupby(relations).mean().fillna(0.0)
             records.append({"system": system, "k": k, "p_at_k": 100.0 * float(per_relation.mean())})
     return pd.DataFrame.from_records(records, columns=["system", "k", "p_at_k"])
 
@@ -200,7 +205,7 @@ def filter_counts_table(dataset_counts: dict[str, dict], facts: pd.DataFrame) ->
 
 def filter_counts_wide(tidy: pd.DataFrame) -> pd.DataFrame:
     wide = tidy.pivot_table(index=["corpus", "system"], columns="filter", values="facts", aggfunc="first", sort=False)
-    first = ["lines", "too_long", "not_single_token", "not_in_common_vocab", "judgment_rejected", "duplicate"]
+    first = ["lines", "too_long", "not_in_common_vocab", "not_single_token", "judgment_rejected", "duplicate"]
     columns = [c for c in first if c in wide.columns] + sorted(set(wide.columns) - set(first) - {"kept"})
     columns += ["kept"] if "kept" in wide.columns else []
     wide = wide.reindex(columns=columns).astype("Int64")
