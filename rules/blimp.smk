@@ -52,7 +52,7 @@ rule blimp_score:
         gpu=1,
         mem_mb=get_scoring_mem_mb,
         batch_tokens=get_model_batch_tokens,
-        runtime=240,
+        runtime=get_runtime(240),
     params:
         spec=get_model_spec,
         settings=BLIMP,

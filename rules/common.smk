@@ -4,6 +4,8 @@ import sys
 
 from snakemake.utils import validate
 
+# The package is imported from this checkout, here and in the scripts: Snakemake appends this
+# process's sys.path to each script's (also in a conda env under --use-conda).
 sys.path.insert(0, workflow.basedir)
 
 from lmprobes.config import (
@@ -223,6 +225,15 @@ def get_model_dir(wildcards):
 
 def get_scoring_mem_mb(wildcards, attempt):
     return MODELS[wildcards.model]["mem_mb"] * attempt
+
+
+def get_runtime(minutes):
+    """A job's time limit: ``minutes``, times the attempt (a retry after a timeout gets longer)."""
+
+    def runtime(wildcards, attempt):
+        return minutes * attempt
+
+    return runtime
 
 
 def get_model_threads(wildcards):

@@ -39,7 +39,7 @@ rule ettinger_score:
         gpu=1,
         mem_mb=get_scoring_mem_mb,
         batch_tokens=get_model_batch_tokens,
-        runtime=60,
+        runtime=get_runtime(60),
     params:
         spec=get_model_spec,
         method=ETTINGER["method"],

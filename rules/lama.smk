@@ -130,7 +130,7 @@ rule lama_score:
         gpu=1,
         mem_mb=get_scoring_mem_mb,
         batch_tokens=get_model_batch_tokens,
-        runtime=120,
+        runtime=get_runtime(120),
     params:
         spec=get_model_spec,
         top_k=LAMA["top_k"],

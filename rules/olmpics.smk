@@ -66,7 +66,7 @@ rule olmpics_zero_shot:
         gpu=1,
         mem_mb=get_scoring_mem_mb,
         batch_tokens=get_model_batch_tokens,
-        runtime=120,
+        runtime=get_runtime(120),
     params:
         spec=get_model_spec,
         settings=OLMPICS,
@@ -200,7 +200,7 @@ rule olmpics_encode:
         gpu=1,
         mem_mb=get_scoring_mem_mb,
         batch_tokens=get_model_batch_tokens,
-        runtime=60,
+        runtime=get_runtime(60),
     params:
         spec=get_model_spec,
         tasks=CURVES_MLM_TASKS,
@@ -226,7 +226,7 @@ rule olmpics_mc_mlm_curves:
     threads: get_model_threads
     resources:
         mem_mb=4000,
-        runtime=120,
+        runtime=get_runtime(120),
     params:
         curves=CURVES,
     script:
@@ -254,7 +254,7 @@ rule olmpics_mc_qa_curves:
         gpu=1,
         mem_mb=get_finetuning_mem_mb,
         batch_tokens=get_model_batch_tokens,
-        runtime=720,
+        runtime=get_runtime(720),
     params:
         spec=get_model_spec,
         curves=CURVES,
@@ -280,7 +280,7 @@ rule olmpics_baseline_curves:
     threads: 2
     resources:
         mem_mb=4000,
-        runtime=240,
+        runtime=get_runtime(240),
     params:
         curves=CURVES,
         seed=config["seed"],

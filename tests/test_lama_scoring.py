@@ -223,3 +223,12 @@ def test_masked_queries_are_tokenized_as_the_released_bert_connector(tiny_bert):
     assert got["gold_logprob"].item() != pytest.approx(hf["gold_logprob"].item(), abs=1e-6)
     with pytest.raises(ValueError, match="tokenization 'spacy'"):
         score_facts(tiny_bert, rows, COMMON, tokenization="spacy", progress=False)
+
+
+def test_squad_candidates_rank_without_a_subject(tiny_gpt2):
+    """SQuAD's facts share the placeholder subject "Squad", so they are nobody's valid objects."""
+    rows = facts([{"row_id": r, "corpus": "squad", "relation": "squad", "sub_label": "Squad", "obj_label": o,
+                   "query": "the [MASK] is here ."} for r, o in (("a", "bird"), ("b", "tree"))])
+    scores = score_facts(tiny_gpt2, rows, COMMON, method="candidates", progress=False)
+    assert scores["kept"].all()
+    assert scores["rank_filtered"].tolist() == scores["rank_raw"].tolist()

@@ -194,6 +194,26 @@ def test_snakefmt_is_clean():
     assert run.returncode == 0, run.stdout + run.stderr
 
 
+def test_slurm_profile_sends_every_gpu_job_to_the_gpu_partition(tmp_path):
+    """A dry run through the SLURM profile (its executor line dropped: the plugin is not needed to
+    plan): every job that asks for a GPU gets the GPU partition, every other one the default."""
+    workdir = copy_workflow(tmp_path / "wf")
+    profile = tmp_path / "profile"
+    profile.mkdir()
+    lines = (ROOT / "profiles/slurm/config.yaml").read_text().splitlines()
+    (profile / "config.yaml").write_text("\n".join(line for line in lines if not line.startswith("executor:")) + "\n")
+    run = subprocess.run([sys.executable, "-m", "snakemake", "-n", "all", "--workflow-profile", str(profile)],
+                         cwd=workdir, capture_output=True, text=True, check=False)
+    assert run.returncode == 0, run.stderr[-3000:]
+    jobs = [block for block in run.stdout.split("\nrule ")[1:] if "resources:" in block]
+    gpu_rules = {block.split(":", 1)[0] for block in jobs if "gpu=1" in block}
+    assert gpu_rules == {"lama_score", "blimp_score", "ettinger_score", "olmpics_zero_shot", "olmpics_encode",
+                         "olmpics_mc_qa_curves"}
+    for block in jobs:
+        partition = "slurm_partition=gpu" if "gpu=1" in block else "slurm_partition=cpu"
+        assert partition in block, block[:300]
+
+
 def test_full_config_plans_every_rule_for_every_model(tmp_path):
     workdir = copy_workflow(tmp_path)  # a clean copy: nothing built yet, whatever the checkout holds
     run = subprocess.run([sys.executable, "-m", "snakemake", "-n", "all"], cwd=workdir, capture_output=True, text=True,

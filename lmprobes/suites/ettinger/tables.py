@@ -123,7 +123,9 @@ def _count_unscorable(df: pd.DataFrame, per: str | None = None) -> int:
 
 
 def _prefers(good: pd.Series, bads: list[pd.Series], threshold: float, policy: str):
-    """(prefer flags, prefer-with-threshold flags, scorable mask) for paired probabilities."""
+    """(prefer flags, prefer-with-threshold flags, scorable mask) for paired probabilities.
+
+    Preference is strict (``>``, as the released code compares): a tie is not a preference."""
     scorable = good.notna()
     for bad in bads:
         scorable &= bad.notna()

@@ -338,7 +338,7 @@ def _fill(query: str, candidate: str) -> str:
 def _rank_candidates(fact, candidates: list[str], loglik: dict[str, float], valid, top_k: int) -> dict:
     scores = np.array([loglik[_fill(fact.query, c)] for c in candidates])
     position = {c: j for j, c in enumerate(candidates)}
-    others = [position[o] for o in valid[(fact.relation, fact.sub_label)] - {fact.obj_label} if o in position]
+    others = [position[o] for o in valid.get((fact.relation, fact.sub_label), set()) - {fact.obj_label} if o in position]
     top = np.argsort(-scores, kind="stable")[:top_k]
     return {
         **rank_among(scores, position[fact.obj_label], others),
