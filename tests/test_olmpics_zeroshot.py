@@ -138,3 +138,32 @@ def test_scores_do_not_depend_on_the_batch_budget(tiny_roberta, with_budget) -> 
     for a, b in zip(small["scores"], large["scores"]):
         assert a == pytest.approx(b, abs=1e-4)
     assert small["predicted"].tolist() == large["predicted"].tolist()
+
+
+def test_mc_mlm_scores_the_word_initial_pieces_of_a_real_bpe() -> None:
+    """With GPT-2's real byte-level BPE (RoBERTa's), Age comparison is decided between the ids of
+    ``Ġyounger`` and ``Ġolder``, not those of ``younger`` / ``older``, on a tiny random masked LM."""
+    from transformers import AddedToken, BertConfig, BertForMaskedLM, RobertaTokenizer
+
+    from lmprobes.engine.lm import LM
+
+    bpe = Path(__file__).parent / "data" / "gpt2"
+    vocab = json.loads((bpe / "vocab.json").read_text(encoding="utf-8"))
+    mask = AddedToken("<mask>", lstrip=True, rstrip=False, normalized=False, special=True)  # as RoBERTa's
+    tokenizer = RobertaTokenizer.from_pretrained(bpe, local_files_only=True, mask_token=mask)
+    assert len(tokenizer) > 50000, "the real vocabulary, not a stub"
+    torch.manual_seed(0)
+    # A BERT body: RoBERTa's position ids would need the pad id (here 50,260) below 514.
+    config = BertConfig(vocab_size=len(tokenizer), hidden_size=16, num_hidden_layers=1, num_attention_heads=2,
+                        intermediate_size=32, pad_token_id=tokenizer.pad_token_id)
+    lm = LM(name="tiny-mlm-real-bpe", model=BertForMaskedLM(config).eval(), tokenizer=tokenizer, family="masked")
+    frame = release("age_comparison").head(4)
+    scores = score_zero_shot(lm, frame, progress=False)
+    for item, score in zip(frame.itertuples(), scores.itertuples()):
+        assert item.choices == ["younger", "older"]
+        assert list(score.candidate_ids) == [vocab["Ġyounger"], vocab["Ġolder"]]
+        no_space = [tokenizer.encode(c, add_special_tokens=False)[0] for c in item.choices]  # "young" (+ "er"), "older"
+        assert not set(no_space) & set(score.candidate_ids)
+        assert list(score.n_pieces) == [1, 1]
+        logits = plain_mask_logits(lm, item.stem)
+        assert score.predicted == int(torch.argmax(logits[[vocab["Ġyounger"], vocab["Ġolder"]]]))
