@@ -46,6 +46,8 @@ SAFE_WEIGHTS = ("model.safetensors", "model.safetensors.index.json")
 PICKLE_WEIGHTS = ("pytorch_model.bin", "pytorch_model.bin.index.json")
 # Files whose auto_map makes transformers import Python code from the folder.
 CODE_CONFIGS = ("config.json", "tokenizer_config.json")
+# Written into a downloaded snapshot: the hub commit it was taken at (its revision resolved).
+COMMIT_FILE = "lmprobes_commit.txt"
 
 
 class ModelError(RuntimeError):
@@ -134,16 +136,19 @@ def download_model(
 ) -> Path:
     """Snapshot ``hub_id`` at ``revision`` into ``dest`` (meant for a cluster's login node).
 
-    The snapshot goes to a hidden sibling first and replaces ``dest`` only once it passed
-    ``check_model_folder``; a refused snapshot is deleted.
+    The revision (a branch such as ``main``, a tag or a commit) is resolved to its commit first and
+    the snapshot taken at that commit, which is written to ``COMMIT_FILE`` and recorded in every
+    score file. The snapshot goes to a hidden sibling first and replaces ``dest`` only once it
+    passed ``check_model_folder``; a refused snapshot is deleted.
     """
-    from huggingface_hub import snapshot_download
+    from huggingface_hub import model_info, snapshot_download
 
     dest = Path(dest)
     name = f"{hub_id}@{revision}"
     tmp = dest.with_name(f".{dest.name}.partial")
     allow, ignore = snapshot_patterns(allow_pickle=allow_pickle, trust_remote_code=trust_remote_code)
-    snapshot_download(repo_id=hub_id, revision=revision, local_dir=tmp, allow_patterns=allow, ignore_patterns=ignore)
+    commit = model_info(hub_id, revision=revision).sha
+    snapshot_download(repo_id=hub_id, revision=commit, local_dir=tmp, allow_patterns=allow, ignore_patterns=ignore)
     try:
         check_model_folder(name, {"allow_pickle": allow_pickle, "trust_remote_code": trust_remote_code}, tmp)
     except UnsafeModelError:
@@ -156,6 +161,7 @@ def download_model(
         raise ModelError(f"{error}; pickle weights (*.bin) are not downloaded unless the model's entry "
                          "in config.yaml sets `allow_pickle: true`") from error
     shutil.rmtree(tmp / ".cache", ignore_errors=True)
+    (tmp / COMMIT_FILE).write_text(f"{commit}\n", encoding="utf-8")
     if dest.exists():
         shutil.rmtree(dest)
     os.replace(tmp, dest)
@@ -175,6 +181,12 @@ def download_configured(spec: dict, dest: Path) -> Path:
 
 # ---------------------------------------------------------------------------------------------
 # Loading
+
+
+def snapshot_commit(model_dir: Path) -> str | None:
+    """The hub commit ``download_model`` took the folder's snapshot at (None for other folders)."""
+    path = Path(model_dir) / COMMIT_FILE
+    return path.read_text(encoding="utf-8").strip() or None if path.is_file() else None
 
 
 def resolve_device(device: str) -> torch.device:
@@ -233,6 +245,7 @@ def load_lm(slug: str, spec: dict, model_dir: Path, device: str = "auto") -> LM:
         residual_dtype=residual_dtype,
         revision=spec.get("revision"),
         source=spec.get("hub_id") or spec.get("path") or "tiny",
+        commit=snapshot_commit(model_dir),
     )
     freeze_collector()
     return lm

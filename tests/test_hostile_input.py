@@ -18,6 +18,7 @@ import sys
 import tarfile
 import zipfile
 from pathlib import Path
+from types import SimpleNamespace
 
 import pytest
 import torch
@@ -32,6 +33,7 @@ from lmprobes.models import (
     check_model_folder,
     download_model,
     load_lm,
+    snapshot_commit,
     snapshot_patterns,
 )
 from lmprobes.sources import ArchiveLimitError, BadArchiveError, UnsafeArchiveError, safe_extract
@@ -455,7 +457,12 @@ def fake_hub(monkeypatch):
         Path(local_dir, ".cache", "huggingface").mkdir(parents=True)
         return str(local_dir)
 
+    def model_info(repo_id, *, revision):
+        calls.append({"resolve": repo_id, "revision": revision})
+        return SimpleNamespace(sha="c0ffee" + revision)
+
     monkeypatch.setattr(huggingface_hub, "snapshot_download", snapshot_download)
+    monkeypatch.setattr(huggingface_hub, "model_info", model_info)
     return repo, calls
 
 
@@ -463,7 +470,9 @@ def test_download_keeps_only_safe_files(fake_hub, tmp_path):
     repo, calls = fake_hub
     repo.update({name: b"{}" if name.endswith(".json") else name.encode() for name in HUB_FILES})
     dest = download_model("org/model", "abc123", tmp_path / "models" / "m")
-    assert calls == [{"repo_id": "org/model", "revision": "abc123"}]
+    # The revision is resolved to its commit, and the snapshot taken and recorded at that commit.
+    assert calls == [{"resolve": "org/model", "revision": "abc123"}, {"repo_id": "org/model", "revision": "c0ffeeabc123"}]
+    assert snapshot_commit(dest) == "c0ffeeabc123"
     assert set(everything_under(dest)) >= SAFE_DOWNLOAD
     assert not any(name.endswith((".bin", ".pkl", ".pt", ".py")) for name in everything_under(dest))
     assert sorted(p.name for p in dest.parent.iterdir()) == ["m"]
@@ -487,7 +496,7 @@ def test_download_of_a_remote_code_repo_is_refused_unless_trusted(fake_hub, tmp_
         download_model("org/model", "abc123", dest)
     assert list(dest.parent.iterdir()) == []
     download_model("org/model", "abc123", dest, trust_remote_code=True)
-    assert sorted(p.name for p in dest.iterdir()) == ["config.json", "m.py", "model.safetensors"]
+    assert sorted(p.name for p in dest.iterdir()) == ["config.json", "lmprobes_commit.txt", "m.py", "model.safetensors"]
 
 
 # ---------------------------------------------------------------------------------------------

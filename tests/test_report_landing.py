@@ -148,8 +148,14 @@ def test_device_and_revision_as_run_come_from_score_metadata(tmp_path):
     page = landing_page(config, None, tmp_path / "no-benchmarks", scores=[scores], versions=VERSIONS)
     m_row = next(line for line in page.splitlines() if line.startswith("<tr><td>m</td>"))
     n_row = next(line for line in page.splitlines() if line.startswith("<tr><td>n</td>"))
-    assert "<td>bfloat16</td>" in m_row and "<td>cuda:0</td>" in m_row
+    assert "<td>bfloat16</td>" in m_row and "<td>cuda:0</td>" in m_row and "<td>abc123</td>" in m_row
     assert "not scored" in n_row and n_row.count("<td>cuda</td>") == 2  # configured cuda is what ran
+    committed = tmp_path / "committed.parquet"
+    write_parquet(pd.DataFrame({"row_id": ["a"]}), committed, schema,
+                  {"model": "n", "model_revision": "main", "model_commit": "f00d" * 10, "dtype": "float32"})
+    with_commit = landing_page(config, None, tmp_path / "no-benchmarks", scores=[committed], versions=VERSIONS)
+    committed_row = next(line for line in with_commit.splitlines() if line.startswith("<tr><td>n</td>"))
+    assert f"<td>abc123</td><td>{'f00d' * 10}</td>" in committed_row  # revision configured, then the commit it ran at
     assert "<tr><td>torch</td><td>2.0</td><td>9.9</td></tr>" in page
     auto = landing_page(make_config({"n": hub()}, ["n"]), None, tmp_path / "no-benchmarks", versions=VERSIONS)
     assert "<td>not recorded</td>" in auto

@@ -42,6 +42,7 @@ class LM:
     residual_dtype: str = "auto"
     revision: str | None = None
     source: str | None = None
+    commit: str | None = None  # the hub commit a downloaded snapshot was taken at
 
     def __post_init__(self) -> None:
         if self.head_dtype not in HEAD_DTYPES:
@@ -73,6 +74,7 @@ class LM:
             "model": self.name,
             "model_source": str(self.source or ""),
             "model_revision": str(self.revision or ""),
+            "model_commit": str(self.commit or ""),
             "model_family": self.family,
             "dtype": str(self.dtype).removeprefix("torch."),
             "device": str(self.device),

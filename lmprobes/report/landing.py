@@ -138,8 +138,8 @@ def recorded_runs(scores: Iterable[Path]) -> dict[str, dict[str, set[str]]]:
     for path in scores:
         metadata = read_metadata(path)
         fields = runs.setdefault(str(metadata.get("model", Path(path).parent.name)), {})
-        for key in ("model_revision", "dtype", "device", "torch", "transformers", "tokenizers"):
-            if metadata.get(key) is not None:
+        for key in ("model_revision", "model_commit", "dtype", "device", "torch", "transformers", "tokenizers"):
+            if metadata.get(key) not in (None, ""):
                 fields.setdefault(key, set()).add(str(metadata[key]))
     return runs
 
@@ -251,7 +251,8 @@ def models_section(config: dict, runs: Mapping[str, Mapping[str, set[str]]]) -> 
         ran = runs.get(slug, {})
         rows.append((
             slug, model_source(spec), spec.get("revision", "main" if model_kind(spec) == "hub" else "-"),
-            ", ".join(sorted(ran.get("model_revision", set()))) or "not scored",
+            # The hub commit a snapshot was taken at, where recorded; else the revision as configured.
+            ", ".join(sorted(ran.get("model_commit") or ran.get("model_revision", set()))) or "not scored",
             spec.get("dtype", "float32"), ", ".join(sorted(ran.get("dtype", set()))) or "not scored",
             configured_device, device_as_run(configured_device, ran.get("device", set())), ", ".join(suites),
         ))
