@@ -66,6 +66,8 @@ MAX_RETRY_AFTER = 600.0
 MAX_CONNECT_TIMEOUT = 30.0
 MAX_SYMLINK_DEPTH = 40
 LOCKFILE_HEADER = ("url", "sha256", "bytes")
+# Where downloads of unpinned sources record what they got (relative to the working directory).
+LOCKFILE = "resources/sources/sources.lock.tsv"
 
 # Decompression-bomb limits of safe_extract. The biggest archive the workflow unpacks (LAMA's
 # data.zip) is far below them; DEFLATE tops out near 1030:1, bzip2 and xz go much further.
@@ -416,6 +418,21 @@ def _record_in_lockfile(lockfile: Path, url: str, digest: str, size: int) -> Non
             write_text(_render_lockfile(rows), lockfile)
         finally:
             fcntl.flock(guard, fcntl.LOCK_UN)
+
+
+def locked_provenance(provenance, lockfile: str | os.PathLike = LOCKFILE):
+    """``provenance`` (config source entries, nested in any dicts and lists) with the sha256 of each
+    unpinned source filled in from the lockfile, where its download recorded it."""
+    if isinstance(provenance, list):
+        return [locked_provenance(item, lockfile) for item in provenance]
+    if not isinstance(provenance, dict):
+        return provenance
+    entry = {key: locked_provenance(value, lockfile) for key, value in provenance.items()}
+    if isinstance(entry.get("url"), str) and not entry.get("sha256"):
+        recorded = _read_lockfile(Path(lockfile)).get(entry["url"])
+        if recorded is not None:
+            entry["sha256"], entry["sha256_from"] = recorded[0], "lockfile"
+    return entry
 
 
 def _read_lockfile(lockfile: Path) -> dict[str, tuple[str, str]]:

@@ -31,6 +31,14 @@ def logged(log_files, name: str = "lmprobes") -> Iterator[logging.Logger]:
             root.removeHandler(handler)
 
 
+def provenance(smk) -> dict:
+    """A dataset job's source provenance (``params.provenance``), unpinned sources' sha256 filled in
+    from the lockfile their download wrote."""
+    from lmprobes.sources import locked_provenance
+
+    return locked_provenance(smk.params.provenance)
+
+
 def model_spec(smk) -> dict:
     """A model's settings in a rule script: those that decide scores (``params.spec``) and the
     token budget, which rules pass as a resource so that tuning it reruns nothing."""

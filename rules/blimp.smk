@@ -13,7 +13,7 @@ rule download_blimp:
         release=get_blimp_release,
         mirror=config["mirror"],
         download=config["download"],
-        lockfile="resources/sources/sources.lock.tsv",
+        lockfile=LOCKFILE,
     script:
         "../scripts/download_release.py"
 

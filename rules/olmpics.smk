@@ -13,7 +13,7 @@ rule download_olmpics:
         release=get_olmpics_release,
         mirror=config["mirror"],
         download=config["download"],
-        lockfile="resources/sources/sources.lock.tsv",
+        lockfile=LOCKFILE,
     script:
         "../scripts/download_release.py"
 

@@ -18,7 +18,7 @@ rule report_landing:
     conda:
         "../envs/lmprobes.yaml"
     params:
-        lock="resources/sources/sources.lock.tsv",
+        lock=LOCKFILE,
         benchmarks="benchmarks",
         configfiles=get_config_file_labels(),
     script:

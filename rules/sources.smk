@@ -9,6 +9,6 @@ rule download_source:
         source=get_source,
         mirror=config["mirror"],
         download=config["download"],
-        lockfile="resources/sources/sources.lock.tsv",
+        lockfile=LOCKFILE,
     script:
         "../scripts/download_source.py"

@@ -1,5 +1,5 @@
 from lmprobes.suites.blimp.pipeline import make_dataset
-from lmprobes.workflow import logged
+from lmprobes.workflow import logged, provenance
 
 with logged(snakemake.log):
-    make_dataset(list(snakemake.input), snakemake.output[0], provenance=snakemake.params.provenance)
+    make_dataset(list(snakemake.input), snakemake.output[0], provenance=provenance(snakemake))

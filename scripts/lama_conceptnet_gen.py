@@ -1,5 +1,5 @@
 from lmprobes.suites.lama.pipeline import make_conceptnet_gen
-from lmprobes.workflow import logged
+from lmprobes.workflow import logged, provenance
 
 with logged(snakemake.log):
     make_conceptnet_gen(
@@ -8,5 +8,5 @@ with logged(snakemake.log):
         snakemake.output[0],
         seed=snakemake.params.seed,
         settings=snakemake.params.settings,
-        provenance=snakemake.params.provenance,
+        provenance=provenance(snakemake),
     )

@@ -1,5 +1,5 @@
 from lmprobes.suites.lama.pipeline import make_dataset
-from lmprobes.workflow import logged
+from lmprobes.workflow import logged, provenance
 
 with logged(snakemake.log):
     make_dataset(
@@ -8,5 +8,5 @@ with logged(snakemake.log):
         snakemake.input.relations,
         snakemake.input.common_vocab,
         snakemake.output[0],
-        provenance=snakemake.params.provenance,
+        provenance=provenance(snakemake),
     )

@@ -1,5 +1,5 @@
 from lmprobes.suites.lama.pipeline import make_trex_raw
-from lmprobes.workflow import logged
+from lmprobes.workflow import logged, provenance
 
 with logged(snakemake.log):
     make_trex_raw(
@@ -9,5 +9,5 @@ with logged(snakemake.log):
         snakemake.output[0],
         seed=snakemake.params.seed,
         settings=snakemake.params.settings,
-        provenance=snakemake.params.provenance,
+        provenance=provenance(snakemake),
     )

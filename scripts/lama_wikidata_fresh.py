@@ -1,5 +1,5 @@
 from lmprobes.suites.lama.pipeline import make_wikidata_fresh
-from lmprobes.workflow import logged
+from lmprobes.workflow import logged, provenance
 
 with logged(snakemake.log):
     make_wikidata_fresh(
@@ -9,5 +9,5 @@ with logged(snakemake.log):
         seed=snakemake.params.seed,
         settings=snakemake.params.settings,
         download=snakemake.params.download,
-        provenance=snakemake.params.provenance,
+        provenance=provenance(snakemake),
     )

@@ -1,5 +1,5 @@
 from lmprobes.suites.olmpics.pipeline import make_generated
-from lmprobes.workflow import logged
+from lmprobes.workflow import logged, provenance
 
 with logged(snakemake.log):
     make_generated(
@@ -7,5 +7,5 @@ with logged(snakemake.log):
         dict(snakemake.input.items()),
         snakemake.output[0],
         seed=snakemake.params.seed,
-        provenance=snakemake.params.provenance,
+        provenance=provenance(snakemake),
     )

@@ -90,3 +90,26 @@ def test_a_single_item_that_does_not_fit_still_raises() -> None:
 
     with pytest.raises(torch.cuda.OutOfMemoryError):
         runner.run_halving_on_oom([0, 1, 2], always_oom)
+
+
+def test_later_batches_as_large_as_a_failed_one_are_split_before_they_run(tiny_bert, with_budget, monkeypatch) -> None:
+    """Once a batch ran out of memory, the loop's later batches of that padded size are halved
+    first instead of failing again (each batch here holds 4 equal-length copies of one text)."""
+    real = runner.run_model
+    seen: list[tuple[int, bool]] = []  # (batch size, ran out of memory)
+
+    def capped(module, input_ids, attention_mask, **kwargs):
+        failed = input_ids.numel() > 2 * input_ids.shape[1]  # more than two rows: out of memory
+        seen.append((input_ids.shape[0], failed))
+        if failed:
+            raise torch.cuda.OutOfMemoryError("CUDA out of memory (simulated cap)")
+        return real(module, input_ids, attention_mask, **kwargs)
+
+    texts = ["the cat is a [MASK] .", "a dog is a [MASK] ."] * 4
+    width = len(tiny_bert.tokenizer(texts[0])["input_ids"])
+    lm = with_budget(tiny_bert, 4 * width)  # two batches of 4 items each
+    expected = mask_predictions(lm, texts, progress=False)
+    monkeypatch.setattr(runner, "run_model", capped)
+    got = mask_predictions(lm, texts, progress=False)
+    assert seen == [(4, True), (2, False), (2, False), (2, False), (2, False)], "the second 4 never tried"
+    assert [g.top_ids for g in got] == [e.top_ids for e in expected]

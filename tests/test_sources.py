@@ -624,3 +624,21 @@ def test_refused_archive_leaves_an_existing_target_alone(place):
         safe_extract(archive, target)
     assert everything_under(target) == ["keep.txt"]
     assert sorted(p.name for p in place.iterdir()) == ["a.zip", "out"]
+
+
+def test_locked_provenance_fills_unpinned_hashes_from_the_lockfile(tmp_path):
+    lockfile = tmp_path / "sources.lock.tsv"
+    sources._record_in_lockfile(lockfile, "https://example.org/a.zip", "ab" * 32, 10)
+    provenance = {
+        "release": {"url": "https://example.org/a.zip", "sha256": None, "note": "n"},
+        "pinned": {"url": "https://example.org/b.txt", "sha256": "cd" * 32},
+        "fresh": {"url": "https://example.org/never.txt", "sha256": None},
+        "files": [{"url": "https://example.org/a.zip", "sha256": None}],
+        "seed": 3,
+    }
+    locked = sources.locked_provenance(provenance, lockfile)
+    assert locked["release"] == {"url": "https://example.org/a.zip", "sha256": "ab" * 32, "note": "n", "sha256_from": "lockfile"}
+    assert locked["files"][0]["sha256"] == "ab" * 32
+    assert locked["pinned"] == provenance["pinned"] and locked["fresh"] == provenance["fresh"] and locked["seed"] == 3
+    assert provenance["release"]["sha256"] is None, "the input is not changed"
+    assert sources.locked_provenance(provenance, tmp_path / "absent.tsv") == provenance

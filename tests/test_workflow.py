@@ -1,5 +1,6 @@
 """The workflow end to end on the demo configuration, in a temporary copy of the repository."""
 
+import hashlib
 import json
 import re
 import shutil
@@ -401,6 +402,9 @@ def test_lama_release_to_scores(demo, tmp_path, lama_release_writer):
     assert "| google_re | birth-place |" in (demo / "results/tables/lama/table2.md").read_text()
     assert (demo / "results/plots/lama/precision_at_k.png").stat().st_size > 0
     assert "data.zip" in (demo / "resources/sources/sources.lock.tsv").read_text()
+    # The unpinned release's hash, as its download recorded it, is in every dataset's metadata.
+    release = read_metadata(demo / "results/datasets/lama/trex.parquet")["sources"]["release"]
+    assert release["sha256"] == hashlib.sha256(archive.read_bytes()).hexdigest() and release["sha256_from"] == "lockfile"
 
 
 ASSERTIONS = [

@@ -29,10 +29,12 @@ from lmprobes.engine import runner
 from lmprobes.engine.batching import token_budget_batches
 from lmprobes.engine.lm import LM
 from lmprobes.engine.runner import (
+    Backoff,
     Projection,
     _progress_bar,
     forward_mode,
     logit_chunk_rows,
+    padded_size,
     run_halving_on_oom,
 )
 
@@ -134,9 +136,10 @@ def packed_next_token_logprobs(
         return _run_rows(lm, projection, packing.rows, wanted, batch, pad_id)
 
     lengths = [len(row.tokens) for row in packing.rows]
+    backoff = Backoff(padded_size(lengths))
     with _progress_bar(len(packing.rows), progress, f"{desc} (packed rows)") as bar, forward_mode(lm):
         for batch in token_budget_batches(lengths, lm.batch_tokens):
-            for r, row_values in run_halving_on_oom(batch, run):
+            for r, row_values in run_halving_on_oom(batch, run, backoff):
                 values[wanted.offsets[r] : wanted.offsets[r + 1]] = row_values
             bar.update(len(batch))
     return [

@@ -164,34 +164,67 @@ def map_row_logprobs(
     def run(batch: list[int]) -> list[tuple[Row, Any]]:
         return _run_batch(lm, projection, table, positions, batch, fn, pad_id)
 
+    backoff = Backoff(padded_size(lengths))
     with _progress_bar(len(lengths), progress, desc) as bar, forward_mode(lm):
         bar.update(len(lengths) - len(todo))
         for local_batch in token_budget_batches([lengths[i] for i in todo], lm.batch_tokens):
             batch = [todo[k] for k in local_batch]
-            for row, result in run_halving_on_oom(batch, run):
+            for row, result in run_halving_on_oom(batch, run, backoff):
                 results[row.item].append(result)
             bar.update(len(batch))
     return results
 
 
-def run_halving_on_oom(batch: list[int], run: Callable[[list[int]], list]) -> list:
-    """``run(batch)``; on CUDA out-of-memory, run each half of the batch instead (recursively)."""
+@dataclass
+class Backoff:
+    """One loop's memory lesson: the padded size (``size(batch)``) of the smallest batch that ran out
+    of CUDA memory. A later batch as large is split before it runs, not after failing again."""
+
+    size: Callable[[list[int]], int] = len
+    failed_at: float = math.inf
+
+
+def run_halving_on_oom(batch: list[int], run: Callable[[list[int]], list], backoff: Backoff | None = None) -> list:
+    """``run(batch)``; on CUDA out-of-memory, run each half of the batch instead (recursively).
+
+    With a ``backoff`` shared by a loop's batches, a batch at least as large as one that failed
+    is halved straight away.
+    """
+    backoff = backoff if backoff is not None else Backoff()
+    if len(batch) > 1 and backoff.size(batch) >= backoff.failed_at:
+        return _run_halves(batch, run, backoff)
     try:
         return run(batch)
     except torch.cuda.OutOfMemoryError:
         if len(batch) == 1:
             raise
     # Retried outside the except block so the failed attempt's tensors can be freed first.
+    backoff.failed_at = min(backoff.failed_at, backoff.size(batch))
     if torch.cuda.is_available():
         torch.cuda.empty_cache()
     half = (len(batch) + 1) // 2
     logger.warning(
-        "CUDA out of memory on a batch of %d items; retrying as batches of %d and %d",
+        "CUDA out of memory on a batch of %d items; retrying as batches of %d and %d "
+        "(later batches as large are split first)",
         len(batch),
         half,
         len(batch) - half,
     )
-    return run_halving_on_oom(batch[:half], run) + run_halving_on_oom(batch[half:], run)
+    return _run_halves(batch, run, backoff)
+
+
+def _run_halves(batch: list[int], run: Callable[[list[int]], list], backoff: Backoff) -> list:
+    half = (len(batch) + 1) // 2
+    return run_halving_on_oom(batch[:half], run, backoff) + run_halving_on_oom(batch[half:], run, backoff)
+
+
+def padded_size(lengths: Sequence[int]) -> Callable[[list[int]], int]:
+    """The padded token count of a batch of the items with these ``lengths``."""
+
+    def size(batch: list[int]) -> int:
+        return len(batch) * max(lengths[i] for i in batch)
+
+    return size
 
 
 def _progress_bar(total: int, progress: bool, desc: str) -> tqdm:
