@@ -239,3 +239,15 @@ def test_mean_variants_divide_the_same_token_logprobs_by_their_count(model, meth
             logprobs = getattr(plain, f"token_logprobs_{side}")
             assert getattr(row, f"score_{side}") == pytest.approx(math.fsum(logprobs) / len(logprobs), rel=1e-12)
         assert row.correct == (row.score_good > row.score_bad or (method == "lmeval04" and row.score_good == row.score_bad))
+
+
+def test_pairs_with_an_unknown_token_are_skipped_never_compared(tiny_bert, tiny_gpt2, pairs) -> None:
+    """spec/SCORING.md: the probability of [UNK] is never compared; byte-level BPE has no [UNK]."""
+    subset = pairs[pairs["paradigm"] == "anaphor_gender_agreement"].head(3).reset_index(drop=True)
+    subset.loc[1, "sentence_bad"] = subset.loc[1, "sentence_bad"].replace(" ", " ☃ ", 1)
+    assert tiny_bert.tokenizer.unk_token_id in tiny_bert.tokenizer(subset.loc[1, "sentence_bad"])["input_ids"]
+    scores = score_pairs(tiny_bert, subset, "pll_original", progress=False)
+    assert scores["kept"].tolist() == [True, False, True]
+    assert scores.loc[1, "skip_reason"] == "unk_token" and pd.isna(scores.loc[1, "correct"])
+    assert math.isnan(scores.loc[1, "score_good"]) and math.isnan(scores.loc[1, "score_bad"])
+    assert score_pairs(tiny_gpt2, subset, "blimp_paper", progress=False)["kept"].all()

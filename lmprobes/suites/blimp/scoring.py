@@ -54,12 +54,15 @@ def score_pairs(
 
     ``method`` defaults to the family's paper method; ``tie`` overrides the method's tie rule.
     Each distinct scored text runs once, so identical good and bad sentences get identical scores.
+    A pair with an unknown token (``[UNK]``) among its scored tokens is skipped (``unk_token``):
+    the probability of ``[UNK]`` is never compared (spec/SCORING.md).
     """
     name = method or DEFAULT_METHODS[lm.family]
     chosen = method_for(lm, name)
     tie_rule = tie or chosen.tie
     check_tie_rule(tie_rule)
     good, bad, reasons = _score_both(lm, pairs, chosen, progress)
+    reasons = _with_unknown_tokens(lm, good, bad, reasons)
     rows = [
         _row(lm, name, tie_rule, pair, g, b, reason, chosen.reduction)
         for pair, g, b, reason in zip(pairs.itertuples(index=False), good, bad, reasons, strict=True)
@@ -68,6 +71,15 @@ def score_pairs(
     for column in ("tie", "correct"):
         out[column] = out[column].astype("boolean")
     return out
+
+
+def _with_unknown_tokens(lm: LM, good: list[SequenceScore], bad: list[SequenceScore], reasons: list[str]) -> list[str]:
+    unk = lm.tokenizer.unk_token_id
+    # Byte-level BPE never produces an unknown token; GPT-2 even names <|endoftext|> (BOS, EOS) its unk.
+    if unk is None or tokenizer_kind(lm.tokenizer) == "bytelevel":
+        return reasons
+    return [reason or ("unk_token" if unk in g.token_ids or unk in b.token_ids else "")
+            for g, b, reason in zip(good, bad, reasons, strict=True)]
 
 
 def _score_both(lm: LM, pairs: pd.DataFrame, method: Method, progress: bool):
