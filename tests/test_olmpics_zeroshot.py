@@ -167,3 +167,25 @@ def test_mc_mlm_scores_the_word_initial_pieces_of_a_real_bpe() -> None:
         assert list(score.n_pieces) == [1, 1]
         logits = plain_mask_logits(lm, item.stem)
         assert score.predicted == int(torch.argmax(logits[[vocab["Ġyounger"], vocab["Ġolder"]]]))
+
+
+def test_score_model_scores_candidates_as_configured_and_records_it(tiny_dir, tiny_bert, tmp_path) -> None:
+    """``suites.olmpics.candidates`` reaches the scorer and the score file's metadata."""
+    from lmprobes.io import read_metadata, read_parquet
+    from lmprobes.suites.olmpics.pipeline import score_model
+
+    frame = release("antonym_negation").head(4)
+    frame.to_parquet(tmp_path / "release.parquet")
+    frame.to_parquet(tmp_path / "grids.parquet")
+    outs = {"zero_shot": tmp_path / "zero_shot.parquet", "grids": tmp_path / "grid_scores.parquet"}
+    settings = {"masked_methods": ["candidates"], "candidates": {"pll_variant": "within_word_l2r"}}
+    spec = {"family": "masked", "tiny": {"arch": "bert"}}
+    score_model(tmp_path / "release.parquet", tmp_path / "grids.parquet", tiny_dir("bert"), outs, slug="tiny-bert",
+                spec=spec, device="cpu", settings=settings, progress=False)
+    got = read_parquet(outs["zero_shot"])
+    expected = score_zero_shot(tiny_bert, frame, "candidates", pll_variant="within_word_l2r", progress=False)
+    original = score_zero_shot(tiny_bert, frame, "candidates", progress=False)
+    flat = lambda frame: [value for scores in frame["scores"] for value in scores]
+    assert len(got) == len(frame) and flat(got) == pytest.approx(flat(expected), abs=1e-5)
+    assert flat(got) != pytest.approx(flat(original), abs=1e-5), "within_word_l2r, not the default"
+    assert read_metadata(outs["zero_shot"])["candidates"] == {"pll_variant": "within_word_l2r", "causal_policy": "bos"}

@@ -140,6 +140,10 @@ def zero_shot_items(release: pd.DataFrame) -> pd.DataFrame:
     return release[(release["split"] == "dev") & release["task"].isin(mc_mlm)].reset_index(drop=True)
 
 
+# The candidates method's scoring (suites.olmpics.candidates).
+CANDIDATE_DEFAULTS = {"pll_variant": "original", "causal_policy": "bos"}
+
+
 def methods_for(family: str, settings: dict) -> list[str]:
     return list(settings["masked_methods"] if family == "masked" else ["candidates"])
 
@@ -152,11 +156,15 @@ def score_model(release: Path, grids: Path, model_dir: Path, outs: dict[str, Pat
     from lmprobes.suites.olmpics.zeroshot import SCORE_SCHEMA, score_zero_shot
 
     lm = load_lm(slug, spec, model_dir, device)
+    methods = methods_for(lm.family, settings)
+    candidates = {**CANDIDATE_DEFAULTS, **settings.get("candidates", {})}
     datasets = {"zero_shot": zero_shot_items(read_parquet(release)), "grids": read_parquet(grids)}
     for name, items in datasets.items():
-        scores = pd.concat([score_zero_shot(lm, items, method, progress=progress)
-                            for method in methods_for(lm.family, settings)], ignore_index=True)
-        metadata = {**lm.describe(), "suite": "olmpics", "dataset": name, "generator": f"lmprobes {__version__}"}
+        scores = pd.concat([score_zero_shot(lm, items, method, **candidates, progress=progress) for method in methods],
+                           ignore_index=True)
+        metadata = {**lm.describe(), "suite": "olmpics", "dataset": name, "methods": methods,
+                    "candidates": candidates if "candidates" in methods else None,
+                    "generator": f"lmprobes {__version__}"}
         write_parquet(scores, outs[name], SCORE_SCHEMA, metadata)
 
 
