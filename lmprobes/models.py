@@ -148,6 +148,9 @@ def download_model(
     tmp = dest.with_name(f".{dest.name}.partial")
     allow, ignore = snapshot_patterns(allow_pickle=allow_pickle, trust_remote_code=trust_remote_code)
     commit = model_info(hub_id, revision=revision).sha
+    if not commit:
+        raise ModelError(f"model {name!r}: the hub did not resolve the revision to a commit")
+    shutil.rmtree(tmp, ignore_errors=True)  # never top up a snapshot an interrupted download left
     snapshot_download(repo_id=hub_id, revision=commit, local_dir=tmp, allow_patterns=allow, ignore_patterns=ignore)
     try:
         check_model_folder(name, {"allow_pickle": allow_pickle, "trust_remote_code": trust_remote_code}, tmp)

@@ -35,6 +35,7 @@ import logging
 import lzma
 import os
 import posixpath
+import re
 import shutil
 import stat
 import tarfile
@@ -68,6 +69,7 @@ MAX_SYMLINK_DEPTH = 40
 LOCKFILE_HEADER = ("url", "sha256", "bytes")
 # Where downloads of unpinned sources record what they got (relative to the working directory).
 LOCKFILE = "resources/sources/sources.lock.tsv"
+SHA256_HEX = re.compile(r"[0-9a-f]{64}")
 
 # Decompression-bomb limits of safe_extract. The biggest archive the workflow unpacks (LAMA's
 # data.zip) is far below them; DEFLATE tops out near 1030:1, bzip2 and xz go much further.
@@ -430,7 +432,7 @@ def locked_provenance(provenance, lockfile: str | os.PathLike = LOCKFILE):
     entry = {key: locked_provenance(value, lockfile) for key, value in provenance.items()}
     if isinstance(entry.get("url"), str) and not entry.get("sha256"):
         recorded = _read_lockfile(Path(lockfile)).get(entry["url"])
-        if recorded is not None:
+        if recorded is not None and SHA256_HEX.fullmatch(recorded[0]):
             entry["sha256"], entry["sha256_from"] = recorded[0], "lockfile"
     return entry
 

@@ -469,7 +469,11 @@ def fake_hub(monkeypatch):
 def test_download_keeps_only_safe_files(fake_hub, tmp_path):
     repo, calls = fake_hub
     repo.update({name: b"{}" if name.endswith(".json") else name.encode() for name in HUB_FILES})
+    stale = tmp_path / "models" / ".m.partial" / "old_only.json"  # an interrupted download's leftover
+    stale.parent.mkdir(parents=True)
+    stale.write_text("{}")
     dest = download_model("org/model", "abc123", tmp_path / "models" / "m")
+    assert not (dest / "old_only.json").exists()
     # The revision is resolved to its commit, and the snapshot taken and recorded at that commit.
     assert calls == [{"resolve": "org/model", "revision": "abc123"}, {"repo_id": "org/model", "revision": "c0ffeeabc123"}]
     assert snapshot_commit(dest) == "c0ffeeabc123"

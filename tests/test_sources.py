@@ -642,3 +642,5 @@ def test_locked_provenance_fills_unpinned_hashes_from_the_lockfile(tmp_path):
     assert locked["pinned"] == provenance["pinned"] and locked["fresh"] == provenance["fresh"] and locked["seed"] == 3
     assert provenance["release"]["sha256"] is None, "the input is not changed"
     assert sources.locked_provenance(provenance, tmp_path / "absent.tsv") == provenance
+    sources._record_in_lockfile(lockfile, "https://example.org/a.zip", "not-a-hash", 10)  # hand-edited
+    assert sources.locked_provenance(provenance, lockfile)["release"]["sha256"] is None

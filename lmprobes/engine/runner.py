@@ -222,7 +222,7 @@ def padded_size(lengths: Sequence[int]) -> Callable[[list[int]], int]:
     """The padded token count of a batch of the items with these ``lengths``."""
 
     def size(batch: list[int]) -> int:
-        return len(batch) * max(lengths[i] for i in batch)
+        return len(batch) * max((lengths[i] for i in batch), default=0)
 
     return size
 

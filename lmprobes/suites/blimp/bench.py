@@ -56,7 +56,7 @@ from lmprobes.suites.blimp.dataset import SCHEMA, BlimpDataError, parse_record
 from lmprobes.suites.blimp.scoring import score_pairs
 from lmprobes.suites.lama.bench import template_facts
 from lmprobes.suites.lama.release import load_common_vocab
-from lmprobes.suites.lama.scoring import score_facts
+from lmprobes.suites.lama.scoring import case_for, score_facts
 
 PER_PARADIGM = 30
 SAMPLE_PAIRS = 2000
@@ -332,7 +332,8 @@ def run_mode(name: str, lm: LM, items: pd.DataFrame, peak: float, lama_vocab: li
 
     def score(frame: pd.DataFrame) -> pd.DataFrame:
         if mode.method == "lama_masked":
-            return score_facts(lm, frame, lama_vocab, method="masked", progress=False)
+            vocab, case = lama_vocabulary(lm, lama_vocab)
+            return score_facts(lm, frame, vocab, method="masked", case=case, progress=False)
         return score_pairs(lm, frame, mode.method, progress=False)
 
     score(items.head(WARMUP_PAIRS))
@@ -354,6 +355,14 @@ def run_mode(name: str, lm: LM, items: pd.DataFrame, peak: float, lama_vocab: li
     return result, rows
 
 
+def lama_vocabulary(lm: LM, common_vocab: list[str]) -> tuple[list[str], str]:
+    """The common vocabulary and case mode an LM is scored with: an uncased tokenizer in LAMA's
+    lowercase mode, against the lowercased words (derived here: a benchmark, not the released
+    ``common_vocab_lowercased.txt``)."""
+    case = case_for(lm.tokenizer, "auto")
+    return (common_vocab if case == "cased" else sorted({word.lower() for word in common_vocab})), case
+
+
 def lama_facts(relations: Path, common_vocab: Path, n: int) -> tuple[pd.DataFrame, list[str]]:
     """``n`` seeded T-REx template facts over the common vocabulary (``lama.bench.template_facts``)."""
     vocab = sorted(load_common_vocab(common_vocab))
@@ -362,14 +371,17 @@ def lama_facts(relations: Path, common_vocab: Path, n: int) -> tuple[pd.DataFram
 
 def agreement_lines(decisions: dict) -> list[str]:
     """For each bf16 mode run beside its float32 mode, the share of pair decisions (LAMA: top-1
-    predictions) that agree."""
+    predictions) that agree, among the items both modes decided (a skipped item is None or NaN)."""
     lines = []
     for name, bf16 in decisions.items():
         reference = name.split("-")[0] + "-float32"
         if MODES[name].dtype != torch.float32 and reference in decisions:
-            same = int((bf16 == decisions[reference]).sum())
+            ours, theirs = pd.Series(bf16, dtype=object), pd.Series(decisions[reference], dtype=object)
+            both = ours.notna() & theirs.notna()
+            same, n = int((ours[both] == theirs[both]).sum()), int(both.sum())
             what = "top-1 predictions" if name.startswith("lama") else "pair decisions"
-            lines.append(f"# {name} vs {reference}: {same} of {len(bf16)} {what} equal ({same / len(bf16):.2%})")
+            skipped = f", {len(ours) - n} skipped" if n < len(ours) else ""
+            lines.append(f"# {name} vs {reference}: {same} of {n} {what} equal ({same / max(n, 1):.2%}){skipped}")
     return lines
 
 
@@ -458,7 +470,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             decisions[name] = rows["top1"].to_numpy()
         else:
             frames.append(rows)
-            decisions[name] = (rows["ll_good"] > rows["ll_bad"]).to_numpy()
+            decided = rows["ll_good"].notna() & rows["ll_bad"].notna()  # skipped pairs ([UNK]) are NaN
+            decisions[name] = (rows["ll_good"] > rows["ll_bad"]).astype(object).where(decided, None).to_numpy()
         del lm, model
     for line in agreement_lines(decisions):
         print(line, flush=True)

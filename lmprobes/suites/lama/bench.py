@@ -63,9 +63,11 @@ def template_facts(relations: Path, common_vocab: list[str], n: int, seed: int =
     for i in range(n):
         relation, meta = metas[i % len(metas)]
         subject = f"{rng.choice(common_vocab)} {rng.choice(common_vocab)}"
+        query = fill_template(meta["template"], subject)
         rows.append({"row_id": f"f{i}", "corpus": "trex", "relation": relation, "sub_label": subject,
-                     "obj_label": rng.choice(common_vocab), "query": fill_template(meta["template"], subject),
-                     "too_long": False, "in_common_vocab": True, "judgment_rejected": False, "duplicate": False})
+                     "obj_label": rng.choice(common_vocab), "template": meta["template"], "query": query,
+                     "n_words": len(query.split()), "too_long": False, "in_common_vocab": True,
+                     "judgment_rejected": False, "duplicate": False})
     return pd.DataFrame(rows)
 
 
