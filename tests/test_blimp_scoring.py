@@ -251,3 +251,23 @@ def test_pairs_with_an_unknown_token_are_skipped_never_compared(tiny_bert, tiny_
     assert scores.loc[1, "skip_reason"] == "unk_token" and pd.isna(scores.loc[1, "correct"])
     assert math.isnan(scores.loc[1, "score_good"]) and math.isnan(scores.loc[1, "score_bad"])
     assert score_pairs(tiny_gpt2, subset, "blimp_paper", progress=False)["kept"].all()
+
+
+def test_a_mean_twin_reuses_its_methods_token_scores(tiny_gpt2, pairs, monkeypatch) -> None:
+    """With a shared cache the _mean twin runs no forward pass of its own and gives the same rows
+    as scoring it alone."""
+    from lmprobes.engine import runner
+
+    alone = score_pairs(tiny_gpt2, pairs, "blimp_paper_mean", progress=False)
+    calls = []
+    real = runner.run_model
+    monkeypatch.setattr(runner, "run_model", lambda *a, **k: calls.append(1) or real(*a, **k))
+    shared: dict = {}
+    score_pairs(tiny_gpt2, pairs, "blimp_paper", progress=False, cache=shared)
+    after_sum = len(calls)
+    twin = score_pairs(tiny_gpt2, pairs, "blimp_paper_mean", progress=False, cache=shared)
+    assert after_sum > 0 and len(calls) == after_sum
+    pd.testing.assert_frame_equal(twin, alone)
+    lmeval = score_pairs(tiny_gpt2, pairs, "lmeval04", progress=False, cache=shared)
+    assert len(calls) > after_sum, "another preset scores other tokens"
+    assert lmeval["method"].eq("lmeval04").all()

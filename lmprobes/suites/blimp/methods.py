@@ -22,7 +22,6 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 
 TIE_RULES = ("wrong", "right")
-REDUCTIONS = ("sum", "mean")
 
 
 @dataclass(frozen=True)

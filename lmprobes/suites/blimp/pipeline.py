@@ -54,7 +54,9 @@ def score_model(dataset: Path, model_dir: Path, out: Path, *, slug: str, spec: d
     lm = load_lm(slug, spec, model_dir, device)
     pairs = read_parquet(dataset)
     methods = methods_for(lm.family, settings)
-    scores = pd.concat([score_pairs(lm, pairs, method, progress=progress) for method in methods], ignore_index=True)
+    shared: dict = {}  # a method and its _mean twin score the same tokens once
+    scores = pd.concat([score_pairs(lm, pairs, method, progress=progress, cache=shared) for method in methods],
+                       ignore_index=True)
     summary = overall(paradigm_accuracy(scores)).set_index("method")["accuracy"].round(4).to_dict()
     log.info("%s overall accuracy per method: %s", slug, summary)
     metadata = {**lm.describe(), "suite": "blimp", "methods": methods,

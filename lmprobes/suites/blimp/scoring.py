@@ -4,6 +4,7 @@ text once, and the decision under the method's tie rule (``methods``)."""
 from __future__ import annotations
 
 import math
+from dataclasses import replace
 
 import pandas as pd
 import pyarrow as pa
@@ -48,21 +49,27 @@ def method_for(lm: LM, method: str | None = None) -> Method:
 
 
 def score_pairs(
-    lm: LM, pairs: pd.DataFrame, method: str | None = None, *, tie: str | None = None, progress: bool = True
+    lm: LM, pairs: pd.DataFrame, method: str | None = None, *, tie: str | None = None, progress: bool = True,
+    cache: dict | None = None,
 ) -> pd.DataFrame:
     """One row per pair (``SCORE_SCHEMA``, in the order of ``pairs``): both scores and the decision.
 
     ``method`` defaults to the family's paper method; ``tie`` overrides the method's tie rule.
     Each distinct scored text runs once, so identical good and bad sentences get identical scores.
     A pair with an unknown token (``[UNK]``) among its scored tokens is skipped (``unk_token``):
-    the probability of ``[UNK]`` is never compared (spec/SCORING.md).
+    the probability of ``[UNK]`` is never compared (spec/SCORING.md). A ``cache`` shared by the
+    calls of one model and pairs lets a method and its ``_mean`` twin share their token scores.
     """
     name = method or DEFAULT_METHODS[lm.family]
     chosen = method_for(lm, name)
     tie_rule = tie or chosen.tie
     check_tie_rule(tie_rule)
-    good, bad, reasons = _score_both(lm, pairs, chosen, progress)
-    reasons = _with_unknown_tokens(lm, good, bad, reasons)
+    cache = {} if cache is None else cache
+    scoring = replace(chosen, reduction="sum", tie="wrong")  # all that decides the token scores
+    if scoring not in cache:
+        good, bad, reasons = _score_both(lm, pairs, chosen, progress)
+        cache[scoring] = good, bad, _with_unknown_tokens(lm, good, bad, reasons)
+    good, bad, reasons = cache[scoring]
     rows = [
         _row(lm, name, tie_rule, pair, g, b, reason, chosen.reduction)
         for pair, g, b, reason in zip(pairs.itertuples(index=False), good, bad, reasons, strict=True)
