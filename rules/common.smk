@@ -51,6 +51,12 @@ CONCEPTNET_LITE_DB = LAMA["generated"]["conceptnet_gen"]["conceptnet_lite_db"]
 CURVES = OLMPICS["learning_curves"]
 CURVES_MLM_TASKS = [t for t in CURVES["tasks"] if OLMPICS_TASKS[t].setup == "mc_mlm"]
 CURVES_QA_TASKS = [t for t in CURVES["tasks"] if OLMPICS_TASKS[t].setup == "mc_qa"]
+# Generated tasks scored zero-shot beside the release (MC-QA tasks have no zero-shot setting).
+OLMPICS_SCORED_GENERATED = [
+    t
+    for t in OLMPICS["generate"]
+    if OLMPICS["score_generated"] and OLMPICS_TASKS[t].setup == "mc_mlm"
+]
 # MC-MLM tasks also fine-tuned as MC-QA, standard variant only (the paper's Figure 2D).
 CURVES_QA_COMPARISON = [
     t
@@ -159,7 +165,7 @@ def get_suite_outputs():
         targets += expand(
             "results/datasets/olmpics/{dataset}.parquet", dataset=["release", "grids"]
         )
-        targets += get_olmpics_scores("zero_shot")(None)
+        targets += get_olmpics_zero_shot_scores(None)
         targets += get_olmpics_scores("grids")(None)
         targets += expand(
             "results/tables/olmpics/table4_{model}.{ext}",
@@ -378,6 +384,22 @@ def get_olmpics_scores(name):
         )
 
     return scores
+
+
+def get_olmpics_zero_shot_scores(wildcards):
+    """The zero-shot score files of every model: the release's, and the generated tasks' if scored."""
+    scores = get_olmpics_scores("zero_shot")(wildcards)
+    if OLMPICS_SCORED_GENERATED:
+        scores += get_olmpics_scores("generated")(wildcards)
+    return scores
+
+
+def get_olmpics_scored_generated(wildcards):
+    """The generated MC-MLM datasets scored zero-shot (suites.olmpics.score_generated)."""
+    return expand(
+        "results/datasets/olmpics/generated/{task}.parquet",
+        task=OLMPICS_SCORED_GENERATED,
+    )
 
 
 OLMPICS_SOURCE_FILES = {

@@ -75,10 +75,39 @@ rule olmpics_zero_shot:
         "../scripts/olmpics_zero_shot.py"
 
 
+# The generated MC-MLM tasks' dev items, scored as the release's (a job of their own: the release's
+# scores need none of the generators' sources).
+rule olmpics_zero_shot_generated:
+    input:
+        generated=get_olmpics_scored_generated,
+        model=get_model_dir,
+    output:
+        "results/scores/olmpics/{model}/generated.parquet",
+    log:
+        "logs/scores/olmpics/{model}.generated.log",
+    benchmark:
+        "benchmarks/scores/olmpics/{model}.generated.tsv"
+    retries: 1
+    conda:
+        "../envs/lmprobes.yaml"
+    threads: get_model_threads
+    resources:
+        gpu=1,
+        mem_mb=get_scoring_mem_mb,
+        batch_tokens=get_model_batch_tokens,
+        runtime=get_runtime(60),
+    params:
+        spec=get_model_spec,
+        settings=OLMPICS,
+        device=config["device"],
+    script:
+        "../scripts/olmpics_zero_shot_generated.py"
+
+
 rule olmpics_tables:
     input:
         grids="results/datasets/olmpics/grids.parquet",
-        zero_shot=get_olmpics_scores("zero_shot"),
+        zero_shot=get_olmpics_zero_shot_scores,
         grid_scores=get_olmpics_scores("grids"),
         published="resources/olmpics/published.csv",
         paper_table4="resources/olmpics/table4_paper.csv",

@@ -86,3 +86,10 @@ def test_table_puts_ours_first_then_the_paper_per_task(scores, tmp_path) -> None
                                                                                          nan_ok=True)
     markdown = (tmp_path / "zero_shot.md").read_text()
     assert "| roberta-large | 75.0 |" in markdown and "| BERT-WWM (paper) | 70.0 | 55.0 | 10.0 |" in markdown
+    assert "[generated]: the task's dev items generated from sources" in markdown
+
+
+def test_the_note_names_generated_items_only_when_there_are_some(scores, tmp_path) -> None:
+    tidy = zero_shot_table(scores[scores["flavour"] == "release"], read_published(PUBLISHED))
+    write_zero_shot(tidy, tmp_path / "zero_shot.csv", tmp_path / "zero_shot.md")
+    assert "[generated]" not in (tmp_path / "zero_shot.md").read_text()

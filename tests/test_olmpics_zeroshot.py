@@ -189,3 +189,43 @@ def test_score_model_scores_candidates_as_configured_and_records_it(tiny_dir, ti
     assert len(got) == len(frame) and flat(got) == pytest.approx(flat(expected), abs=1e-5)
     assert flat(got) != pytest.approx(flat(original), abs=1e-5), "within_word_l2r, not the default"
     assert read_metadata(outs["zero_shot"])["candidates"] == {"pll_variant": "within_word_l2r", "causal_policy": "bos"}
+
+
+def test_score_generated_scores_the_mc_mlm_dev_items_of_the_generated_files(tiny_dir, tiny_roberta, tmp_path) -> None:
+    """Dev items only (train rows and MC-QA tasks left out), each file's in order, scored as the release's."""
+    from lmprobes.io import read_metadata, read_parquet
+    from lmprobes.suites.olmpics.age import age_comparison, multihop_composition
+    from lmprobes.suites.olmpics.pipeline import score_generated
+
+    ages = pd.DataFrame(age_comparison("dev")[:5] + age_comparison("train")[:3])
+    multihop = pd.DataFrame(multihop_composition("dev", seed=3)[:4])
+    qa = items("property_conjunction", [("what is used for writing?", ["pen", "cup", "dog"], 0)])
+    paths = []
+    for name, frame in (("ages", ages), ("multihop", multihop), ("qa", qa)):
+        paths.append(tmp_path / f"{name}.parquet")
+        frame.to_parquet(paths[-1])
+    out = tmp_path / "generated.parquet"
+    spec = {"family": "masked", "tiny": {"arch": "roberta"}}
+    score_generated(paths, tiny_dir("roberta"), out, slug="tiny-roberta", spec=spec, device="cpu",
+                    settings={"masked_methods": ["mc_mlm"]}, progress=False)
+    got = read_parquet(out)
+    dev = pd.concat([ages[ages["split"] == "dev"], multihop], ignore_index=True)
+    assert got["row_id"].tolist() == dev["row_id"].tolist()
+    assert set(got["flavour"]) == {"generated"} and set(got["split"]) == {"dev"}
+    expected = score_zero_shot(tiny_roberta, dev, "mc_mlm", progress=False)
+    assert got["predicted"].tolist() == expected["predicted"].tolist()
+    flat = lambda frame: [value for scores in frame["scores"] for value in scores]
+    assert flat(got) == pytest.approx(flat(expected), abs=1e-5)
+    assert read_metadata(out)["dataset"] == "generated"
+
+
+def test_score_generated_refuses_files_without_mc_mlm_dev_items(tiny_dir, tmp_path) -> None:
+    from lmprobes.suites.olmpics.pipeline import score_generated
+
+    path = tmp_path / "property_conjunction.parquet"
+    items("property_conjunction", [("what is used for writing?", ["pen", "cup", "dog"], 0)]).to_parquet(path)
+    out = tmp_path / "generated.parquet"
+    with pytest.raises(ValueError, match="property_conjunction.parquet.*no MC-MLM dev items"):
+        score_generated([path], tiny_dir("bert"), out, slug="tiny-bert", spec={"family": "masked"}, device="cpu",
+                        settings={"masked_methods": ["mc_mlm"]}, progress=False)
+    assert not out.exists()

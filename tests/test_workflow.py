@@ -177,7 +177,8 @@ def test_two_clean_runs_give_byte_identical_parquet(demo, tmp_path):
     run = snakemake(other, *DEMO_RUN)
     assert run.returncode == 0, run.stderr[-5000:]
     files = sorted(p.relative_to(demo) for p in (demo / "results").rglob("*.parquet"))
-    olmpics = 3 + 2 * 2 + 2 * 2 * 3 + (2 * 2 + 2 * 3 + 2 + 3)  # datasets, scores, caches, curves (2 for Figure 2D)
+    # datasets (2 generated), scores (generated too), caches, curves (2 for Figure 2D)
+    olmpics = 3 + 2 + 2 * 3 + 2 * 2 * 3 + (2 * 2 + 2 * 3 + 2 + 3)
     assert len(files) == 4 + 12 + 1 + 3 + olmpics, "Ettinger datasets and scores, BLiMP's, then oLMpics'"
     for rel in files:
         assert (demo / rel).read_bytes() == (other / rel).read_bytes(), rel
@@ -208,8 +209,8 @@ def test_slurm_profile_sends_every_gpu_job_to_the_gpu_partition(tmp_path):
     assert run.returncode == 0, run.stderr[-3000:]
     jobs = [block for block in run.stdout.split("\nrule ")[1:] if "resources:" in block]
     gpu_rules = {block.split(":", 1)[0] for block in jobs if "gpu=1" in block}
-    assert gpu_rules == {"lama_score", "blimp_score", "ettinger_score", "olmpics_zero_shot", "olmpics_encode",
-                         "olmpics_mc_qa_curves"}
+    assert gpu_rules == {"lama_score", "blimp_score", "ettinger_score", "olmpics_zero_shot",
+                         "olmpics_zero_shot_generated", "olmpics_encode", "olmpics_mc_qa_curves"}
     for block in jobs:
         partition = "slurm_partition=gpu" if "gpu=1" in block else "slurm_partition=cpu"
         assert partition in block, block[:300]
@@ -228,11 +229,20 @@ def test_full_config_plans_every_rule_for_every_model(tmp_path):
                       "lama_score": 9, "lama_tables": 1,
                       "download_blimp": 1, "blimp_dataset": 1, "blimp_score": 7, "blimp_tables": 1,
                       "download_olmpics": 1, "olmpics_release": 1, "olmpics_grids": 1,
-                      "olmpics_zero_shot": 6, "olmpics_tables": 1, "olmpics_generated": 6,
+                      "olmpics_zero_shot": 6, "olmpics_zero_shot_generated": 6, "olmpics_tables": 1,
+                      "olmpics_generated": 6,
                       "olmpics_encyclopedic": 1, "olmpics_controls": 1,
                       "olmpics_encode": 5, "olmpics_mc_mlm_curves": 5 * 6, "olmpics_mc_qa_curves": 5 * 2 * 3 + 5,
                       "olmpics_baseline_curves": 8, "olmpics_learning_tables": 1,
                       "report_landing": 1, "report_verdicts": 1, "report_models": 1}
+    # Generated tasks are scored only when asked, and MC-QA ones never (no zero-shot setting).
+    for olmpics, planned in (({"score_generated": False}, 0), ({"generate": ["property_conjunction"]}, 0),
+                             ({"generate": ["property_conjunction", "age_comparison"]}, 6)):
+        name = write_config(workdir, "generated.yaml", {"suites": {"olmpics": olmpics}})
+        run = subprocess.run([sys.executable, "-m", "snakemake", "-n", "all", "--configfile", "config.yaml", name],
+                             cwd=workdir, capture_output=True, text=True, check=False)
+        assert run.returncode == 0, run.stderr[-3000:]
+        assert job_counts(run.stdout).get("olmpics_zero_shot_generated", 0) == planned, olmpics
 
 
 def write_config(workdir: Path, name: str, config: dict) -> str:
@@ -526,8 +536,12 @@ def test_olmpics_release_to_zero_shot_tables(demo, tmp_path):
         scores = read_parquet(demo / f"results/scores/olmpics/{model}/zero_shot.parquet")
         assert set(scores["method"]) == {method} and set(scores["split"]) == {"dev"}
         assert "property_conjunction" not in set(scores["task"]), "MC-QA has no zero-shot"
+        scores = read_parquet(demo / f"results/scores/olmpics/{model}/generated.parquet")
+        assert set(scores["flavour"]) == {"generated"} and set(scores["split"]) == {"dev"}
+        assert set(scores["task"]) == set(generated) - {"property_conjunction"}
     table = (demo / "results/tables/olmpics/zero_shot.md").read_text()
     assert "tiny-bert" in table and "tiny-gpt2 (candidates)" in table and "RoBERTa-L (paper)" in table
+    assert "| tiny-bert [generated] |" in table and "| tiny-gpt2 (candidates) [generated] |" in table
     for model in ("tiny-bert", "tiny-gpt2"):
         assert (demo / f"results/plots/olmpics/figure3_{model}.png").read_bytes()[:4] == b"\x89PNG"
     table4 = pd.read_csv(demo / "results/tables/olmpics/table4_tiny-bert.csv")

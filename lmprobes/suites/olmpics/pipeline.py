@@ -151,6 +151,29 @@ def methods_for(family: str, settings: dict) -> list[str]:
 def score_model(release: Path, grids: Path, model_dir: Path, outs: dict[str, Path], *, slug: str, spec: dict,
                 device: str, settings: dict, progress: bool = True) -> None:
     """Load the model once; score the dev items and the grids with each of its methods."""
+    datasets = {"zero_shot": zero_shot_items(read_parquet(release)), "grids": read_parquet(grids)}
+    _score_datasets(datasets, outs, model_dir, slug=slug, spec=spec, device=device, settings=settings,
+                    progress=progress)
+
+
+def generated_zero_shot_items(generated: list[Path]) -> pd.DataFrame:
+    """The dev items of generated MC-MLM tasks, in the order of the files given."""
+    items = zero_shot_items(pd.concat([read_parquet(path) for path in generated], ignore_index=True))
+    if items.empty:
+        raise ValueError(f"oLMpics: the generated datasets {[str(p) for p in generated]} hold no MC-MLM dev items")
+    return items
+
+
+def score_generated(generated: list[Path], model_dir: Path, out: Path, *, slug: str, spec: dict, device: str,
+                    settings: dict, progress: bool = True) -> None:
+    """Zero-shot scores of the generated MC-MLM tasks' dev items, as ``score_model`` scores the release's."""
+    datasets = {"generated": generated_zero_shot_items(generated)}
+    _score_datasets(datasets, {"generated": out}, model_dir, slug=slug, spec=spec, device=device,
+                    settings=settings, progress=progress)
+
+
+def _score_datasets(datasets: dict[str, pd.DataFrame], outs: dict[str, Path], model_dir: Path, *, slug: str,
+                    spec: dict, device: str, settings: dict, progress: bool) -> None:
     # Imported here so that the suite's dataset and table jobs start without torch (~2 s each).
     from lmprobes.models import load_lm
     from lmprobes.suites.olmpics.zeroshot import SCORE_SCHEMA, score_zero_shot
@@ -158,7 +181,6 @@ def score_model(release: Path, grids: Path, model_dir: Path, outs: dict[str, Pat
     lm = load_lm(slug, spec, model_dir, device)
     methods = methods_for(lm.family, settings)
     candidates = {**CANDIDATE_DEFAULTS, **settings.get("candidates", {})}
-    datasets = {"zero_shot": zero_shot_items(read_parquet(release)), "grids": read_parquet(grids)}
     for name, items in datasets.items():
         scores = pd.concat([score_zero_shot(lm, items, method, **candidates, progress=progress) for method in methods],
                            ignore_index=True)

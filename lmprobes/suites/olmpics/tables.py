@@ -92,8 +92,10 @@ def zero_shot_wide(tidy: pd.DataFrame) -> pd.DataFrame:
 
 
 def write_zero_shot(tidy: pd.DataFrame, csv_path, md_path) -> None:
+    generated = ("[generated]: the task's dev items generated from sources by this workflow, not the paper's "
+                 "data; " if (tidy["flavour"] == "generated").any() else "")
     note = ("\nAccuracy (%) on the dev split, zero-shot (no training). Reproduced systems first; "
-            "(paper): Talmor et al. 2020; RoBERTa-L (HF): the HuggingFace rerun. Items scored / read, "
+            f"{generated}(paper): Talmor et al. 2020; RoBERTa-L (HF): the HuggingFace rerun. Items scored / read, "
             "multi-piece items and ties are in the CSV.\n")
     write_table(tidy, csv_path, md_path, title="oLMpics zero-shot (Tables 2, 3, 5, 7, 9, 11)",
                 markdown_frame=zero_shot_wide(tidy), note=note)

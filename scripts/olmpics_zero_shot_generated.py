@@ -1,0 +1,17 @@
+import torch
+
+from lmprobes.suites.olmpics.pipeline import score_generated
+from lmprobes.workflow import logged, model_spec
+
+with logged(snakemake.log):
+    torch.set_num_threads(snakemake.threads)
+    score_generated(
+        list(snakemake.input.generated),
+        snakemake.input.model,
+        snakemake.output[0],
+        slug=snakemake.wildcards.model,
+        spec=model_spec(snakemake),
+        device=snakemake.params.device,
+        settings=snakemake.params.settings,
+        progress=snakemake.config["progress"],
+    )
