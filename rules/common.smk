@@ -25,6 +25,7 @@ from lmprobes.suites.ettinger.datasets import DATASETS as ETTINGER_DATASETS
 from lmprobes.suites.ettinger.tables import QUALITATIVE, QUANTITATIVE
 from lmprobes.suites.lama.pipeline import TABLES as LAMA_TABLES
 from lmprobes.suites.olmpics.pipeline import GENERATED_SOURCES as OLMPICS_GENERATED
+from lmprobes.suites.olmpics.pipeline import WORDNET_TASKS as OLMPICS_WORDNET_TASKS
 from lmprobes.suites.olmpics.pipeline import (
     read_release_manifest as read_olmpics_manifest,
 )
@@ -422,6 +423,13 @@ def get_olmpics_generator_provenance(wildcards):
         role: config["sources"].get(OLMPICS["sources"].get(role), role)
         for role in OLMPICS_GENERATED[wildcards.olmpics_task]
     }
+
+
+def get_olmpics_generator_settings(wildcards):
+    """The WordNet tasks' lemma frequency filter; other tasks have no settings (so no reruns)."""
+    if wildcards.olmpics_task in OLMPICS_WORDNET_TASKS:
+        return {"min_count": OLMPICS["wordnet_min_count"]}
+    return {}
 
 
 def get_olmpics_task_hidden(wildcards):

@@ -165,6 +165,7 @@ rule olmpics_generated:
     params:
         seed=config["seed"],
         provenance=get_olmpics_generator_provenance,
+        settings=get_olmpics_generator_settings,
     script:
         "../scripts/olmpics_generated.py"
 

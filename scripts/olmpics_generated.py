@@ -8,4 +8,5 @@ with logged(snakemake.log):
         snakemake.output[0],
         seed=snakemake.params.seed,
         provenance=provenance(snakemake),
+        **snakemake.params.settings,
     )

@@ -121,3 +121,21 @@ def test_conceptnet_antonym_and_synonym_edges_as_the_alternative_source(tmp_path
     }
     assert Counter(frame["split"]) == {"train": 4, "dev": 4}
     assert all(json.loads(provenance)["source"] == "conceptnet" for provenance in frame["provenance"])
+
+
+def test_the_configured_min_count_reaches_the_generator_and_the_metadata(tmp_path) -> None:
+    """``suites.olmpics.wordnet_min_count`` as the rule passes it: the file holds the filtered items."""
+    from lmprobes.io import read_metadata, read_parquet
+    from lmprobes.suites.olmpics.pipeline import RELEASE_SIZES, make_generated
+
+    out = tmp_path / "antonym_negation.parquet"
+    make_generated("antonym_negation", {"wordnet": FIXTURE}, out, seed=3, provenance={}, min_count=1)
+    n_train, n_dev = RELEASE_SIZES["antonym_negation"]
+    expected = generate_antonym_negation(load_wordnet(FIXTURE), n_train=n_train, n_dev=n_dev, seed=3, min_count=1)
+    got = read_parquet(out)
+    assert got["stem"].tolist() == expected["stem"].tolist()
+    assert got["stem"].tolist() != generate_antonym_negation(
+        load_wordnet(FIXTURE), n_train=n_train, n_dev=n_dev, seed=3)["stem"].tolist()
+    assert read_metadata(out)["wordnet_min_count"] == 1
+    make_generated("age_comparison", {}, tmp_path / "age.parquet", seed=3, provenance={})
+    assert "wordnet_min_count" not in read_metadata(tmp_path / "age.parquet")

@@ -76,6 +76,7 @@ GENERATED_SOURCES = {
     "encyclopedic_composition": ("wikidata",),
 }
 DETERMINISTIC = ("age_comparison",)
+WORDNET_TASKS = tuple(task for task, sources in GENERATED_SOURCES.items() if "wordnet" in sources)
 RELEASE_SIZES = {
     "age_comparison": (4032, 500), "multihop_composition": (5000, 500), "antonym_negation": (4778, 500),
     "taxonomy_conjunction": (5310, 599), "property_conjunction": (4000, 483), "objects_comparison": (5000, 500),
@@ -83,8 +84,10 @@ RELEASE_SIZES = {
 }
 
 
-def generate_task(task: str, inputs: dict, *, seed: int, wikidata: dict | None = None) -> pd.DataFrame:
-    """The ``generated`` flavour of one task from its sources (see GENERATED_SOURCES)."""
+def generate_task(task: str, inputs: dict, *, seed: int, wikidata: dict | None = None, min_count: int = 0
+                  ) -> pd.DataFrame:
+    """The ``generated`` flavour of one task from its sources (see GENERATED_SOURCES); ``min_count`` is
+    the WordNet tagged-sense count a lemma of the WordNet tasks needs (0 keeps every lemma)."""
     n_train, n_dev = RELEASE_SIZES[task]
     if task == "age_comparison":  # deterministic: the release's construction, no seed
         return _frame(age_comparison("train") + age_comparison("dev"))
@@ -92,7 +95,7 @@ def generate_task(task: str, inputs: dict, *, seed: int, wikidata: dict | None =
         return _frame(multihop_composition("train", seed=seed) + multihop_composition("dev", seed=seed))
     if task in ("antonym_negation", "taxonomy_conjunction"):
         generate = generate_antonym_negation if task == "antonym_negation" else generate_taxonomy_conjunction
-        return generate(load_wordnet(inputs["wordnet"]), n_train=n_train, n_dev=n_dev, seed=seed)
+        return generate(load_wordnet(inputs["wordnet"]), n_train=n_train, n_dev=n_dev, seed=seed, min_count=min_count)
     if task == "property_conjunction":
         return generate_property_conjunction(inputs["conceptnet_edges"], n_train=n_train, n_dev=n_dev, seed=seed)
     if task == "objects_comparison":
@@ -104,15 +107,17 @@ def generate_task(task: str, inputs: dict, *, seed: int, wikidata: dict | None =
 
 
 def make_generated(task: str, inputs: dict, out: Path, *, seed: int, provenance: dict,
-                   wikidata: dict | None = None) -> pd.DataFrame:
-    df = generate_task(task, inputs, seed=seed, wikidata=wikidata)
+                   wikidata: dict | None = None, min_count: int | None = None) -> pd.DataFrame:
+    """``min_count`` is given for the WordNet tasks only (and recorded in the file's metadata)."""
+    df = generate_task(task, inputs, seed=seed, wikidata=wikidata, min_count=min_count or 0)
     if df.empty:
         raise ValueError(f"oLMpics {task}: the sources {sorted(inputs.values())} gave no items")
     counts = df.groupby("split", sort=False).size().to_dict()
     log.info("%s (generated, seed %d): %s", task, seed, counts)
     used_seed = None if task in DETERMINISTIC else seed  # the file must not depend on an unused seed
+    settings = {} if min_count is None else {"wordnet_min_count": min_count}
     write_parquet(df, out, SCHEMA, {"suite": "olmpics", "dataset": f"generated/{task}", "seed": used_seed,
-                                    "sources": provenance, "generator": f"lmprobes {__version__}"})
+                                    **settings, "sources": provenance, "generator": f"lmprobes {__version__}"})
     return df
 
 
