@@ -93,6 +93,10 @@ class SourceError(RuntimeError):
     """A source could not be fetched or unpacked; the message names the URL and/or file."""
 
 
+class LockfileError(SourceError, ValueError):
+    """A line of the sources lockfile that is not ``url, sha256, bytes``; the message names it."""
+
+
 class ChecksumError(SourceError):
     """The bytes fetched for a URL do not have the sha256 pinned for it."""
 
@@ -415,7 +419,7 @@ def _record_in_lockfile(lockfile: Path, url: str, digest: str, size: int) -> Non
     with open(lockfile.with_name(lockfile.name + ".lck"), "a") as guard:
         fcntl.flock(guard, fcntl.LOCK_EX)
         try:
-            rows = _read_lockfile(lockfile)
+            rows = read_lockfile(lockfile)
             rows[url] = (digest, str(size))
             write_text(_render_lockfile(rows), lockfile)
         finally:
@@ -431,20 +435,31 @@ def locked_provenance(provenance, lockfile: str | os.PathLike = LOCKFILE):
         return provenance
     entry = {key: locked_provenance(value, lockfile) for key, value in provenance.items()}
     if isinstance(entry.get("url"), str) and not entry.get("sha256"):
-        recorded = _read_lockfile(Path(lockfile)).get(entry["url"])
-        if recorded is not None and SHA256_HEX.fullmatch(recorded[0]):
+        recorded = read_lockfile(lockfile).get(entry["url"])
+        if recorded is not None:
             entry["sha256"], entry["sha256_from"] = recorded[0], "lockfile"
     return entry
 
 
-def _read_lockfile(lockfile: Path) -> dict[str, tuple[str, str]]:
+def read_lockfile(lockfile: str | os.PathLike) -> dict[str, tuple[str, str]]:
+    """``{url: (sha256, bytes)}`` recorded for unpinned sources; an absent lockfile records nothing.
+    A malformed line is an error naming it (rewriting the file would otherwise drop it)."""
+    lockfile = Path(lockfile)
     if not lockfile.is_file():
         return {}
     rows = {}
-    for line in lockfile.read_text(encoding="utf-8").splitlines():
-        fields = line.split("\t")
-        if len(fields) == 3 and tuple(fields) != LOCKFILE_HEADER:
-            rows[fields[0]] = (fields[1], fields[2])
+    for lineno, line in enumerate(lockfile.read_text(encoding="utf-8").splitlines(), start=1):
+        fields = tuple(line.split("\t"))
+        if fields == LOCKFILE_HEADER or not line.strip():
+            continue
+        if len(fields) != len(LOCKFILE_HEADER):
+            raise LockfileError(f"{lockfile}:{lineno}: expected {len(LOCKFILE_HEADER)} tab-separated fields "
+                                f"({', '.join(LOCKFILE_HEADER)}), got {len(fields)}")
+        url, digest, size = fields
+        if not SHA256_HEX.fullmatch(digest) or not size.isdigit():
+            raise LockfileError(f"{lockfile}:{lineno}: {url}: expected a 64-hex sha256 and a byte count, "
+                                f"got {digest!r} and {size!r}")
+        rows[url] = (digest, size)
     return rows
 
 

@@ -22,6 +22,7 @@ from lmprobes.report.landing import (
     stage_times,
     write_landing_page,
 )
+from lmprobes.sources import LockfileError
 
 VERSIONS = {"python": "3.11.0", "torch": "2.0", "transformers": "5.0"}
 HEADER = "s\th:m:s\tmax_rss\tmax_vms\tmax_uss\tmax_pss\tio_in\tio_out\tmean_load\tcpu_time\n"
@@ -186,7 +187,7 @@ def test_a_broken_benchmark_file_is_named(tmp_path):
 def test_a_broken_lock_file_is_named(tmp_path):
     lock = tmp_path / "sources.lock.tsv"
     lock.write_text("url\tsha256\tbytes\nhttps://example.org/b.zip only-two-fields\n")
-    with pytest.raises(LandingPageError, match=r"sources\.lock\.tsv:2: expected 3"):
+    with pytest.raises(LockfileError, match=r"sources\.lock\.tsv:2: expected 3"):
         read_lock(lock)
 
 

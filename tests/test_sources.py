@@ -642,5 +642,18 @@ def test_locked_provenance_fills_unpinned_hashes_from_the_lockfile(tmp_path):
     assert locked["pinned"] == provenance["pinned"] and locked["fresh"] == provenance["fresh"] and locked["seed"] == 3
     assert provenance["release"]["sha256"] is None, "the input is not changed"
     assert sources.locked_provenance(provenance, tmp_path / "absent.tsv") == provenance
-    sources._record_in_lockfile(lockfile, "https://example.org/a.zip", "not-a-hash", 10)  # hand-edited
-    assert sources.locked_provenance(provenance, lockfile)["release"]["sha256"] is None
+
+
+def test_a_malformed_lockfile_line_is_named_and_never_dropped_by_a_rewrite(tmp_path):
+    lockfile = tmp_path / "sources.lock.tsv"
+    sources._record_in_lockfile(lockfile, "https://example.org/a.zip", "ab" * 32, 10)
+    good = lockfile.read_text()
+    for bad, message in (("https://example.org/b.zip\tnot-a-hash\t10", "b.zip: expected a 64-hex sha256"),
+                         ("https://example.org/b.zip\t" + "cd" * 32 + "\tten", "and 'ten'"),
+                         ("https://example.org/b.zip\t" + "cd" * 32, "expected 3 tab-separated fields")):
+        lockfile.write_text(good + bad + "\n")  # hand-edited
+        with pytest.raises(sources.LockfileError, match=rf"sources\.lock\.tsv:3: .*{re.escape(message)}"):
+            sources.locked_provenance({"url": "https://example.org/a.zip", "sha256": None}, lockfile)
+        with pytest.raises(sources.LockfileError):
+            sources._record_in_lockfile(lockfile, "https://example.org/c.zip", "ef" * 32, 1)
+        assert lockfile.read_text() == good + bad + "\n"

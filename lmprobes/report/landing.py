@@ -32,7 +32,7 @@ from pathlib import Path
 
 from lmprobes.config import model_kind
 from lmprobes.io import read_metadata, write_text
-from lmprobes.sources import LOCKFILE_HEADER
+from lmprobes.sources import read_lockfile
 
 TINY_WARNING = (
     "These numbers come from tiny random-weight models built by the workflow: they test the pipeline, "
@@ -106,19 +106,7 @@ def tiny_models_in_run(config: dict) -> list[str]:
 
 def read_lock(path: Path | None) -> dict[str, str]:
     """``{url: sha256}`` recorded for unpinned sources; an absent lock file records nothing."""
-    if path is None or not Path(path).is_file():
-        return {}
-    lines = Path(path).read_text(encoding="utf-8").splitlines()
-    hashes = {}
-    for lineno, line in enumerate(lines, start=1):
-        fields = tuple(line.split("\t"))
-        if fields == LOCKFILE_HEADER or not line.strip():
-            continue
-        if len(fields) != len(LOCKFILE_HEADER):
-            raise LandingPageError(f"{path}:{lineno}: expected {len(LOCKFILE_HEADER)} tab-separated fields "
-                                   f"({', '.join(LOCKFILE_HEADER)}), got {len(fields)}")
-        hashes[fields[0]] = fields[1]
-    return hashes
+    return {} if path is None else {url: digest for url, (digest, _) in read_lockfile(path).items()}
 
 
 def library_versions() -> dict[str, str]:
