@@ -244,6 +244,7 @@ def load_lm(slug: str, spec: dict, model_dir: Path, device: str = "auto") -> LM:
         dtype=dtype,
         batch_tokens=spec.get("batch_tokens", 8192),
         packing=spec.get("packing", "auto"),
+        padding=spec.get("padding", "auto"),
         head_dtype=spec.get("head_dtype", "auto"),
         residual_dtype=residual_dtype,
         revision=spec.get("revision"),

@@ -13,15 +13,17 @@ def length_order(lengths: Sequence[int]) -> list[int]:
     return sorted(range(len(lengths)), key=lambda i: (-lengths[i], i))
 
 
-def token_budget_batches(lengths: Sequence[int], max_tokens: int) -> list[list[int]]:
+def token_budget_batches(lengths: Sequence[int], max_tokens: int, *, equal_lengths: bool = False) -> list[list[int]]:
     """Cut the length-sorted indices into batches with ``len(batch) * padded_len <= max_tokens``.
 
     Batches hold indices into ``lengths``; every batch has at least one item, so an item
-    longer than the budget still gets a batch of its own.
+    longer than the budget still gets a batch of its own. With ``equal_lengths`` a batch never
+    mixes lengths, so nothing in it is padded.
     """
     batches: list[list[int]] = []
     for index in length_order(lengths):
-        if batches and _fits(len(batches[-1]) + 1, lengths[batches[-1][0]], max_tokens):
+        same = not equal_lengths or (batches and lengths[batches[-1][0]] == lengths[index])
+        if batches and same and _fits(len(batches[-1]) + 1, lengths[batches[-1][0]], max_tokens):
             batches[-1].append(index)
         else:
             batches.append([index])

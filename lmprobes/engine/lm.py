@@ -14,6 +14,12 @@ from lmprobes.engine.precision import RESIDUAL_DTYPES, keep_residual_float32
 Family = Literal["masked", "causal"]
 
 DTYPES = {"float32": torch.float32, "bfloat16": torch.bfloat16, "float16": torch.float16}
+PADDINGS = ("auto", "right", "equal_length")
+# Bidirectional model types whose outputs at a sequence's own tokens change when a batch pads it:
+# convolutions over the pad positions (ConvBERT), Fourier mixing of the whole row (FNet), pooling
+# that depends on the padded length (Funnel), hashed attention (YOSO). Each is checked against an
+# unpadded forward in tests/test_engine_zoo.py, as are the masked types that pad safely.
+PADDING_SENSITIVE_MODEL_TYPES = frozenset({"convbert", "fnet", "funnel", "yoso"})
 
 
 @dataclass
@@ -27,7 +33,10 @@ class LM:
     ``head_dtype="float32"`` keeps a bfloat16/float16 model's logits in float32 (``engine.head``);
     float32 models always run their head that way (oneDNN on CPU). ``residual_dtype="float32"``
     takes a float32 model and runs its linear layers in ``dtype`` with the residual stream, norms
-    and embeddings kept in float32 (``engine.precision``).
+    and embeddings kept in float32 (``engine.precision``). ``padding``: ``right`` pads the shorter
+    sequences of a batch, ``equal_length`` batches only sequences of one length (nothing padded:
+    slower, for models whose outputs depend on padding), ``auto`` picks ``equal_length`` for
+    ``PADDING_SENSITIVE_MODEL_TYPES`` (causal models never see their right padding).
     """
 
     name: str
@@ -40,6 +49,7 @@ class LM:
     packing: str = "auto"
     head_dtype: str = "auto"
     residual_dtype: str = "auto"
+    padding: str = "auto"
     revision: str | None = None
     source: str | None = None
     commit: str | None = None  # the hub commit a downloaded snapshot was taken at
@@ -51,6 +61,8 @@ class LM:
             raise ValueError(
                 f"{self.name}: residual_dtype must be one of {RESIDUAL_DTYPES}, not {self.residual_dtype!r}"
             )
+        if self.padding not in PADDINGS:
+            raise ValueError(f"{self.name}: padding must be one of {PADDINGS}, not {self.padding!r}")
         if isinstance(self.model, torch.nn.Module):
             fuse_activations(self.model)
             fuse_linear_gelu(self.model)
@@ -60,6 +72,14 @@ class LM:
                 except ValueError as error:
                     raise ValueError(f"{self.name}: {error}") from None
             use_float32_head(self.model, self.head_dtype)
+
+    @property
+    def equal_length_batches(self) -> bool:
+        """Whether batches hold sequences of one length only (``padding``)."""
+        if self.padding != "auto":
+            return self.padding == "equal_length"
+        model_type = getattr(getattr(self.model, "config", None), "model_type", None)
+        return self.family == "masked" and model_type in PADDING_SENSITIVE_MODEL_TYPES
 
     @property
     def vocab_size(self) -> int:
@@ -80,6 +100,7 @@ class LM:
             "device": str(self.device),
             "batch_tokens": str(self.batch_tokens),
             "packing": self.packing,
+            "padding": "equal_length" if self.equal_length_batches else "right",
             "head_dtype": self.head_dtype,
             "residual_dtype": self.residual_dtype,
             "threads": str(torch.get_num_threads()),

@@ -167,7 +167,8 @@ def map_row_logprobs(
     backoff = Backoff(padded_size(lengths))
     with _progress_bar(len(lengths), progress, desc) as bar, forward_mode(lm):
         bar.update(len(lengths) - len(todo))
-        for local_batch in token_budget_batches([lengths[i] for i in todo], lm.batch_tokens):
+        for local_batch in token_budget_batches([lengths[i] for i in todo], lm.batch_tokens,
+                                                equal_lengths=lm.equal_length_batches):
             batch = [todo[k] for k in local_batch]
             for row, result in run_halving_on_oom(batch, run, backoff):
                 results[row.item].append(result)

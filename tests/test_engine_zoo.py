@@ -1,0 +1,154 @@
+"""Any HuggingFace architecture: random tiny models of many types, saved and loaded the way the
+workflow loads a model folder, score as an unbatched plain forward does.
+
+Masked types run pseudo-log-likelihood (every token masked in turn: the masked projection and the
+runner); causal types run sentence log-probabilities (the causal projection, packing where the
+type allows it). Each masked type's padding behaviour is pinned: the types in
+``PADDING_SENSITIVE_MODEL_TYPES`` score differently when padded and are batched by equal length.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import warnings
+
+import pytest
+import torch
+
+from lmprobes.engine import pseudo_log_likelihoods, sequence_logprobs
+from lmprobes.engine.lm import PADDING_SENSITIVE_MODEL_TYPES
+from lmprobes.models import load_lm
+
+TEXTS = ["the cat sat on the mat .", "a dog is a cat .", "birds fly ."]
+BUDGET = 64  # tokens a batch: every batch mixes the three lengths unless told not to
+
+SIZES = {"hidden_size": 32, "num_hidden_layers": 2, "num_attention_heads": 2, "intermediate_size": 64}
+MASKED = {
+    "bert": {}, "roberta": {}, "xlm-roberta": {}, "camembert": {}, "roberta-prelayernorm": {}, "data2vec-text": {},
+    "albert": {"embedding_size": 16}, "electra": {"embedding_size": 16}, "deberta": {}, "deberta-v2": {},
+    "mpnet": {}, "megatron-bert": {}, "ernie": {}, "roformer": {}, "esm": {}, "ibert": {}, "luke": {},
+    "rembert": {"input_embedding_size": 16, "output_embedding_size": 16}, "big_bird": {"attention_type": "original_full"},
+    "mobilebert": {"embedding_size": 16, "intra_bottleneck_size": 32, "true_hidden_size": 32,
+                   "num_feedforward_networks": 1},
+    "modernbert": {"global_attn_every_n_layers": 1}, "longformer": {"attention_window": 4}, "squeezebert": {"embedding_size": 32},
+    "distilbert": {"dim": 32, "n_layers": 2, "n_heads": 2, "hidden_dim": 64, "replace": True},
+    "xlm": {"emb_dim": 32, "n_layers": 2, "n_heads": 2, "replace": True},
+    "convbert": {}, "fnet": {}, "yoso": {},
+    "funnel": {"block_sizes": [1, 1], "d_model": 32, "n_head": 2, "d_head": 16, "d_inner": 64, "replace": True},
+}
+CAUSAL = {
+    "gpt2": {"n_embd": 32, "n_layer": 2, "n_head": 2, "replace": True}, "opt": {"ffn_dim": 64, "word_embed_proj_dim": 32},
+    "bloom": {"n_layer": 2, "n_head": 2}, "gpt_neo": {"num_layers": 2, "num_heads": 2, "attention_types": [[["global", "local"], 1]]},
+    "gptj": {"n_embd": 32, "n_layer": 2, "n_head": 2, "rotary_dim": 8, "replace": True}, "falcon": {}, "phi": {},
+    "gemma": {"head_dim": 16, "num_key_value_heads": 1}, "gemma2": {"head_dim": 16, "num_key_value_heads": 1},
+    "cohere": {"num_key_value_heads": 1}, "granite": {"num_key_value_heads": 1}, "llama": {"num_key_value_heads": 1},
+    "mistral": {"num_key_value_heads": 1}, "qwen2": {"num_key_value_heads": 1}, "gpt_neox": {}, "olmo": {},
+    "starcoder2": {}, "phi3": {}, "xglm": {"d_model": 32, "num_layers": 2, "attention_heads": 2, "ffn_dim": 64,
+                                           "replace": True},
+}
+
+
+def save_random_model(model_type: str, sizes: dict, tokenizer, family: str, folder) -> None:
+    from transformers import AutoConfig, AutoModelForCausalLM, AutoModelForMaskedLM
+
+    sizes = dict(sizes)
+    shape = sizes if sizes.pop("replace", False) else {**SIZES, **sizes}
+    config = AutoConfig.for_model(model_type, vocab_size=len(tokenizer), max_position_embeddings=128,
+                                  pad_token_id=tokenizer.pad_token_id or 0, bos_token_id=tokenizer.bos_token_id,
+                                  eos_token_id=tokenizer.eos_token_id, **shape)
+    torch.manual_seed(0)
+    auto = AutoModelForMaskedLM if family == "masked" else AutoModelForCausalLM
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        auto.from_config(config).save_pretrained(folder)
+    tokenizer.save_pretrained(folder)
+
+
+@pytest.fixture(scope="module")
+def zoo(tmp_path_factory, tiny_bert, tiny_gpt2):
+    """``zoo(model_type, family)``: the model saved to a folder and loaded by ``load_lm``."""
+    root = tmp_path_factory.mktemp("zoo")
+
+    def load(model_type: str, family: str):
+        folder = root / model_type
+        if not folder.exists():
+            table, tokenizer = (MASKED, tiny_bert.tokenizer) if family == "masked" else (CAUSAL, tiny_gpt2.tokenizer)
+            save_random_model(model_type, table[model_type], tokenizer, family, folder)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            lm = load_lm(model_type, {"family": family, "path": str(folder)}, folder, "cpu")
+        return dataclasses.replace(lm, batch_tokens=BUDGET)
+
+    return load
+
+
+def plain_pll(lm, text: str) -> float:
+    """Each non-special token masked in its own unpadded forward of the whole model."""
+    ids = lm.tokenizer(text)["input_ids"]
+    special = set(lm.tokenizer.all_special_ids)
+    total = 0.0
+    for position, token in enumerate(ids):
+        if token in special:
+            continue
+        copy = [*ids[:position], lm.tokenizer.mask_token_id, *ids[position + 1:]]
+        with torch.no_grad():
+            logits = lm.model(input_ids=torch.tensor([copy])).logits[0, position]
+        total += logits.float().log_softmax(-1)[token].item()
+    return total
+
+
+def plain_sentence(lm, token_ids: list[int]) -> float:
+    """The sentence's log-probability after BOS from one unpadded forward of the whole model."""
+    ids = [lm.tokenizer.bos_token_id, *token_ids]
+    with torch.no_grad():
+        logprobs = lm.model(input_ids=torch.tensor([ids])).logits[0].float().log_softmax(-1)
+    return sum(logprobs[i, ids[i + 1]].item() for i in range(len(ids) - 1))
+
+
+@pytest.mark.parametrize("model_type", sorted(MASKED))
+def test_masked_types_score_as_a_plain_forward(zoo, model_type):
+    lm = zoo(model_type, "masked")
+    assert lm.equal_length_batches == (model_type in PADDING_SENSITIVE_MODEL_TYPES)
+    got = [score.total for score in pseudo_log_likelihoods(lm, TEXTS, progress=False)]
+    assert got == pytest.approx([plain_pll(lm, text) for text in TEXTS], abs=1e-4)
+
+
+@pytest.mark.parametrize("model_type", sorted(PADDING_SENSITIVE_MODEL_TYPES))
+def test_padding_sensitive_types_do_change_when_padded(zoo, model_type):
+    """Why they are batched by equal length: right padding moves their scores."""
+    lm = zoo(model_type, "masked")
+    padded = dataclasses.replace(lm, padding="right")
+    assert not padded.equal_length_batches
+    got = [score.total for score in pseudo_log_likelihoods(padded, TEXTS, progress=False)]
+    want = [plain_pll(lm, text) for text in TEXTS]
+    assert max(abs(a - b) for a, b in zip(got, want, strict=True)) > 1e-4
+
+
+@pytest.mark.parametrize("model_type", sorted(CAUSAL))
+def test_causal_types_score_as_a_plain_forward(zoo, model_type):
+    lm = zoo(model_type, "causal")
+    assert not lm.equal_length_batches, "a causal model never sees its right padding"
+    scores = sequence_logprobs(lm, TEXTS, policy="bos", progress=False)
+    assert [s.total for s in scores] == pytest.approx([plain_sentence(lm, s.token_ids) for s in scores], abs=1e-4)
+
+
+def test_equal_length_batches_hold_one_length_within_the_budget():
+    from lmprobes.engine.batching import token_budget_batches
+
+    lengths = [5, 3, 5, 3, 3, 9, 5]
+    batches = token_budget_batches(lengths, 10, equal_lengths=True)
+    assert batches == [[5], [0, 2], [6], [1, 3, 4]]
+    assert token_budget_batches(lengths, 10) == [[5], [0, 2], [6, 1], [3, 4]]
+
+
+def test_an_unknown_padding_is_refused(tiny_bert):
+    with pytest.raises(ValueError, match="padding must be one of"):
+        dataclasses.replace(tiny_bert, padding="left")
+
+
+def test_the_configured_padding_reaches_the_model_and_its_score_metadata(zoo, tiny_dir):
+    folder = tiny_dir("bert")
+    lm = load_lm("tiny-bert", {"family": "masked", "padding": "equal_length"}, folder, "cpu")
+    assert lm.equal_length_batches and lm.describe()["padding"] == "equal_length"
+    assert zoo("funnel", "masked").describe()["padding"] == "equal_length"
+    assert zoo("bert", "masked").describe()["padding"] == "right"
