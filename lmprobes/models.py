@@ -192,6 +192,22 @@ def snapshot_commit(model_dir: Path) -> str | None:
     return path.read_text(encoding="utf-8").strip() or None if path.is_file() else None
 
 
+def check_loaded_weights(slug: str, model_dir: Path, model_class: str, loading: dict, allow: bool) -> None:
+    """Refuse a checkpoint that left weights of ``model_class`` at their random initialisation."""
+    missing = sorted(loading.get("missing_keys") or [])
+    mismatched = sorted(str(key) for key in loading.get("mismatched_keys") or [])
+    if not missing and not mismatched:
+        return
+    problem = (f"{model_dir} has no weights for {len(missing) + len(mismatched)} tensors of {model_class} "
+               f"({', '.join((missing + mismatched)[:4])}{', ...' if len(missing) + len(mismatched) > 4 else ''})")
+    if allow:
+        log.warning("model %r: %s; scored anyway with them at random (allow_missing_weights)", slug, problem)
+        return
+    raise ModelError(f"model {slug!r}: {problem}: transformers would initialise them at random and the scores "
+                     "would be noise. Use a checkpoint saved with its LM head, or set `allow_missing_weights: "
+                     "true` in its entry in config.yaml to score it anyway")
+
+
 def resolve_device(device: str) -> torch.device:
     if device == "auto":
         return torch.device("cuda" if torch.cuda.is_available() else "cpu")
@@ -226,14 +242,16 @@ def load_lm(slug: str, spec: dict, model_dir: Path, device: str = "auto") -> LM:
     dtype = DTYPES[spec.get("dtype", "float32")]
     residual_dtype = spec.get("residual_dtype", "auto")
     target = resolve_device(device)
-    model = auto.from_pretrained(
+    model, loading = auto.from_pretrained(
         model_dir,
         local_files_only=True,
         dtype=load_dtype(dtype, residual_dtype),
         trust_remote_code=trust_remote_code,
         # None lets transformers prefer safetensors and fall back to the pickle only when allowed.
         use_safetensors=None if spec.get("allow_pickle", False) else True,
+        output_loading_info=True,
     )
+    check_loaded_weights(slug, model_dir, type(model).__name__, loading, spec.get("allow_missing_weights", False))
     model = model.to(target).eval()
     lm = LM(
         name=slug,

@@ -332,6 +332,22 @@ def test_pickle_only_weights_load_when_allowed(bert_folder):
     assert torch.equal(word_embeddings(lm), tensors["bert.embeddings.word_embeddings.weight"])
 
 
+def test_a_checkpoint_without_its_mlm_head_is_refused_naming_the_weights(bert_folder, caplog):
+    """An encoder saved without its head would score with a randomly initialised one: noise."""
+    from safetensors.torch import save_file
+
+    tensors = load_file(bert_folder / "model.safetensors")
+    save_file({name: t for name, t in tensors.items() if not name.startswith("cls.")},
+              bert_folder / "model.safetensors", metadata={"format": "pt"})
+    with pytest.raises(ModelError) as caught:
+        load_lm("headless", MASKED, bert_folder, "cpu")
+    message = str(caught.value)
+    assert "'headless'" in message and str(bert_folder) in message and "BertForMaskedLM" in message
+    assert "cls.predictions.bias" in message and "allow_missing_weights: true" in message
+    lm = load_lm("headless", {**MASKED, "allow_missing_weights": True}, bert_folder, "cpu")
+    assert lm.family == "masked" and "scored anyway with them at random" in caplog.text
+
+
 def test_a_pickle_beside_the_safetensors_is_never_read(bert_folder):
     # A different pytorch_model.bin (all zeros): the loaded weights must be the safetensors ones.
     zeros = {name: torch.zeros_like(t) for name, t in load_file(bert_folder / "model.safetensors").items()}
