@@ -17,6 +17,7 @@ import torch
 
 from lmprobes.engine import pseudo_log_likelihoods, sequence_logprobs
 from lmprobes.engine.lm import PADDING_SENSITIVE_MODEL_TYPES
+from lmprobes.engine.masked import masked_projection
 from lmprobes.models import load_lm
 
 TEXTS = ["the cat sat on the mat .", "a dog is a cat .", "birds fly ."]
@@ -105,10 +106,18 @@ def plain_sentence(lm, token_ids: list[int]) -> float:
     return sum(logprobs[i, ids[i + 1]].item() for i in range(len(ids) - 1))
 
 
+# Masked types whose head the engine applies at the scored rows only; the rest run a full forward.
+HEAD_AT_ROWS = {"albert", "big_bird", "bert", "camembert", "convbert", "modernbert", "data2vec-text", "deberta", "deberta-v2", "distilbert",
+                "electra", "ernie", "esm", "fnet", "funnel", "ibert", "longformer", "luke", "megatron-bert", "mobilebert",
+                "mpnet", "rembert", "roberta", "roberta-prelayernorm", "roformer", "squeezebert", "xlm-roberta",
+                "yoso"}
+
+
 @pytest.mark.parametrize("model_type", sorted(MASKED))
 def test_masked_types_score_as_a_plain_forward(zoo, model_type):
     lm = zoo(model_type, "masked")
     assert lm.equal_length_batches == (model_type in PADDING_SENSITIVE_MODEL_TYPES)
+    assert masked_projection(lm).full_forward == (model_type not in HEAD_AT_ROWS)
     got = [score.total for score in pseudo_log_likelihoods(lm, TEXTS, progress=False)]
     assert got == pytest.approx([plain_pll(lm, text) for text in TEXTS], abs=1e-4)
 

@@ -28,6 +28,15 @@ logger = logging.getLogger(__name__)
 # Attributes holding the MLM head (hidden states -> vocabulary logits) in HF masked-LM classes:
 # BERT/DeBERTa ``cls``, RoBERTa/XLM-R/CamemBERT ``lm_head``, ALBERT ``predictions``.
 MLM_HEAD_ATTRIBUTES = ("cls", "lm_head", "predictions")
+# Heads spread over several attributes, applied in this order (the classes' own forward does the
+# same): DistilBERT's transform, activation, LayerNorm and projection; the ELECTRA and ConvBERT
+# generator heads; ModernBERT's prediction head and decoder.
+MLM_HEAD_PARTS = {
+    "distilbert": ("vocab_transform", "activation", "vocab_layer_norm", "vocab_projector"),
+    "electra": ("generator_predictions", "generator_lm_head"),
+    "convbert": ("generator_predictions", "generator_lm_head"),
+    "modernbert": ("head", "decoder"),
+}
 
 
 def mask_predictions(
@@ -86,16 +95,26 @@ def masked_projection(lm: LM) -> Projection:
     For the checked encoders the last layer runs at the scored rows only (``engine.last_layer``).
     """
     base = getattr(lm.model, "base_model", lm.model)
-    if base is not lm.model:
-        for name in MLM_HEAD_ATTRIBUTES:
-            head = getattr(lm.model, name, None)
-            if isinstance(head, torch.nn.Module):
-                split = rows_only_tail(base)
-                if split is None:
-                    return Projection(base=base, head=head)
-                return Projection(base=split[0], head=head, tail=split[1])
+    head = mlm_head(lm.model) if base is not lm.model else None
+    if head is not None:
+        split = rows_only_tail(base)
+        if split is None:
+            return Projection(base=base, head=head)
+        return Projection(base=split[0], head=head, tail=split[1])
     logger.info("%s: no known MLM head attribute; using a full forward and gathering the mask rows", lm.name)
     return Projection(base=None, head=None)
+
+
+def mlm_head(model: torch.nn.Module) -> torch.nn.Module | None:
+    """The module mapping the encoder's hidden states to vocabulary logits, if the class is known."""
+    for name in MLM_HEAD_ATTRIBUTES:
+        head = getattr(model, name, None)
+        if isinstance(head, torch.nn.Module):
+            return head
+    parts = [getattr(model, name, None) for name in MLM_HEAD_PARTS.get(model.config.model_type, ())]
+    if parts and all(isinstance(part, torch.nn.Module) for part in parts):
+        return torch.nn.Sequential(*parts)
+    return None
 
 
 def _check_masked(lm: LM) -> None:
