@@ -7,10 +7,12 @@ import dataclasses
 import pytest
 import torch
 
-from lmprobes.engine import sequence_logprobs
+from lmprobes.engine import packing, sequence_logprobs
 from lmprobes.engine.fusion import fuse_activations
 from lmprobes.engine.lm import LM
-from lmprobes.engine.packing import PackedRow, can_pack, pack
+from lmprobes.engine.packing import PACKABLE, PackedRow, can_pack, pack
+
+run_rows = packing._run_rows
 
 TEXTS = [
     "The cat sat on the mat.",
@@ -89,33 +91,51 @@ def test_packed_and_padded_paths_agree(tiny_gpt2):
         assert a.total == pytest.approx(b.total, abs=1e-4)
 
 
+SIZES = {"hidden_size": 32, "num_hidden_layers": 2, "num_attention_heads": 2, "intermediate_size": 64}
+# Types whose configs name the sizes otherwise (replacing SIZES) or need more (added to them).
+OWN_SIZES = {
+    "gpt2": {"n_embd": 32, "n_layer": 2, "n_head": 2},
+    "gptj": {"n_embd": 32, "n_layer": 2, "n_head": 2, "rotary_dim": 8},
+    "gpt_neo": {"hidden_size": 32, "num_layers": 2, "num_heads": 2, "attention_types": [[["global", "local"], 1]]},
+    "xglm": {"d_model": 32, "num_layers": 2, "attention_heads": 2, "ffn_dim": 64},
+}
+MORE_SIZES = {"opt": {"ffn_dim": 64, "word_embed_proj_dim": 32}, "gemma": {"head_dim": 16},
+              "gemma3_text": {"head_dim": 16}, "qwen3": {"head_dim": 16}}
+GROUPED_QUERY = ("llama", "mistral", "qwen2", "qwen3", "gemma", "gemma3_text", "granite", "smollm3")
+
+
 def tiny_causal(tokenizer, model_type: str) -> torch.nn.Module:
     from transformers import AutoConfig, AutoModelForCausalLM
 
-    sizes = {"hidden_size": 32, "num_hidden_layers": 2, "num_attention_heads": 2, "intermediate_size": 64}
-    if model_type in ("llama", "mistral", "qwen2"):
-        sizes["num_key_value_heads"] = 1
+    sizes = OWN_SIZES.get(model_type) or {**SIZES, **MORE_SIZES.get(model_type, {})}
+    if model_type in GROUPED_QUERY:
+        sizes = {**sizes, "num_key_value_heads": 1}
     config = AutoConfig.for_model(model_type, vocab_size=len(tokenizer), max_position_embeddings=256,
-                                  bos_token_id=tokenizer.bos_token_id, eos_token_id=tokenizer.eos_token_id, **sizes)
+                                  bos_token_id=tokenizer.bos_token_id, eos_token_id=tokenizer.eos_token_id,
+                                  pad_token_id=tokenizer.eos_token_id, **sizes)
     torch.manual_seed(0)
     return AutoModelForCausalLM.from_config(config).eval()
 
 
-@pytest.mark.parametrize("model_type", ["llama", "mistral", "qwen2", "gpt_neox"])
-def test_every_packable_architecture_scores_as_a_plain_forward(tiny_gpt2, model_type):
+@pytest.mark.parametrize("model_type", sorted(PACKABLE))
+def test_every_packable_architecture_scores_as_a_plain_forward(tiny_gpt2, model_type, monkeypatch):
+    """Packed rows hold several sentences (shared prefixes, positions by depth): the same numbers."""
     model = tiny_causal(tiny_gpt2.tokenizer, model_type)
     lm = LM(name=model_type, model=model, tokenizer=tiny_gpt2.tokenizer, family="causal", batch_tokens=64)
     assert can_pack(lm)
+    rows = []
+    monkeypatch.setattr(packing, "_run_rows", lambda *args, **kwargs: rows.append(args[2]) or run_rows(*args, **kwargs))
     assert_close(sequence_logprobs(lm, TEXTS[:7], progress=False), plain_logprobs(lm, TEXTS[:7]))
+    assert rows and max(len(row.tokens) for batch in rows for row in batch) > 14, "sentences share packed rows"
 
 
 def test_packing_modes(tiny_gpt2):
     assert not can_pack(dataclasses.replace(tiny_gpt2, packing="none"))
     model = tiny_causal(tiny_gpt2.tokenizer, "llama")
-    model.config.model_type = "opt"  # a type the tests do not check
+    model.config.model_type = "bloom"  # ALiBi from the 2-D mask: not packable
     lm = LM(name="other", model=model, tokenizer=tiny_gpt2.tokenizer, family="causal")
     assert not can_pack(lm)
-    with pytest.raises(ValueError, match="packing 'trie'.*'opt'"):
+    with pytest.raises(ValueError, match="packing 'trie'.*'bloom'"):
         can_pack(dataclasses.replace(lm, packing="trie"))
 
 

@@ -39,7 +39,11 @@ from lmprobes.engine.runner import (
 )
 
 # model_type values whose stacks take position ids and a 4-D float mask (checked in the tests).
-PACKABLE = frozenset({"gpt2", "llama", "mistral", "qwen2", "gpt_neox"})
+# Checked in tests/test_engine_packing.py against a plain forward. Left out: position biases built
+# from the 2-D mask (BLOOM's and MPT's ALiBi, Falcon's alibi variant), and types whose logits are
+# rescaled (Gemma 2, Cohere), which run a full forward and are never packed.
+PACKABLE = frozenset({"gpt2", "llama", "mistral", "qwen2", "gpt_neox", "opt", "gpt_neo", "gptj", "phi", "phi3",
+                      "gemma", "gemma3_text", "granite", "olmo", "olmo2", "starcoder2", "qwen3", "smollm3", "xglm"})
 ROW_TOKENS = 128
 
 
