@@ -1,12 +1,14 @@
 """LAMA masked scoring and metrics, checked against plain computations."""
 
 import math
+from pathlib import Path
 
 import pandas as pd
 import pytest
 import torch
 from transformers import BertTokenizer
 
+from lmprobes.engine.lm import LM
 from lmprobes.suites.lama import metrics as M
 from lmprobes.suites.lama.scoring import case_for, released_bert_encoding, score_facts
 
@@ -105,10 +107,28 @@ def test_left_context_equals_a_plain_next_token_computation(tiny_gpt2, sample):
         assert list(scores.loc[row_id, "top_tokens"]) == sorted(values, key=values.get, reverse=True)[:10]
 
 
-def test_left_context_needs_words_left_of_the_mask(tiny_gpt2):
-    facts_ = facts([{"row_id": "x", "relation": "P1", "sub_label": "oak", "obj_label": "tree", "query": "[MASK] is what an oak is ."}])
-    scores = score_facts(tiny_gpt2, facts_, COMMON, method="left_context", progress=False)
-    assert scores["skip_reason"].tolist() == ["no_left_context"]
+def test_a_query_opening_with_the_mask_is_predicted_from_bos_among_sentence_initial_forms():
+    """As the released connectors predict it from their EOS. With GPT-2's real BPE (a tiny random
+    body) a sentence-initial word is ``tree``, not ``Ġtree``: the gold and the ranking use those ids."""
+    from transformers import GPT2Config, GPT2LMHeadModel, GPT2Tokenizer
+
+    tok = GPT2Tokenizer.from_pretrained(Path(__file__).parent / "data" / "gpt2", local_files_only=True)
+    torch.manual_seed(0)
+    model = GPT2LMHeadModel(GPT2Config(vocab_size=len(tok), n_embd=16, n_layer=1, n_head=2)).eval()
+    lm = LM(name="tiny-real-bpe", model=model, tokenizer=tok, family="causal")
+    rows = [{"row_id": "x", "relation": "P1", "sub_label": "oak", "obj_label": "tree", "query": "[MASK] is what an oak is ."},
+            {"row_id": "y", "relation": "P1", "sub_label": "robin", "obj_label": "bird", "query": "a robin is a [MASK] ."}]
+    scores = score_facts(lm, facts(rows), COMMON, method="left_context", progress=False).set_index("row_id")
+    vocab = tok.get_vocab()
+    initial = {w: vocab[w] for w in COMMON if w in vocab}
+    assert initial["tree"] != vocab["Ġtree"] and len(initial) > 5
+    row = plain_causal_logprobs(lm, [tok.bos_token_id])[-1]
+    values = {w: row[i].item() for w, i in initial.items()}
+    assert scores.loc["x", "kept"] and scores.loc["x", "gold_id"] == initial["tree"]
+    assert scores.loc["x", "gold_logprob"] == pytest.approx(values["tree"], abs=1e-5)
+    assert scores.loc["x", "rank_raw"] == 1 + sum(v > values["tree"] for v in values.values())
+    assert list(scores.loc["x", "top_tokens"]) == sorted(values, key=values.get, reverse=True)[:10]
+    assert scores.loc["y", "kept"] and scores.loc["y", "gold_id"] == vocab["Ġbird"], "running text keeps Ġ forms"
 
 
 def test_candidates_rank_whole_sentences_by_plain_log_likelihood(tiny_gpt2):

@@ -5,7 +5,9 @@ Methods (one row per fact and method, ``method`` column):
   ids (no renormalisation), as the released code does.
 - ``left_context``: LAMA's own connector for left-to-right LMs: the model reads BOS plus the text
   left of the mask (stripped) and predicts the next token; ranked among the same common-vocabulary
-  ids (``Ġword`` ids for byte-level BPE). Words right of the mask are unseen by construction.
+  ids (``Ġword`` ids for byte-level BPE). Words right of the mask are unseen by construction. A
+  query opening with the mask is predicted from BOS alone (the released connectors read their EOS
+  first) and ranked among the sentence-initial forms (``word``, not ``Ġword``).
 - ``candidates``: every object of the relation (the distinct objects of its facts that pass the
   model-independent filters) is filled into the query and the filled sentence is scored by its
   causal log-likelihood (BEAR / lm-pub-quiz style); multi-token objects take part.
@@ -21,7 +23,8 @@ label exactly), Google-RE judgments, duplicate. Uncased models are scored in the
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
+from dataclasses import dataclass
 from functools import partial
 
 import numpy as np
@@ -79,13 +82,13 @@ def spelled_single_id(tokenizer, resolved: WordIds) -> int | None:
     return resolved.first_id if spelled else None
 
 
-def common_vocab_pieces(tokenizer, common_vocab: list[str]) -> dict[int, str]:
+def common_vocab_pieces(tokenizer, common_vocab: list[str], *, sentence_initial: bool = False) -> dict[int, str]:
     """Id -> piece text of the common-vocabulary words that are single tokens for this model, by id.
 
     A kept piece spells its word exactly (``spelled_single_id``), so the word is its text.
     """
     pieces = {}
-    for resolved in words_ids(tokenizer, common_vocab):
+    for resolved in words_ids(tokenizer, common_vocab, sentence_initial=sentence_initial):
         token = spelled_single_id(tokenizer, resolved)
         if token is not None:
             pieces[token] = resolved.word
@@ -110,7 +113,7 @@ def model_independent_reason(fact) -> str:
     return ""
 
 
-def token_skip_reason(fact, gold_id: int | None, allowed: set[int]) -> str:
+def token_skip_reason(fact, gold_id: int | None, allowed: Collection[int]) -> str:
     """The released code's order (``filter_samples``): length, common vocabulary, single token,
     judgments, then the dedupe; the dataset's ``filter_counts`` attributes facts the same way."""
     if fact.too_long:
@@ -174,26 +177,54 @@ def _check_method(lm: LM, method: str) -> None:
 # --- one token at the mask (masked, left_context) ---------------------------------------------
 
 
+@dataclass(frozen=True)
+class TokenForms:
+    """The common vocabulary and the gold labels as single ids, in one spelling: in running text,
+    or sentence-initial (what a left-to-right model predicts right after BOS)."""
+
+    pieces: dict[int, str]  # allowed id -> its word (``common_vocab_pieces``)
+    gold_ids: dict[str, int | None]
+    n_pieces: dict[str, int]
+
+
+def token_forms(tokenizer, common_vocab: list[str], labels: list[str], *, sentence_initial: bool = False
+                ) -> TokenForms:
+    if sentence_initial and tokenizer_kind(tokenizer) != "bytelevel":
+        sentence_initial = False  # WordPiece and SentencePiece spell a word the same at the start
+    resolved = dict(zip(labels, words_ids(tokenizer, labels, sentence_initial=sentence_initial), strict=True))
+    return TokenForms(
+        pieces=common_vocab_pieces(tokenizer, common_vocab, sentence_initial=sentence_initial),
+        gold_ids={label: spelled_single_id(tokenizer, ids) for label, ids in resolved.items()},
+        n_pieces={label: ids.n_pieces for label, ids in resolved.items()},
+    )
+
+
 def _score_tokens(lm: LM, facts: pd.DataFrame, common_vocab: list[str], *, method: str, top_k: int,
                   tokenization: str, progress: bool) -> pd.DataFrame:
     tokenizer = lm.tokenizer
-    pieces_of = common_vocab_pieces(tokenizer, common_vocab)
     valid = valid_objects(facts)
     labels = sorted(set(facts["obj_label"]) | {o for objs in valid.values() for o in objs})
-    resolved = dict(zip(labels, words_ids(tokenizer, labels), strict=True))
-    gold_ids = {label: spelled_single_id(tokenizer, ids) for label, ids in resolved.items()}
-    pieces = {label: resolved[label].n_pieces for label in set(facts["obj_label"])}
-    allowed_set = set(pieces_of)
-    reasons = [token_skip_reason(f, gold_ids[f.obj_label], allowed_set) for f in facts.itertuples(index=False)]
-    if method == "left_context":
-        reasons = [reason or _left_context_reason(query) for reason, query in zip(reasons, facts["query"])]
-    kept = [i for i, reason in enumerate(reasons) if not reason]
-    ranker = TokenRanker(pieces_of, valid, gold_ids, top_k)
+    # LAMA's left-to-right connectors read EOS first, so a mask opening the query is predicted from it.
+    initial = [method == "left_context" and not query.split(MASK, 1)[0].strip() for query in facts["query"]]
+    forms = {False: token_forms(tokenizer, common_vocab, labels)}
+    if any(initial):
+        forms[True] = token_forms(tokenizer, common_vocab, labels, sentence_initial=True)
     records = list(facts.itertuples(index=False))
+    reasons = [token_skip_reason(fact, forms[at].gold_ids[fact.obj_label], forms[at].pieces.keys())
+               for fact, at in zip(records, initial)]
+    kept = [i for i, reason in enumerate(reasons) if not reason]
+    rankers = {at: TokenRanker(form.pieces, valid, form.gold_ids, top_k) for at, form in forms.items()}
     items = [records[i] for i in kept]
+    item_initial = [initial[i] for i in kept]
 
     def rank(logprobs: torch.Tensor, indices: list[int]) -> list[dict]:
-        return ranker.rank(logprobs, [items[i] for i in indices])
+        ranked: dict[int, dict] = {}
+        for at, ranker in rankers.items():
+            rows = [row for row, i in enumerate(indices) if item_initial[i] == at]
+            if rows:
+                chosen = logprobs[torch.tensor(rows, device=logprobs.device)]
+                ranked.update(zip(rows, ranker.rank(chosen, [items[indices[row]] for row in rows]), strict=True))
+        return [ranked[row] for row in range(len(indices))]
 
     if method == "masked":
         texts = [fact.query.replace(MASK, tokenizer.mask_token) for fact in items]
@@ -204,8 +235,9 @@ def _score_tokens(lm: LM, facts: pd.DataFrame, common_vocab: list[str], *, metho
         results = map_next_token_logprobs(lm, contexts, rank, bos=True, strip_context=True, progress=progress)
     by_row = dict(zip(kept, results))
     return _frame([
-        _score_row(lm, method, fact, reason, gold_ids[fact.obj_label], pieces[fact.obj_label], by_row.get(i))
-        for i, (fact, reason) in enumerate(zip(records, reasons))
+        _score_row(lm, method, fact, reason, forms[at].gold_ids[fact.obj_label], forms[at].n_pieces[fact.obj_label],
+                   by_row.get(i))
+        for i, (fact, reason, at) in enumerate(zip(records, reasons, initial))
     ])
 
 
@@ -247,12 +279,6 @@ def _wordpiece_ids(tokenizer, word: str) -> list[int]:
     if backend is not None:
         return [token.id for token in backend.model.tokenize(word)]
     return tokenizer.convert_tokens_to_ids(tokenizer.wordpiece_tokenizer.tokenize(word))
-
-
-def _left_context_reason(query: str) -> str:
-    """LAMA's connector conditions on the words left of the mask; with none there is nothing to read
-    but BOS, and the gold would be a sentence-initial form outside the restricted vocabulary."""
-    return "" if query.split(MASK, 1)[0].strip() else "no_left_context"
 
 
 class TokenRanker:
