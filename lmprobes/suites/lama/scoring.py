@@ -218,12 +218,14 @@ def _score_tokens(lm: LM, facts: pd.DataFrame, common_vocab: list[str], *, metho
     item_initial = [initial[i] for i in kept]
 
     def rank(logprobs: torch.Tensor, indices: list[int]) -> list[dict]:
+        spellings = {item_initial[i] for i in indices}
+        if len(spellings) == 1:  # the usual batch: no copy of its rows
+            return rankers[spellings.pop()].rank(logprobs, [items[i] for i in indices])
         ranked: dict[int, dict] = {}
         for at, ranker in rankers.items():
             rows = [row for row, i in enumerate(indices) if item_initial[i] == at]
-            if rows:
-                chosen = logprobs[torch.tensor(rows, device=logprobs.device)]
-                ranked.update(zip(rows, ranker.rank(chosen, [items[indices[row]] for row in rows]), strict=True))
+            chosen = logprobs[torch.tensor(rows, device=logprobs.device)]
+            ranked.update(zip(rows, ranker.rank(chosen, [items[indices[row]] for row in rows]), strict=True))
         return [ranked[row] for row in range(len(indices))]
 
     if method == "masked":
