@@ -305,10 +305,28 @@ def test_neg_simp_table12_allows_no_item_off():
     # spec/ETTINGER.md: exact agreement on NEG-136-SIMP (100 / 0) is not negotiable; one item is 5.6 points.
     published = read_published(RESOURCES)
     table12 = published[(published["suite"] == "ettinger") & (published["table"] == "table12")]
-    assert set(table12["metric"]) == {"ettinger_sensitivity_exact"} and len(table12) >= 4
+    table12 = table12[~table12["column"].str.endswith("thresh")]
+    assert set(table12["metric"]) == {"ettinger_sensitivity_exact"} and len(table12) == 4
     tolerances = read_tolerances(RESOURCES / "report" / "tolerances.csv")
     exact = table12.assign(model=table12["paper_system"], reproduced=table12["published"])
     exact = exact.drop(columns=["metric", "published", "note"])
     assert set(judge(table12, exact, tolerances, set())["verdict"]) == {"within"}
     one_item_off = exact.assign(reproduced=exact["reproduced"].map({100.0: 100 * 17 / 18, 0.0: 100 * 1 / 18}))
     assert set(judge(table12, one_item_off, tolerances, set())["verdict"]) == {"outside"}
+
+
+def test_neg_simp_thresholded_numbers_come_from_the_text_within_one_item():
+    """Section 9.2: with the .01 threshold all affirmative items but one pass for BERT-base."""
+    published = read_published(RESOURCES)
+    text = published[(published["table"] == "table12") & published["column"].str.endswith("thresh")]
+    values = text.set_index(["paper_system", "column"])["published"]
+    assert values["bert-base-uncased", "Affirmative w/ .01 thresh"] == pytest.approx(100 * 17 / 18, abs=0.05)
+    assert values["bert-large-uncased", "Affirmative w/ .01 thresh"] == 100.0
+    assert (values.xs("Negative w/ .01 thresh", level="column") == 0.0).all()
+    assert set(text["metric"]) == {"ettinger_sensitivity_text"} and set(text["note"]) == {"from Section 9.2's text, not a table cell"}
+    tolerances = read_tolerances(RESOURCES / "report" / "tolerances.csv")
+    mine = text.assign(model=text["paper_system"], reproduced=text["published"]).drop(columns=["metric", "published", "note"])
+    one_item = mine.assign(reproduced=mine["reproduced"] + 100 / 18 * (mine["reproduced"] < 100))
+    assert set(judge(text, one_item, tolerances, set())["verdict"]) == {"within"}
+    two_items = mine.assign(reproduced=mine["reproduced"] - 200 / 18 * (mine["reproduced"] > 0))
+    assert "outside" in set(judge(text, two_items, tolerances, set())["verdict"])

@@ -46,6 +46,9 @@ ETTINGER_TABLES = {
     "table12": ("NEG-136-SIMP", "ettinger_sensitivity_exact"),
     "table14": ("NEG-136-NAT", "ettinger_sensitivity_nat"),
 }
+# Table 12 prints no thresholded column; Section 9.2's text gives it ("all items pass but one").
+ETTINGER_TEXT_METRIC = "ettinger_sensitivity_text"
+ETTINGER_TEXT_NOTE = "from Section 9.2's text, not a table cell"
 OLMPICS_METRICS = {
     "zero_shot": "olmpics_zero_shot",
     "mlp_ws": "olmpics_ws", "linear_ws": "olmpics_ws", "mc_qa_ws": "olmpics_ws",
@@ -189,9 +192,11 @@ def ettinger_published(path: Path) -> pd.DataFrame:
         line = int(unknown.to_numpy().nonzero()[0][0]) + 2
         raise PublishedError(f"{path}:{line}: unknown table {raw['table'][unknown].iloc[0]!r}")
     items = [ettinger_item(t, r) for t, r in zip(raw["table"], raw["row"])]
+    from_text = (raw["table"] == "table12") & raw["column"].str.endswith("thresh")
+    metrics = raw["table"].map(lambda t: ETTINGER_TABLES[t][1]).where(~from_text, ETTINGER_TEXT_METRIC)
     values = _frame("ettinger", table=raw["table"], item=items, column=raw["column"], paper_system=raw["model"],
-                    metric=raw["table"].map(lambda t: ETTINGER_TABLES[t][1]), published=_numbers(path, raw["value"]),
-                    note="")
+                    metric=metrics, published=_numbers(path, raw["value"]),
+                    note=from_text.map({True: ETTINGER_TEXT_NOTE, False: ""}))
     has_sd = raw["sd"] != ""
     sds = raw[has_sd]
     spread = _frame("ettinger", table=sds["table"], item=[i for i, keep in zip(items, has_sd) if keep],
