@@ -203,9 +203,9 @@ def check_loaded_weights(slug: str, model_dir: Path, model_class: str, loading: 
     if allow:
         log.warning("model %r: %s; scored anyway with them at random (allow_missing_weights)", slug, problem)
         return
-    raise ModelError(f"model {slug!r}: {problem}: transformers would initialise them at random and the scores "
-                     "would be noise. Use a checkpoint saved with its LM head, or set `allow_missing_weights: "
-                     "true` in its entry in config.yaml to score it anyway")
+    raise ModelError(f"model {slug!r}: {problem}: transformers would initialise them at random and the results "
+                     "would be noise. Use a checkpoint that holds them (a masked LM saved with its LM head), or set "
+                     "`allow_missing_weights: true` in its entry in config.yaml to run it anyway")
 
 
 def resolve_device(device: str) -> torch.device:

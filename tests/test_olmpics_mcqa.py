@@ -199,3 +199,22 @@ def test_the_mc_qa_timing_bench_runs_and_extrapolates(capsys):
     assert main(["--tiny", "--sizes", "4,8", "--n-dev", "4", "--threads", "1"]) == 0
     printed = capsys.readouterr().out
     assert "run at N=4" in printed and "full MC-QA grid (7 N x 6 seeds x 3 variants x 2 tasks)" in printed
+
+
+def test_an_encoder_missing_more_than_its_pooler_is_refused(tiny_dir, tmp_path):
+    """The pooler may be drawn anew (an MLM checkpoint has none); a missing layer would be random."""
+    import shutil
+
+    from safetensors.torch import load_file, save_file
+
+    from lmprobes.models import ModelError
+
+    folder = shutil.copytree(tiny_dir("bert"), tmp_path / "bert")
+    tensors = load_file(folder / "model.safetensors")
+    layer = "bert.encoder.layer.1."
+    save_file({k: v for k, v in tensors.items() if not k.startswith(layer)}, folder / "model.safetensors",
+              metadata={"format": "pt"})
+    with pytest.raises(ModelError, match=r"'broken'.*encoder\.layer\.1\..*allow_missing_weights: true"):
+        load_encoder(folder, slug="broken", device=torch.device("cpu"))
+    allowed = load_encoder(folder, slug="broken", device=torch.device("cpu"), spec={"allow_missing_weights": True})
+    assert any(key.startswith("encoder.layer.1.") for key in allowed.fresh_keys)

@@ -182,6 +182,7 @@ def load_encoder(model_dir: str | Path, *, slug: str, device: torch.device, spec
     encoder, info = AutoModel.from_pretrained(model_dir, local_files_only=True, dtype=torch.float32,
                                               output_loading_info=True, trust_remote_code=trust,
                                               use_safetensors=None if spec.get("allow_pickle") else True)
+    check_encoder_weights(slug, model_dir, info["missing_keys"], bool(spec.get("allow_missing_weights", False)))
     encoder.to(device)
     config = encoder.config
     return PretrainedEncoder(
@@ -190,6 +191,15 @@ def load_encoder(model_dir: str | Path, *, slug: str, device: torch.device, spec
         fresh_keys=tuple(sorted(info["missing_keys"])), init_std=getattr(config, "initializer_range", HEAD_STD),
         dropout=getattr(config, "hidden_dropout_prob", 0.1), hidden=config.hidden_size,
     )
+
+
+def check_encoder_weights(slug: str, model_dir: Path, missing: list[str], allow: bool) -> None:
+    """Only the pooler may be missing (an MLM checkpoint need not have one); any other encoder
+    weight drawn at random would fine-tune a partly random network."""
+    from lmprobes.models import check_loaded_weights
+
+    beyond_pooler = [key for key in missing if not key.split(".")[0].endswith("pooler")]
+    check_loaded_weights(slug, model_dir, "the encoder", {"missing_keys": beyond_pooler}, allow)
 
 
 def fresh_model(pretrained: PretrainedEncoder, *, pooling: str = "pooler") -> McQaModel:
