@@ -70,6 +70,7 @@ LOCKFILE_HEADER = ("url", "sha256", "bytes")
 # Where downloads of unpinned sources record what they got (relative to the working directory).
 LOCKFILE = "resources/sources/sources.lock.tsv"
 SHA256_HEX = re.compile(r"[0-9a-f]{64}")
+BYTE_COUNT = re.compile(r"[0-9]+")
 
 # Decompression-bomb limits of safe_extract. The biggest archive the workflow unpacks (LAMA's
 # data.zip) is far below them; DEFLATE tops out near 1030:1, bzip2 and xz go much further.
@@ -456,9 +457,11 @@ def read_lockfile(lockfile: str | os.PathLike) -> dict[str, tuple[str, str]]:
             raise LockfileError(f"{lockfile}:{lineno}: expected {len(LOCKFILE_HEADER)} tab-separated fields "
                                 f"({', '.join(LOCKFILE_HEADER)}), got {len(fields)}")
         url, digest, size = fields
-        if not SHA256_HEX.fullmatch(digest) or not size.isdigit():
+        if not SHA256_HEX.fullmatch(digest) or not BYTE_COUNT.fullmatch(size):
             raise LockfileError(f"{lockfile}:{lineno}: {url}: expected a 64-hex sha256 and a byte count, "
                                 f"got {digest!r} and {size!r}")
+        if url in rows:
+            raise LockfileError(f"{lockfile}:{lineno}: {url} is recorded twice")
         rows[url] = (digest, size)
     return rows
 

@@ -52,6 +52,11 @@ CONCEPTNET_LITE_DB = LAMA["generated"]["conceptnet_gen"]["conceptnet_lite_db"]
 CURVES = OLMPICS["learning_curves"]
 CURVES_MLM_TASKS = [t for t in CURVES["tasks"] if OLMPICS_TASKS[t].setup == "mc_mlm"]
 CURVES_QA_TASKS = [t for t in CURVES["tasks"] if OLMPICS_TASKS[t].setup == "mc_qa"]
+# What the zero-shot scoring jobs read (their params: other oLMpics keys must not rerun them).
+OLMPICS_ZERO_SHOT = {
+    "candidates": OLMPICS.get("candidates", {}),
+    "masked_methods": OLMPICS["masked_methods"],
+}
 # Generated tasks scored zero-shot beside the release (MC-QA tasks have no zero-shot setting).
 OLMPICS_SCORED_GENERATED = [
     t
@@ -426,7 +431,7 @@ def get_olmpics_generator_provenance(wildcards):
 
 
 def get_olmpics_generator_settings(wildcards):
-    """The WordNet tasks' lemma frequency filter; other tasks have no settings (so no reruns)."""
+    """The WordNet tasks' lemma frequency filter (so changing it reruns only them); none for the others."""
     if wildcards.olmpics_task in OLMPICS_WORDNET_TASKS:
         return {"min_count": OLMPICS["wordnet_min_count"]}
     return {}

@@ -69,7 +69,7 @@ rule olmpics_zero_shot:
         runtime=get_runtime(120),
     params:
         spec=get_model_spec,
-        settings=OLMPICS,
+        settings=OLMPICS_ZERO_SHOT,
         device=config["device"],
     script:
         "../scripts/olmpics_zero_shot.py"
@@ -98,7 +98,7 @@ rule olmpics_zero_shot_generated:
         runtime=get_runtime(60),
     params:
         spec=get_model_spec,
-        settings=OLMPICS,
+        settings=OLMPICS_ZERO_SHOT,
         device=config["device"],
     script:
         "../scripts/olmpics_zero_shot_generated.py"

@@ -180,3 +180,30 @@ def test_wanted_log_probs_are_asked_once_per_node_and_next_token():
     assert wanted.index[0] == wanted.index[1]
     with pytest.raises(ValueError, match="sequence 3: position 1 has no next token"):
         wanted_log_probs(packing, sequences, [[0], [0], [0], [1]])
+
+
+@pytest.mark.parametrize(("model_type", "window"), [("mistral", {"sliding_window": 4}), ("gpt_neo", {"window_size": 4}),
+                                                    ("gemma3_text", {"sliding_window": 4})])
+def test_a_window_narrower_than_the_rows_falls_back_to_padding(tiny_gpt2, model_type, window, monkeypatch):
+    """transformers drops sliding windows given a 4-D mask and GPT-Neo counts row positions: packing
+    would let a token see past its window, so such models are padded (which keeps the window)."""
+    model = tiny_causal(tiny_gpt2.tokenizer, model_type)
+    for key, value in window.items():
+        setattr(model.config, key, value)
+    lm = LM(name=model_type, model=model, tokenizer=tiny_gpt2.tokenizer, family="causal", batch_tokens=64)
+    assert can_pack(lm) and packing.attention_window(lm) == 4
+    rows = []
+    monkeypatch.setattr(packing, "_run_rows", lambda *args, **kwargs: rows.append(1) or run_rows(*args, **kwargs))
+    assert_close(sequence_logprobs(lm, TEXTS[:7], progress=False), plain_logprobs(lm, TEXTS[:7]))
+    assert not rows, "not packed"
+
+
+def test_windows_wider_than_every_row_and_sequence_still_pack(tiny_gpt2):
+    model = tiny_causal(tiny_gpt2.tokenizer, "mistral")
+    model.config.sliding_window = 4096
+    lm = LM(name="mistral", model=model, tokenizer=tiny_gpt2.tokenizer, family="causal")
+    assert packing.fits_attention_window(lm, [[1] * 200])
+    assert not packing.fits_attention_window(lm, [[1] * 5000])
+    model.config.use_sliding_window = False  # Qwen2-style: the window is configured but off
+    model.config.sliding_window = 4
+    assert packing.attention_window(lm) is None

@@ -31,7 +31,7 @@ MASKED = {
     "rembert": {"input_embedding_size": 16, "output_embedding_size": 16}, "big_bird": {"attention_type": "original_full"},
     "mobilebert": {"embedding_size": 16, "intra_bottleneck_size": 32, "true_hidden_size": 32,
                    "num_feedforward_networks": 1},
-    "modernbert": {"global_attn_every_n_layers": 1}, "longformer": {"attention_window": 4}, "squeezebert": {"embedding_size": 32},
+    "modernbert": {"global_attn_every_n_layers": 2, "local_attention": 4},  # layer 1 local: a 4-token window "longformer": {"attention_window": 4}, "squeezebert": {"embedding_size": 32},
     "distilbert": {"dim": 32, "n_layers": 2, "n_heads": 2, "hidden_dim": 64, "replace": True},
     "xlm": {"emb_dim": 32, "n_layers": 2, "n_heads": 2, "replace": True},
     "convbert": {}, "fnet": {}, "yoso": {},

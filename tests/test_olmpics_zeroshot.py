@@ -228,4 +228,7 @@ def test_score_generated_refuses_files_without_mc_mlm_dev_items(tiny_dir, tmp_pa
     with pytest.raises(ValueError, match="property_conjunction.parquet.*no MC-MLM dev items"):
         score_generated([path], tiny_dir("bert"), out, slug="tiny-bert", spec={"family": "masked"}, device="cpu",
                         settings={"masked_methods": ["mc_mlm"]}, progress=False)
+    with pytest.raises(ValueError, match="no generated datasets to score"):
+        score_generated([], tiny_dir("bert"), out, slug="tiny-bert", spec={"family": "masked"}, device="cpu",
+                        settings={"masked_methods": ["mc_mlm"]}, progress=False)
     assert not out.exists()

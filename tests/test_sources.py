@@ -650,7 +650,9 @@ def test_a_malformed_lockfile_line_is_named_and_never_dropped_by_a_rewrite(tmp_p
     good = lockfile.read_text()
     for bad, message in (("https://example.org/b.zip\tnot-a-hash\t10", "b.zip: expected a 64-hex sha256"),
                          ("https://example.org/b.zip\t" + "cd" * 32 + "\tten", "and 'ten'"),
-                         ("https://example.org/b.zip\t" + "cd" * 32, "expected 3 tab-separated fields")):
+                         ("https://example.org/b.zip\t" + "cd" * 32, "expected 3 tab-separated fields"),
+                         ("https://example.org/b.zip\t" + "cd" * 32 + "\t\u0661\u0662", "a byte count"),
+                         ("https://example.org/a.zip\t" + "cd" * 32 + "\t10", "a.zip is recorded twice")):
         lockfile.write_text(good + bad + "\n")  # hand-edited
         with pytest.raises(sources.LockfileError, match=rf"sources\.lock\.tsv:3: .*{re.escape(message)}"):
             sources.locked_provenance({"url": "https://example.org/a.zip", "sha256": None}, lockfile)

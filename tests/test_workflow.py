@@ -556,12 +556,15 @@ def test_olmpics_release_to_zero_shot_tables(demo, tmp_path):
         assert set(items["flavour"]) == {"generated"} and "dev" in set(items["split"]), task
     ages = read_parquet(folder / "age_comparison.parquet")
     assert ages.groupby("split").size().to_dict() == {"dev": 500, "train": 4032}
-    # The WordNet frequency filter reaches only the WordNet tasks: changing it remakes antonym negation alone.
+    # The WordNet frequency filter reaches only the WordNet tasks: changing it remakes antonym negation
+    # and what is made from it, never the release's zero-shot scores.
     rare = write_config(demo, "rare.yaml", {"suites": {"olmpics": {**olmpics, "wordnet_min_count": 1}}})
-    plan = snakemake(demo, *[f"results/datasets/olmpics/generated/{task}.parquet" for task in generated], "-n",
-                     configs=(DEMO, "fast.yaml", name, rare))
+    targets = [f"results/datasets/olmpics/generated/{task}.parquet" for task in generated]
+    targets += [f"results/scores/olmpics/{model}/{name}.parquet" for model in ("tiny-bert", "tiny-gpt2")
+                for name in ("zero_shot", "generated")]
+    plan = snakemake(demo, *targets, "-n", configs=(DEMO, "fast.yaml", name, rare))
     assert plan.returncode == 0, plan.stderr[-3000:]
-    assert job_counts(plan.stdout) == {"olmpics_generated": 1}
+    assert job_counts(plan.stdout) == {"olmpics_generated": 1, "olmpics_zero_shot_generated": 2}
     assert "olmpics_task=antonym_negation" in plan.stdout
     # Another seed: sampled tasks change, the deterministic age task does not (byte for byte).
     before = {task: (folder / f"{task}.parquet").read_bytes() for task in generated}

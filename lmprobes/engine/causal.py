@@ -10,7 +10,7 @@ from dataclasses import dataclass
 import torch
 
 from lmprobes.engine.lm import LM
-from lmprobes.engine.packing import can_pack, packed_next_token_logprobs
+from lmprobes.engine.packing import can_pack, fits_attention_window, packed_next_token_logprobs
 from lmprobes.engine.runner import (
     Projection,
     Row,
@@ -164,7 +164,7 @@ def _rescales_logits(lm: LM) -> bool:
 
 def _score(lm: LM, sequences: list[list[int]], positions: list[list[int]], progress: bool, desc: str) -> list[SequenceScore]:
     projection = causal_projection(lm)
-    if can_pack(lm) and not projection.full_forward:
+    if can_pack(lm) and not projection.full_forward and fits_attention_window(lm, sequences):
         results = packed_next_token_logprobs(
             lm, projection, sequences, positions, pad_id=_pad_id(lm), progress=progress, desc=f"{lm.name} {desc}"
         )

@@ -111,7 +111,8 @@ def mlm_head(model: torch.nn.Module) -> torch.nn.Module | None:
         head = getattr(model, name, None)
         if isinstance(head, torch.nn.Module):
             return head
-    parts = [getattr(model, name, None) for name in MLM_HEAD_PARTS.get(model.config.model_type, ())]
+    model_type = getattr(getattr(model, "config", None), "model_type", None)
+    parts = [getattr(model, name, None) for name in MLM_HEAD_PARTS.get(model_type, ())]
     if parts and all(isinstance(part, torch.nn.Module) for part in parts):
         return torch.nn.Sequential(*parts)
     return None

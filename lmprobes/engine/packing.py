@@ -74,6 +74,28 @@ class Packing:
     nodes: list[list[int]]
 
 
+def attention_window(lm: LM) -> int | None:
+    """The narrowest local-attention window of the model's layers (None when every layer sees all).
+
+    Sliding windows (Mistral, Gemma 3, Phi-3, StarCoder2, ...) are dropped by transformers when it
+    is handed a ready 4-D mask, and GPT-Neo's local window counts row positions, not depths: packing
+    is exact only while no window can cut a sequence or a shared row (``fits_attention_window``).
+    """
+    config = lm.model.config
+    windows = [getattr(config, "window_size", None)]
+    if getattr(config, "use_sliding_window", True) is not False:
+        windows.append(getattr(config, "sliding_window", None))
+    windows = [w for w in windows if isinstance(w, int) and w > 0]
+    return min(windows) if windows else None
+
+
+def fits_attention_window(lm: LM, sequences: Sequence[Sequence[int]]) -> bool:
+    """Whether every sequence and every packed row is within the model's attention window."""
+    window = attention_window(lm)
+    longest = max((len(s) for s in sequences), default=0)
+    return window is None or max(longest, ROW_TOKENS) <= window
+
+
 def can_pack(lm: LM) -> bool:
     """Whether ``lm`` is scored with prefix-tree packing (``lm.packing``: auto, trie or none)."""
     if lm.packing == "none":
@@ -142,7 +164,7 @@ def packed_next_token_logprobs(
     lengths = [len(row.tokens) for row in packing.rows]
     backoff = Backoff(padded_size(lengths))
     with _progress_bar(len(packing.rows), progress, f"{desc} (packed rows)") as bar, forward_mode(lm):
-        for batch in token_budget_batches(lengths, lm.batch_tokens):
+        for batch in token_budget_batches(lengths, lm.batch_tokens, equal_lengths=lm.equal_length_batches):
             for r, row_values in run_halving_on_oom(batch, run, backoff):
                 values[wanted.offsets[r] : wanted.offsets[r + 1]] = row_values
             bar.update(len(batch))

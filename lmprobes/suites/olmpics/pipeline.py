@@ -163,6 +163,9 @@ def score_model(release: Path, grids: Path, model_dir: Path, outs: dict[str, Pat
 
 def generated_zero_shot_items(generated: list[Path]) -> pd.DataFrame:
     """The dev items of generated MC-MLM tasks, in the order of the files given."""
+    if not generated:
+        raise ValueError("oLMpics: no generated datasets to score (suites.olmpics.generate lists no MC-MLM task, "
+                         "or suites.olmpics.score_generated is false)")
     items = zero_shot_items(pd.concat([read_parquet(path) for path in generated], ignore_index=True))
     if items.empty:
         raise ValueError(f"oLMpics: the generated datasets {[str(p) for p in generated]} hold no MC-MLM dev items")
