@@ -11,7 +11,9 @@ from lmprobes.suites.olmpics.training import (
     TRANSFORMER,
     Examples,
     HyperParameters,
+    MemoryLimit,
     TrainingError,
+    accumulate_gradients,
     curve_points,
     fit,
     linear_warmup,
@@ -156,3 +158,52 @@ def test_accumulation_divides_the_loss_like_allennlp():
 def test_examples_check_their_shapes():
     with pytest.raises(TrainingError, match="'features' has 3 rows for 2 labels"):
         Examples({"features": torch.zeros(3, 2, 4)}, torch.zeros(2, dtype=torch.long))
+
+
+class OutOfMemoryAbove(Scorer):
+    """A scorer whose forward runs out of CUDA memory (simulated) on more than ``rows`` examples,
+    the first ``spare`` times fine: the failure then comes after a batch's gradients were added."""
+
+    def __init__(self, dim: int, rows: int, spare: int) -> None:
+        super().__init__(dim)
+        self.rows, self.spare, self.ran = rows, spare, []  # ran: the sizes of the passes that ran
+
+    def forward(self, features: torch.Tensor) -> torch.Tensor:
+        if len(features) > self.rows and len(self.ran) >= self.spare:
+            raise torch.cuda.OutOfMemoryError("CUDA out of memory (simulated)")
+        self.ran.append(len(features))
+        return super().forward(features)
+
+
+@pytest.mark.parametrize("spare", [0, 1])
+def test_out_of_memory_reruns_the_group_in_parts_with_the_same_gradient(spare, caplog):
+    """The parts' losses weighted by their share sum to the batch's mean loss; a failure after the
+    group's first batch (spare=1) clears what that batch had added instead of counting it twice."""
+    data = separable(16, 2)
+    group = list(data.batches(torch.arange(16), 8, torch.device("cpu")))
+    grads = []
+    for model in (Scorer(4), OutOfMemoryAbove(4, rows=3, spare=spare)):
+        torch.manual_seed(0)
+        model.load_state_dict(Scorer(4).state_dict())
+        optimizer = torch.optim.AdamW(model.parameters())
+        memory = MemoryLimit(8)
+        accumulate_gradients(model, nn.CrossEntropyLoss(), group, memory, optimizer)
+        grads.append({name: p.grad.clone() for name, p in model.named_parameters()})
+    assert memory.rows == 2 and model.ran[:spare] == [8] * spare and max(model.ran[spare:]) <= 2
+    for name, grad in grads[0].items():
+        assert torch.allclose(grads[1][name], grad, atol=1e-7), name
+    assert "running the accumulation group again, at most 2 examples per pass" in caplog.text
+
+
+def test_training_and_evaluation_go_on_after_out_of_memory(caplog):
+    torch.manual_seed(3)
+    model = OutOfMemoryAbove(4, rows=3, spare=0)
+    result = fit(model, separable(48, 0), separable(32, 1), with_overrides(TRANSFORMER, lr=5e-2, epochs=4), seed=3)
+    assert result.accuracy > 80 and max(model.ran) <= 2
+    assert "while predicting, at most 2 examples per pass" in caplog.text
+
+
+def test_out_of_memory_on_a_single_example_is_raised():
+    torch.manual_seed(0)
+    with pytest.raises(torch.cuda.OutOfMemoryError):
+        fit(OutOfMemoryAbove(4, rows=0, spare=0), separable(8, 0), separable(4, 1), TRANSFORMER, seed=0)

@@ -21,11 +21,13 @@ Conventions of the original AllenNLP implementation (``oLMpics/allennlp_models/c
   drew ``random.sample`` independently per run. N larger than the training set is left out of the curve.
 
 A run is deterministic on CPU: the same seed gives the same subset, initialisation, batch order and
-accuracy, bit for bit.
+accuracy, bit for bit. On CUDA out-of-memory a run goes on in smaller passes (``accumulate_gradients``,
+``predict``): the same gradients and predictions up to float rounding, dropout drawn anew.
 """
 
 from __future__ import annotations
 
+import logging
 import math
 import re
 from collections.abc import Callable, Iterator, Sequence
@@ -42,6 +44,7 @@ PAPER_N = (62, 125, 250, 500, 1000, 2000, 4000)
 SCHEDULES = ("slanted_triangular", "linear", "reduce_on_plateau", "constant")
 OPTIMIZERS = ("adamw", "adam")
 SELECTIONS = ("best", "last")
+logger = logging.getLogger(__name__)
 NO_DECAY = re.compile(r"(^|\.)bias$|LayerNorm\.weight$|layer_norm\.weight$|(^|\.)norm\.weight$")
 
 CURVE_SCHEMA = pa.schema(
@@ -201,16 +204,33 @@ def step_multiplier(hp: HyperParameters, total_steps: int) -> Callable[[int], fl
     return lambda step: 1.0
 
 
+@dataclass
+class MemoryLimit:
+    """The most examples one forward/backward pass may hold; halved on each CUDA out-of-memory."""
+
+    rows: int
+
+
 @torch.no_grad()
-def predict(model: nn.Module, examples: Examples, batch_size: int, device: torch.device) -> torch.Tensor:
-    """The argmax choice per example (the first of tied maxima)."""
+def predict(model: nn.Module, examples: Examples, batch_size: int | MemoryLimit, device: torch.device) -> torch.Tensor:
+    """The argmax choice per example (the first of tied maxima). On CUDA out-of-memory the batch
+    size is halved and the prediction run again (a ``MemoryLimit`` keeps the lesson for later calls)."""
     model.eval()
+    memory = batch_size if isinstance(batch_size, MemoryLimit) else MemoryLimit(batch_size)
+    if not len(examples):
+        return torch.zeros(0, dtype=torch.long)
     order = torch.arange(len(examples))
-    return torch.cat([model(**inputs).argmax(dim=-1).cpu() for inputs, _ in
-                      examples.batches(order, batch_size, device)]) if len(examples) else torch.zeros(0, dtype=torch.long)
+    while True:
+        try:
+            return torch.cat([model(**inputs).argmax(dim=-1).cpu()
+                              for inputs, _ in examples.batches(order, memory.rows, device)])
+        except torch.cuda.OutOfMemoryError:
+            if memory.rows == 1:
+                raise
+        _halve_after_oom(memory, "predicting")
 
 
-def accuracy(model: nn.Module, examples: Examples, batch_size: int, device: torch.device) -> float:
+def accuracy(model: nn.Module, examples: Examples, batch_size: int | MemoryLimit, device: torch.device) -> float:
     predicted = predict(model, examples, batch_size, device)
     return 100.0 * float((predicted == examples.labels).double().mean())
 
@@ -227,6 +247,7 @@ def fit(model: nn.Module, train: Examples, dev: Examples, hp: HyperParameters, *
     plateau = (torch.optim.lr_scheduler.ReduceLROnPlateau(optimizer, mode="max", factor=0.5, patience=0)
                if hp.schedule == "reduce_on_plateau" else None)
     loss_fn = nn.CrossEntropyLoss()
+    memory, eval_memory = MemoryLimit(hp.batch_size), MemoryLimit(hp.eval_batch_size)
     history: list[float] = []
     step = 0
     bar = tqdm(range(hp.epochs), desc=description or "training", disable=not progress, leave=False)
@@ -237,15 +258,13 @@ def fit(model: nn.Module, train: Examples, dev: Examples, hp: HyperParameters, *
         for start in range(0, len(batches), hp.accumulation):
             group = batches[start:start + hp.accumulation]
             _set_rate(optimizer, hp.lr, multiplier(step) if plateau is None else None)
-            for inputs, labels in group:
-                loss = loss_fn(model(**inputs), labels) / len(group)
-                loss.backward()
+            accumulate_gradients(model, loss_fn, group, memory, optimizer)
             if hp.grad_norm:
                 nn.utils.clip_grad_norm_(model.parameters(), hp.grad_norm)
             optimizer.step()
             optimizer.zero_grad(set_to_none=True)
             step += 1
-        history.append(accuracy(model, dev, hp.eval_batch_size, device))
+        history.append(accuracy(model, dev, eval_memory, device))
         bar.set_postfix(dev=f"{history[-1]:.1f}")
         if plateau is not None:
             plateau.step(history[-1])
@@ -253,6 +272,38 @@ def fit(model: nn.Module, train: Examples, dev: Examples, hp: HyperParameters, *
             break
     chosen = history.index(max(history)) if hp.select == "best" else len(history) - 1
     return RunResult(history[chosen], chosen + 1, tuple(history))
+
+
+def accumulate_gradients(model: nn.Module, loss_fn: nn.Module, group: list[tuple[dict, torch.Tensor]],
+                         memory: MemoryLimit, optimizer: torch.optim.Optimizer) -> None:
+    """The gradient of the group's mean batch loss (each batch's mean cross-entropy / len(group)).
+
+    A batch larger than ``memory.rows`` runs in parts weighted by their share of it, which is the
+    same sum. On CUDA out-of-memory the gradients are cleared, the limit halved and the whole group
+    run again, so no part of the failed attempt is counted (only dropout draws differ).
+    """
+    while True:
+        try:
+            for inputs, labels in group:
+                for start in range(0, len(labels), memory.rows):
+                    part = slice(start, start + memory.rows)
+                    logits = model(**{name: value[part] for name, value in inputs.items()})
+                    share = len(labels[part]) / len(labels)  # 1.0 unless split: the loss is then unchanged
+                    (loss_fn(logits, labels[part]) * share / len(group)).backward()
+            return
+        except torch.cuda.OutOfMemoryError:
+            if memory.rows == 1:
+                raise
+        # Retried outside the except block so the failed attempt's tensors can be freed first.
+        optimizer.zero_grad(set_to_none=True)
+        _halve_after_oom(memory, "training; running the accumulation group again")
+
+
+def _halve_after_oom(memory: MemoryLimit, doing: str) -> None:
+    if torch.cuda.is_available():
+        torch.cuda.empty_cache()
+    memory.rows = (memory.rows + 1) // 2
+    logger.warning("CUDA out of memory while %s, at most %d examples per pass", doing, memory.rows)
 
 
 def _set_rate(optimizer: torch.optim.Optimizer, base: float, multiplier: float | None) -> None:
