@@ -6,6 +6,7 @@ import dataclasses
 
 import pytest
 import torch
+from model_zoo import random_model
 
 from lmprobes.engine import packing, sequence_logprobs
 from lmprobes.engine.fusion import fuse_activations
@@ -91,30 +92,8 @@ def test_packed_and_padded_paths_agree(tiny_gpt2):
         assert a.total == pytest.approx(b.total, abs=1e-4)
 
 
-SIZES = {"hidden_size": 32, "num_hidden_layers": 2, "num_attention_heads": 2, "intermediate_size": 64}
-# Types whose configs name the sizes otherwise (replacing SIZES) or need more (added to them).
-OWN_SIZES = {
-    "gpt2": {"n_embd": 32, "n_layer": 2, "n_head": 2},
-    "gptj": {"n_embd": 32, "n_layer": 2, "n_head": 2, "rotary_dim": 8},
-    "gpt_neo": {"hidden_size": 32, "num_layers": 2, "num_heads": 2, "attention_types": [[["global", "local"], 1]]},
-    "xglm": {"d_model": 32, "num_layers": 2, "attention_heads": 2, "ffn_dim": 64},
-}
-MORE_SIZES = {"opt": {"ffn_dim": 64, "word_embed_proj_dim": 32}, "gemma": {"head_dim": 16},
-              "gemma3_text": {"head_dim": 16}, "qwen3": {"head_dim": 16}}
-GROUPED_QUERY = ("llama", "mistral", "qwen2", "qwen3", "gemma", "gemma3_text", "granite", "smollm3")
-
-
 def tiny_causal(tokenizer, model_type: str) -> torch.nn.Module:
-    from transformers import AutoConfig, AutoModelForCausalLM
-
-    sizes = OWN_SIZES.get(model_type) or {**SIZES, **MORE_SIZES.get(model_type, {})}
-    if model_type in GROUPED_QUERY:
-        sizes = {**sizes, "num_key_value_heads": 1}
-    config = AutoConfig.for_model(model_type, vocab_size=len(tokenizer), max_position_embeddings=256,
-                                  bos_token_id=tokenizer.bos_token_id, eos_token_id=tokenizer.eos_token_id,
-                                  pad_token_id=tokenizer.eos_token_id, **sizes)
-    torch.manual_seed(0)
-    return AutoModelForCausalLM.from_config(config).eval()
+    return random_model(model_type, tokenizer, "causal")
 
 
 @pytest.mark.parametrize("model_type", sorted(PACKABLE))

@@ -14,6 +14,7 @@ import warnings
 
 import pytest
 import torch
+from model_zoo import MASKED, ZOO_CAUSAL, random_model
 
 from lmprobes.engine import pseudo_log_likelihoods, sequence_logprobs
 from lmprobes.engine.lm import PADDING_SENSITIVE_MODEL_TYPES
@@ -23,45 +24,10 @@ from lmprobes.models import load_lm
 TEXTS = ["the cat sat on the mat .", "a dog is a cat .", "birds fly ."]
 BUDGET = 64  # tokens a batch: every batch mixes the three lengths unless told not to
 
-SIZES = {"hidden_size": 32, "num_hidden_layers": 2, "num_attention_heads": 2, "intermediate_size": 64}
-MASKED = {
-    "bert": {}, "roberta": {}, "xlm-roberta": {}, "camembert": {}, "roberta-prelayernorm": {}, "data2vec-text": {},
-    "albert": {"embedding_size": 16}, "electra": {"embedding_size": 16}, "deberta": {}, "deberta-v2": {},
-    "mpnet": {}, "megatron-bert": {}, "ernie": {}, "roformer": {}, "esm": {}, "ibert": {}, "luke": {},
-    "rembert": {"input_embedding_size": 16, "output_embedding_size": 16}, "big_bird": {"attention_type": "original_full"},
-    "mobilebert": {"embedding_size": 16, "intra_bottleneck_size": 32, "true_hidden_size": 32,
-                   "num_feedforward_networks": 1},
-    "modernbert": {"global_attn_every_n_layers": 2, "local_attention": 4},  # layer 1 local: a 4-token window "longformer": {"attention_window": 4}, "squeezebert": {"embedding_size": 32},
-    "distilbert": {"dim": 32, "n_layers": 2, "n_heads": 2, "hidden_dim": 64, "replace": True},
-    "xlm": {"emb_dim": 32, "n_layers": 2, "n_heads": 2, "replace": True},
-    "convbert": {}, "fnet": {}, "yoso": {},
-    "funnel": {"block_sizes": [1, 1], "d_model": 32, "n_head": 2, "d_head": 16, "d_inner": 64, "replace": True},
-}
-CAUSAL = {
-    "gpt2": {"n_embd": 32, "n_layer": 2, "n_head": 2, "replace": True}, "opt": {"ffn_dim": 64, "word_embed_proj_dim": 32},
-    "bloom": {"n_layer": 2, "n_head": 2}, "gpt_neo": {"num_layers": 2, "num_heads": 2, "attention_types": [[["global", "local"], 1]]},
-    "gptj": {"n_embd": 32, "n_layer": 2, "n_head": 2, "rotary_dim": 8, "replace": True}, "falcon": {}, "phi": {},
-    "gemma": {"head_dim": 16, "num_key_value_heads": 1}, "gemma2": {"head_dim": 16, "num_key_value_heads": 1},
-    "cohere": {"num_key_value_heads": 1}, "granite": {"num_key_value_heads": 1}, "llama": {"num_key_value_heads": 1},
-    "mistral": {"num_key_value_heads": 1}, "qwen2": {"num_key_value_heads": 1}, "gpt_neox": {}, "olmo": {},
-    "starcoder2": {}, "phi3": {}, "xglm": {"d_model": 32, "num_layers": 2, "attention_heads": 2, "ffn_dim": 64,
-                                           "replace": True},
-}
 
 
-def save_random_model(model_type: str, sizes: dict, tokenizer, family: str, folder) -> None:
-    from transformers import AutoConfig, AutoModelForCausalLM, AutoModelForMaskedLM
-
-    sizes = dict(sizes)
-    shape = sizes if sizes.pop("replace", False) else {**SIZES, **sizes}
-    config = AutoConfig.for_model(model_type, vocab_size=len(tokenizer), max_position_embeddings=128,
-                                  pad_token_id=tokenizer.pad_token_id or 0, bos_token_id=tokenizer.bos_token_id,
-                                  eos_token_id=tokenizer.eos_token_id, **shape)
-    torch.manual_seed(0)
-    auto = AutoModelForMaskedLM if family == "masked" else AutoModelForCausalLM
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        auto.from_config(config).save_pretrained(folder)
+def save_random_model(model_type: str, tokenizer, family: str, folder) -> None:
+    random_model(model_type, tokenizer, family).save_pretrained(folder)
     tokenizer.save_pretrained(folder)
 
 
@@ -73,8 +39,8 @@ def zoo(tmp_path_factory, tiny_bert, tiny_gpt2):
     def load(model_type: str, family: str):
         folder = root / model_type
         if not folder.exists():
-            table, tokenizer = (MASKED, tiny_bert.tokenizer) if family == "masked" else (CAUSAL, tiny_gpt2.tokenizer)
-            save_random_model(model_type, table[model_type], tokenizer, family, folder)
+            tokenizer = tiny_bert.tokenizer if family == "masked" else tiny_gpt2.tokenizer
+            save_random_model(model_type, tokenizer, family, folder)
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
             lm = load_lm(model_type, {"family": family, "path": str(folder)}, folder, "cpu")
@@ -133,7 +99,7 @@ def test_padding_sensitive_types_do_change_when_padded(zoo, model_type):
     assert max(abs(a - b) for a, b in zip(got, want, strict=True)) > 1e-4
 
 
-@pytest.mark.parametrize("model_type", sorted(CAUSAL))
+@pytest.mark.parametrize("model_type", sorted(ZOO_CAUSAL))
 def test_causal_types_score_as_a_plain_forward(zoo, model_type):
     lm = zoo(model_type, "causal")
     assert not lm.equal_length_batches, "a causal model never sees its right padding"
