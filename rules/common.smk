@@ -320,12 +320,32 @@ def get_lama_generated_source(corpus):
     return source
 
 
+# The LAMA sources, by role, that each generated corpus reads besides its own. Its provenance names
+# these and no others: another source may not be downloaded, nor its sha256 locked, when the job runs.
+LAMA_GENERATED_READS = {
+    "trex_raw": ("relations", "common_vocab"),
+    "conceptnet_gen": ("common_vocab",),
+    "wikidata_fresh": ("relations", "common_vocab"),
+}
+
+
+def get_lama_generated_inputs(corpus):
+    """An input function for the LAMA sources a generated corpus reads, by role."""
+
+    def inputs(wildcards):
+        return {
+            role: get_lama_source(role)(wildcards)
+            for role in LAMA_GENERATED_READS[corpus]
+        }
+
+    return inputs
+
+
 def get_lama_generated_provenance(corpus):
     """The sources a generated LAMA corpus is built from (URL and sha256 as configured)."""
     provenance = {
-        role: config["sources"][name]
-        for role, name in LAMA["sources"].items()
-        if role != "release"
+        role: config["sources"][LAMA["sources"][role]]
+        for role in LAMA_GENERATED_READS[corpus]
     }
     name = LAMA["generated"][corpus].get("source")
     if name in config["sources"]:

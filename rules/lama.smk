@@ -33,9 +33,8 @@ rule conceptnet_edges:
 
 rule lama_trex_raw:
     input:
+        unpack(get_lama_generated_inputs("trex_raw")),
         trex=get_lama_generated_source("trex_raw"),
-        relations=get_lama_source("relations"),
-        common_vocab=get_lama_source("common_vocab"),
     output:
         "results/datasets/lama/trex_raw.parquet",
     log:
@@ -54,8 +53,8 @@ rule lama_trex_raw:
 
 rule lama_conceptnet_gen:
     input:
+        unpack(get_lama_generated_inputs("conceptnet_gen")),
         edges="results/sources/conceptnet/english_edges.parquet",
-        common_vocab=get_lama_source("common_vocab"),
     output:
         "results/datasets/lama/conceptnet_gen.parquet",
     log:
@@ -73,8 +72,7 @@ rule lama_conceptnet_gen:
 # Sends SPARQL queries, so it runs where the network is (a localrule); answers are cached.
 rule lama_wikidata_fresh:
     input:
-        relations=get_lama_source("relations"),
-        common_vocab=get_lama_source("common_vocab"),
+        unpack(get_lama_generated_inputs("wikidata_fresh")),
     output:
         "results/datasets/lama/wikidata_fresh.parquet",
     log:

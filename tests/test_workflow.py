@@ -469,6 +469,12 @@ def test_lama_generated_corpora_build_and_score_offline(demo, tmp_path):
         corpora = ["trex_raw", "conceptnet_gen", "wikidata_fresh"]
         lama = {"models": ["tiny-bert"], "corpora": corpora, "generate": corpora, "generated": generated}
         name = write_config(demo, "generated.yaml", {"sources": sources, "suites": {"lama": lama}})
+        # Each dataset alone first: its provenance may only name sources the job read, whose sha256
+        # the lockfile then holds (a source another job downloads later made the bytes race).
+        alone = snakemake(demo, *(f"results/datasets/lama/{c}.parquet" for c in corpora), configs=(DEMO, "fast.yaml", name))
+        assert alone.returncode == 0, alone.stderr[-3000:]
+        for corpus in corpora:
+            assert unlocked_sources(read_metadata(demo / f"results/datasets/lama/{corpus}.parquet")["sources"]) == []
         run = snakemake(demo, *DEMO_RUN, configs=(DEMO, "fast.yaml", name))
     assert run.returncode == 0, run.stdout[-3000:] + run.stderr[-3000:]
     datasets = demo / "results/datasets/lama"
@@ -495,6 +501,18 @@ def test_lama_generated_corpora_build_and_score_offline(demo, tmp_path):
     rerun = snakemake(demo, "results/datasets/lama/wikidata_fresh.parquet", configs=(DEMO, "fast.yaml", name))
     assert rerun.returncode == 0, rerun.stderr[-3000:]
     assert (datasets / "wikidata_fresh.parquet").read_bytes() == before
+
+
+def unlocked_sources(provenance) -> list[str]:
+    """The URLs in a dataset's provenance recorded without a sha256."""
+    if isinstance(provenance, list):
+        return [url for item in provenance for url in unlocked_sources(item)]
+    if not isinstance(provenance, dict):
+        return []
+    found = [url for value in provenance.values() for url in unlocked_sources(value)]
+    if isinstance(provenance.get("url"), str) and not provenance.get("sha256"):
+        found.append(provenance["url"])
+    return found
 
 
 OLMPICS = ROOT / "tests/data/olmpics"
