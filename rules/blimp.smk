@@ -28,6 +28,7 @@ rule blimp_dataset:
     conda:
         "../envs/lmprobes.yaml"
     params:
+        revision=REVISIONS["blimp_dataset"],
         provenance=get_blimp_provenance,
     script:
         "../scripts/blimp_dataset.py"
@@ -54,6 +55,7 @@ rule blimp_score:
         batch_tokens=get_model_batch_tokens,
         runtime=get_runtime(240),
     params:
+        revision=REVISIONS["blimp_score"],
         spec=get_model_spec,
         settings=BLIMP,
         device=config["device"],
@@ -93,5 +95,7 @@ rule blimp_tables:
         "logs/tables/blimp.log",
     conda:
         "../envs/lmprobes.yaml"
+    params:
+        revision=REVISIONS["blimp_tables"],
     script:
         "../scripts/blimp_tables.py"

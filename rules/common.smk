@@ -30,6 +30,7 @@ from lmprobes.suites.olmpics.pipeline import (
     read_release_manifest as read_olmpics_manifest,
 )
 from lmprobes.suites.lama.release import CORPORA as LAMA_CORPORA
+from lmprobes.revisions import REVISIONS
 from lmprobes.sources import LOCKFILE
 from lmprobes.suites.olmpics.schema import TASKS as OLMPICS_TASKS
 

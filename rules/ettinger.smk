@@ -8,6 +8,7 @@ rule ettinger_dataset:
     conda:
         "../envs/lmprobes.yaml"
     params:
+        revision=REVISIONS["ettinger_dataset"],
         shuffles=ETTINGER["shuffles"],
         seed=config["seed"],
         provenance=get_ettinger_provenance,
@@ -41,6 +42,7 @@ rule ettinger_score:
         batch_tokens=get_model_batch_tokens,
         runtime=get_runtime(60),
     params:
+        revision=REVISIONS["ettinger_score"],
         spec=get_model_spec,
         method=ETTINGER["method"],
         top_k=ETTINGER["top_k"],
@@ -84,6 +86,7 @@ rule ettinger_tables:
     conda:
         "../envs/lmprobes.yaml"
     params:
+        revision=REVISIONS["ettinger_tables"],
         models=ETTINGER["models"],
         threshold=ETTINGER["threshold"],
         unscorable=ETTINGER["unscorable"],

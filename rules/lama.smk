@@ -25,6 +25,7 @@ rule conceptnet_edges:
     resources:
         mem_mb=2000,
     params:
+        revision=REVISIONS["conceptnet_edges"],
         from_conceptnet_lite=bool(CONCEPTNET_LITE_DB),
         provenance=get_conceptnet_provenance,
     script:
@@ -44,6 +45,7 @@ rule lama_trex_raw:
     conda:
         "../envs/lmprobes.yaml"
     params:
+        revision=REVISIONS["lama_trex_raw"],
         settings=get_lama_generated_settings("trex_raw"),
         seed=config["seed"],
         provenance=get_lama_generated_provenance("trex_raw"),
@@ -62,6 +64,7 @@ rule lama_conceptnet_gen:
     conda:
         "../envs/lmprobes.yaml"
     params:
+        revision=REVISIONS["lama_conceptnet_gen"],
         settings=get_lama_generated_settings("conceptnet_gen"),
         seed=config["seed"],
         provenance=get_lama_generated_provenance("conceptnet_gen"),
@@ -80,6 +83,7 @@ rule lama_wikidata_fresh:
     conda:
         "../envs/lmprobes.yaml"
     params:
+        revision=REVISIONS["lama_wikidata_fresh"],
         settings=get_lama_generated_settings("wikidata_fresh"),
         seed=config["seed"],
         download=config["download"],
@@ -100,6 +104,7 @@ rule lama_dataset:
     conda:
         "../envs/lmprobes.yaml"
     params:
+        revision=REVISIONS["lama_dataset"],
         provenance=get_lama_provenance,
     script:
         "../scripts/lama_dataset.py"
@@ -130,6 +135,7 @@ rule lama_score:
         batch_tokens=get_model_batch_tokens,
         runtime=get_runtime(120),
     params:
+        revision=REVISIONS["lama_score"],
         spec=get_model_spec,
         top_k=LAMA["top_k"],
         causal_methods=LAMA["causal_methods"],
@@ -173,6 +179,7 @@ rule lama_tables:
     conda:
         "../envs/lmprobes.yaml"
     params:
+        revision=REVISIONS["lama_tables"],
         qualitative_model=LAMA["qualitative_model"],
         seed=config["seed"],
     script:

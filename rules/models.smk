@@ -21,6 +21,7 @@ rule build_tiny_model:
     conda:
         "../envs/lmprobes.yaml"
     params:
+        revision=REVISIONS["build_tiny_model"],
         spec=get_tiny_spec,
     script:
         "../scripts/build_tiny_model.py"

@@ -28,6 +28,7 @@ rule olmpics_release:
     conda:
         "../envs/lmprobes.yaml"
     params:
+        revision=REVISIONS["olmpics_release"],
         manifest=OLMPICS_RELEASE,
         provenance=get_olmpics_provenance,
     script:
@@ -41,6 +42,8 @@ rule olmpics_grids:
         "logs/datasets/olmpics/grids.log",
     conda:
         "../envs/lmprobes.yaml"
+    params:
+        revision=REVISIONS["olmpics_grids"],
     script:
         "../scripts/olmpics_grids.py"
 
@@ -68,6 +71,7 @@ rule olmpics_zero_shot:
         batch_tokens=get_model_batch_tokens,
         runtime=get_runtime(120),
     params:
+        revision=REVISIONS["olmpics_zero_shot"],
         spec=get_model_spec,
         settings=OLMPICS_ZERO_SHOT,
         device=config["device"],
@@ -97,6 +101,7 @@ rule olmpics_zero_shot_generated:
         batch_tokens=get_model_batch_tokens,
         runtime=get_runtime(60),
     params:
+        revision=REVISIONS["olmpics_zero_shot_generated"],
         spec=get_model_spec,
         settings=OLMPICS_ZERO_SHOT,
         device=config["device"],
@@ -148,6 +153,7 @@ rule olmpics_tables:
     conda:
         "../envs/lmprobes.yaml"
     params:
+        revision=REVISIONS["olmpics_tables"],
         models=OLMPICS["models"],
     script:
         "../scripts/olmpics_tables.py"
@@ -163,6 +169,7 @@ rule olmpics_generated:
     conda:
         "../envs/lmprobes.yaml"
     params:
+        revision=REVISIONS["olmpics_generated"],
         seed=config["seed"],
         provenance=get_olmpics_generator_provenance,
         settings=get_olmpics_generator_settings,
@@ -179,6 +186,7 @@ rule olmpics_encyclopedic:
     conda:
         "../envs/lmprobes.yaml"
     params:
+        revision=REVISIONS["olmpics_encyclopedic"],
         seed=config["seed"],
         wikidata=LAMA["generated"]["wikidata_fresh"],
         provenance={"wikidata": LAMA["generated"]["wikidata_fresh"]["endpoint"]},
@@ -196,6 +204,7 @@ rule olmpics_controls:
     conda:
         "../envs/lmprobes.yaml"
     params:
+        revision=REVISIONS["olmpics_controls"],
         seed=config["seed"],
     script:
         "../scripts/olmpics_controls.py"
@@ -232,6 +241,7 @@ rule olmpics_encode:
         batch_tokens=get_model_batch_tokens,
         runtime=get_runtime(60),
     params:
+        revision=REVISIONS["olmpics_encode"],
         spec=get_model_spec,
         tasks=CURVES_MLM_TASKS,
         variants=CURVES["variants"],
@@ -258,6 +268,7 @@ rule olmpics_mc_mlm_curves:
         mem_mb=4000,
         runtime=get_runtime(120),
     params:
+        revision=REVISIONS["olmpics_mc_mlm_curves"],
         curves=CURVES,
     script:
         "../scripts/olmpics_mc_mlm_curves.py"
@@ -286,6 +297,7 @@ rule olmpics_mc_qa_curves:
         batch_tokens=get_model_batch_tokens,
         runtime=get_runtime(720),
     params:
+        revision=REVISIONS["olmpics_mc_qa_curves"],
         spec=get_model_spec,
         curves=CURVES,
         device=config["device"],
@@ -312,6 +324,7 @@ rule olmpics_baseline_curves:
         mem_mb=4000,
         runtime=get_runtime(240),
     params:
+        revision=REVISIONS["olmpics_baseline_curves"],
         curves=CURVES,
         seed=config["seed"],
     script:
@@ -364,6 +377,7 @@ rule olmpics_learning_tables:
     conda:
         "../envs/lmprobes.yaml"
     params:
+        revision=REVISIONS["olmpics_learning_tables"],
         tasks=CURVES["tasks"],
         comparison_tasks=CURVES_QA_COMPARISON,
     script:

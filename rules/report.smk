@@ -18,6 +18,7 @@ rule report_landing:
     conda:
         "../envs/lmprobes.yaml"
     params:
+        revision=REVISIONS["report_landing"],
         lock=LOCKFILE,
         benchmarks="benchmarks",
         configfiles=get_config_file_labels(),
@@ -45,6 +46,7 @@ rule report_verdicts:
     conda:
         "../envs/lmprobes.yaml"
     params:
+        revision=REVISIONS["report_verdicts"],
         systems=config["report"]["systems"],
         tiny_models=REPORT_TINY_MODELS,
         resources="resources",
@@ -82,6 +84,7 @@ rule report_models:
     conda:
         "../envs/lmprobes.yaml"
     params:
+        revision=REVISIONS["report_models"],
         tables="results/tables",
         models=REPORT_MODELS,
         tiny_models=REPORT_TINY_MODELS,

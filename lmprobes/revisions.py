@@ -1,0 +1,50 @@
+"""The revision of each rule's method, passed to the rule as ``params.revision``.
+
+Snakemake reruns a job when its script or params change, but not when the package code it calls
+does. So a change that alters what a rule writes for the same inputs and settings bumps that rule's
+revision here, in the same commit (as lm-evaluation-harness versions its tasks): ``snakemake all``
+then remakes exactly those jobs and what depends on them, and nothing else. Refactors, speed-ups
+with identical outputs and changes to messages leave revisions alone.
+"""
+
+# Their outputs are the upstream bytes, whatever the code that fetched them.
+UNREVISED = ("download_source", "download_blimp", "download_olmpics", "download_model", "extract_source")
+
+REVISIONS = {
+    # sources and models
+    "conceptnet_edges": 1,
+    "build_tiny_model": 1,
+    # Ettinger
+    "ettinger_dataset": 1,
+    "ettinger_score": 1,
+    "ettinger_tables": 1,
+    # LAMA
+    "lama_dataset": 1,
+    "lama_trex_raw": 1,
+    "lama_conceptnet_gen": 1,
+    "lama_wikidata_fresh": 1,
+    "lama_score": 1,
+    "lama_tables": 1,
+    # BLiMP
+    "blimp_dataset": 1,
+    "blimp_score": 1,
+    "blimp_tables": 1,
+    # oLMpics
+    "olmpics_release": 1,
+    "olmpics_grids": 1,
+    "olmpics_generated": 1,
+    "olmpics_encyclopedic": 1,
+    "olmpics_controls": 1,
+    "olmpics_zero_shot": 1,
+    "olmpics_zero_shot_generated": 1,
+    "olmpics_tables": 1,
+    "olmpics_encode": 1,
+    "olmpics_mc_mlm_curves": 1,
+    "olmpics_mc_qa_curves": 1,
+    "olmpics_baseline_curves": 1,
+    "olmpics_learning_tables": 1,
+    # report
+    "report_landing": 1,
+    "report_verdicts": 1,
+    "report_models": 1,
+}
