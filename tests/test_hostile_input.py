@@ -37,6 +37,7 @@ from lmprobes.models import (
     snapshot_patterns,
 )
 from lmprobes.sources import ArchiveLimitError, BadArchiveError, UnsafeArchiveError, safe_extract
+from lmprobes.suites.olmpics.mcqa import load_encoder
 
 SCHEMA = Path(__file__).resolve().parents[1] / "rules" / "schemas" / "config.schema.yaml"
 MIB = 1 << 20
@@ -346,6 +347,46 @@ def test_a_checkpoint_without_its_mlm_head_is_refused_naming_the_weights(bert_fo
     assert "cls.predictions.bias" in message and "allow_missing_weights: true" in message
     lm = load_lm("headless", {**MASKED, "allow_missing_weights": True}, bert_folder, "cpu")
     assert lm.family == "masked" and "scored anyway with them at random" in caplog.text
+
+
+def rewrite_safetensors(folder: Path, rename, drop=(), add=None) -> dict[str, torch.Tensor]:
+    """Rewrite a folder's model.safetensors: names renamed, some dropped, some added; returns the
+    original tensors."""
+    from safetensors.torch import save_file
+
+    tensors = load_file(folder / "model.safetensors")
+    kept = {rename(name): t for name, t in tensors.items() if name not in drop}
+    save_file({**kept, **(add or {})}, folder / "model.safetensors", metadata={"format": "pt"})
+    return tensors
+
+
+def gamma_beta_names(name: str) -> str:
+    return name.replace("LayerNorm.weight", "LayerNorm.gamma").replace("LayerNorm.bias", "LayerNorm.beta")
+
+
+def test_legacy_hub_layouts_load_whole_without_refusal(bert_folder, tiny_dir, tmp_path):
+    """What real checkpoints look like must not trip the missing-weights check: bert-base-*'s
+    LayerNorm ``gamma``/``beta`` names and pre-training heads (NSP, pooler), tied decoders left out,
+    and GPT-2's base-model-only tensors (no ``transformer.`` prefix, no ``lm_head``)."""
+    extra = {"cls.seq_relationship.weight": torch.ones(2, 64), "cls.seq_relationship.bias": torch.ones(2)}
+    saved = rewrite_safetensors(bert_folder, gamma_beta_names, drop={"cls.predictions.decoder.weight"}, add=extra)
+    assert any(".LayerNorm.weight" in name for name in saved)
+    lm = load_lm("legacy-bert", MASKED, bert_folder, "cpu")
+    state = lm.model.state_dict()
+    for name, tensor in saved.items():
+        assert torch.equal(state[name], tensor), name
+    encoder = load_encoder(bert_folder, slug="legacy-bert", device=torch.device("cpu"))  # oLMpics MC-QA's loader
+    assert all(key.startswith("pooler.") for key in encoder.fresh_keys)
+    assert torch.equal(encoder.encoder.state_dict()["embeddings.LayerNorm.weight"],
+                       saved["bert.embeddings.LayerNorm.weight"])
+    gpt2 = Path(shutil.copytree(tiny_dir("gpt2"), tmp_path / "gpt2"))
+    saved = rewrite_safetensors(gpt2, lambda name: name.removeprefix("transformer."), drop={"lm_head.weight"})
+    assert any(name.startswith("transformer.") for name in saved)
+    lm = load_lm("legacy-gpt2", {"family": "causal"}, gpt2, "cpu")
+    state = lm.model.state_dict()
+    for name, tensor in saved.items():
+        assert torch.equal(state[name], tensor), name
+    assert torch.equal(state["lm_head.weight"], saved["transformer.wte.weight"])
 
 
 def test_a_pickle_beside_the_safetensors_is_never_read(bert_folder):
