@@ -21,6 +21,7 @@ MASKED = {
     "longformer": {"attention_window": 4}, "squeezebert": {"embedding_size": 32},
     "distilbert": {"own": {"dim": 32, "n_layers": 2, "n_heads": 2, "hidden_dim": 64}},
     "xlm": {"own": {"emb_dim": 32, "n_layers": 2, "n_heads": 2}},
+    "flaubert": {"own": {"emb_dim": 32, "n_layers": 2, "n_heads": 2}},
     "convbert": {}, "fnet": {}, "yoso": {},
     "funnel": {"own": {"block_sizes": [1, 1], "d_model": 32, "n_head": 2, "d_head": 16, "d_inner": 64}},
 }

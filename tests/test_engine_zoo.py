@@ -72,8 +72,8 @@ def plain_sentence(lm, token_ids: list[int]) -> float:
     return sum(logprobs[i, ids[i + 1]].item() for i in range(len(ids) - 1))
 
 
-# Masked types whose head the engine applies at the scored rows only; the rest run a full forward.
-HEAD_AT_ROWS = {"albert", "big_bird", "bert", "camembert", "convbert", "modernbert", "data2vec-text", "deberta", "deberta-v2", "distilbert",
+# Masked types whose head the engine applies at the scored rows only (all of the zoo's).
+HEAD_AT_ROWS = {"albert", "flaubert", "xlm", "big_bird", "bert", "camembert", "convbert", "modernbert", "data2vec-text", "deberta", "deberta-v2", "distilbert",
                 "electra", "ernie", "esm", "fnet", "funnel", "ibert", "longformer", "luke", "megatron-bert", "mobilebert",
                 "mpnet", "rembert", "roberta", "roberta-prelayernorm", "roformer", "squeezebert", "xlm-roberta",
                 "yoso"}

@@ -37,6 +37,19 @@ MLM_HEAD_PARTS = {
     "convbert": ("generator_predictions", "generator_lm_head"),
     "modernbert": ("head", "decoder"),
 }
+# Model types whose head returns a tuple led by the vocabulary scores (XLM's prediction layer).
+MLM_TUPLE_HEADS = {"xlm": "pred_layer", "flaubert": "pred_layer"}
+
+
+class FirstOutput(torch.nn.Module):
+    """A head returning a tuple, reduced to its first element (the scores)."""
+
+    def __init__(self, head: torch.nn.Module) -> None:
+        super().__init__()
+        self.head = head
+
+    def forward(self, hidden: torch.Tensor) -> torch.Tensor:
+        return self.head(hidden)[0]
 
 
 def mask_predictions(
@@ -115,6 +128,9 @@ def mlm_head(model: torch.nn.Module) -> torch.nn.Module | None:
     parts = [getattr(model, name, None) for name in MLM_HEAD_PARTS.get(model_type, ())]
     if parts and all(isinstance(part, torch.nn.Module) for part in parts):
         return torch.nn.Sequential(*parts)
+    tuple_head = getattr(model, MLM_TUPLE_HEADS.get(model_type, ""), None)
+    if isinstance(tuple_head, torch.nn.Module):
+        return FirstOutput(tuple_head)
     return None
 
 
