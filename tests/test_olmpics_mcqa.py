@@ -15,6 +15,8 @@ from lmprobes.suites.olmpics.mcqa import (
     mc_qa_curves,
     mc_qa_examples,
     seeded,
+    split_examples,
+    trims_padding,
 )
 from lmprobes.suites.olmpics.schema import SCHEMA, make_item
 from lmprobes.suites.olmpics.training import CURVE_SCHEMA, TRANSFORMER, with_overrides
@@ -218,3 +220,47 @@ def test_an_encoder_missing_more_than_its_pooler_is_refused(tiny_dir, tmp_path):
         load_encoder(folder, slug="broken", device=torch.device("cpu"))
     allowed = load_encoder(folder, slug="broken", device=torch.device("cpu"), spec={"allow_missing_weights": True})
     assert any(key.startswith("encoder.layer.1.") for key in allowed.fresh_keys)
+
+
+@pytest.mark.parametrize(("model_type", "padding", "trims"), [
+    ("bert", "auto", True), ("funnel", "auto", False), ("fnet", "auto", False), ("funnel", "right", True),
+    ("bert", "equal_length", False),
+])
+def test_batches_are_trimmed_unless_the_models_outputs_change_with_padding(model_type, padding, trims):
+    assert trims_padding("m", model_type, padding) is trims
+
+
+def test_an_unknown_padding_is_refused_naming_the_model():
+    with pytest.raises(McQaError, match=r"'m'.*padding must be one of"):
+        trims_padding("m", "bert", "left")
+
+
+def test_train_and_dev_are_padded_to_one_length(tiny_bert):
+    rows = qa_rows(6, 2)
+    rows.loc[rows["split"] == "dev", "stem"] = " ".join(["what is usually located at church and is old"] * 4)
+    train, dev = split_examples(tiny_bert.tokenizer, rows, 256)
+    assert train.inputs["input_ids"].shape[-1] == dev.inputs["input_ids"].shape[-1]
+    alone = mc_qa_examples(tiny_bert.tokenizer, rows[rows["split"] == "train"])
+    width = alone.inputs["input_ids"].shape[-1]
+    assert width < train.inputs["input_ids"].shape[-1]
+    assert torch.equal(train.inputs["input_ids"][..., :width], alone.inputs["input_ids"])
+    assert (train.inputs["input_ids"][..., width:] == tiny_bert.tokenizer.pad_token_id).all()
+    assert (train.inputs["attention_mask"][..., width:] == 0).all()
+
+
+def test_a_padding_sensitive_encoders_logits_do_not_depend_on_the_batch(tiny_bert):
+    """FNet mixes pad positions in: trimmed batches would give an item other logits beside a longer
+    item than alone; padded to the task's one length they are the same."""
+    from model_zoo import random_model
+
+    encoder = random_model("fnet", tiny_bert.tokenizer, "masked").base_model
+    rows = qa_rows(0, 2)
+    rows.loc[rows.index[1], "stem"] = "what is usually located at church and has a property of very old"
+    examples = mc_qa_examples(tiny_bert.tokenizer, rows)
+    short = {name: tensor[:1] for name, tensor in examples.inputs.items()}
+    for trim, same in ((False, True), (True, False)):
+        with seeded(0):
+            model = McQaModel(encoder, encoder.config.hidden_size, pooling="first", trim=trim).eval()
+        with torch.no_grad():
+            together, alone = model(**examples.inputs)[0], model(**short)[0]
+        assert torch.allclose(together, alone, atol=1e-6) is same

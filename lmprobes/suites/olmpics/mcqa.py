@@ -6,8 +6,11 @@ As the original (oLMpics ``transformer_mc_qa`` reader and model):
   ``[CLS] q [SEP] a_k [SEP]`` for BERT, ``<s> q </s></s> a_k </s>`` for RoBERTa; the stem of an MC-MLM
   task keeps its mask, as the model's own mask token (the reader's ``[MASK]`` -> ``<mask>``); at most ``max_pieces``
   pieces (longest-first truncation). The K sequences go through the encoder as one batch of B*K;
-  the tensors are padded to the longest sequence of the set and each batch is trimmed back to its
-  own longest, so padding costs nothing.
+  the tensors are padded to the longest sequence of the task (train and dev) and each batch is
+  trimmed back to its own longest, so padding costs nothing. Not for the types whose outputs change
+  with padding (``engine.lm.PADDING_SENSITIVE_MODEL_TYPES``, under the model's ``padding: auto``, or
+  any model under ``equal_length``): their batches keep the task's one length, so an item's logits
+  never depend on the batch it is in (as FNet's own fine-tuning pads to one length).
 - the score of a choice is a fresh ``Linear(H, 1)`` (weight normal(0, 0.02), bias 0) on the encoder's
   pooled output after dropout (the config's ``hidden_dropout_prob``); the K scores of an item are
   its logits for the cross-entropy of ``training.fit``; the whole network is trained
@@ -41,6 +44,7 @@ import torch
 from torch import nn
 from tqdm.auto import tqdm
 
+from lmprobes.engine.lm import PADDING_SENSITIVE_MODEL_TYPES, PADDINGS
 from lmprobes.models import resolve_device
 from lmprobes.suites.olmpics.schema import MASK, TASKS
 from lmprobes.suites.olmpics.training import (
@@ -115,12 +119,14 @@ def question_text(tokenizer, row: dict) -> str:
 class McQaModel(nn.Module):
     """A pre-trained encoder and a fresh ``Linear(hidden, 1)`` on its pooled first token: (B, K) logits."""
 
-    def __init__(self, encoder: nn.Module, hidden: int, *, pooling: str = "pooler", dropout: float = 0.1) -> None:
+    def __init__(self, encoder: nn.Module, hidden: int, *, pooling: str = "pooler", dropout: float = 0.1,
+                 trim: bool = True) -> None:
         super().__init__()
         if pooling not in POOLINGS:
             raise McQaError(f"pooling={pooling!r}; choose one of {list(POOLINGS)}")
         self.encoder = encoder
         self.pooling = pooling
+        self.trim = trim  # batches cut back to their longest sequence
         self.dropout = nn.Dropout(dropout)
         self.classifier = nn.Linear(hidden, 1)
         nn.init.normal_(self.classifier.weight, mean=0.0, std=HEAD_STD)
@@ -129,7 +135,8 @@ class McQaModel(nn.Module):
     def forward(self, input_ids: torch.Tensor, attention_mask: torch.Tensor,
                 token_type_ids: torch.Tensor | None = None) -> torch.Tensor:
         batch, n_choices, _ = input_ids.shape
-        length = int(attention_mask.sum(dim=-1).max())  # padding is on the right
+        # Padding is on the right.
+        length = int(attention_mask.sum(dim=-1).max()) if self.trim else input_ids.shape[-1]
 
         def flat(tensor: torch.Tensor) -> torch.Tensor:
             return tensor[..., :length].reshape(batch * n_choices, length)
@@ -164,6 +171,7 @@ class PretrainedEncoder:
     init_std: float
     dropout: float
     hidden: int
+    trim: bool = True  # see ``trims_padding``
 
 
 def load_encoder(model_dir: str | Path, *, slug: str, device: torch.device, spec: dict | None = None) -> PretrainedEncoder:
@@ -185,12 +193,23 @@ def load_encoder(model_dir: str | Path, *, slug: str, device: torch.device, spec
     check_encoder_weights(slug, model_dir, info["missing_keys"], bool(spec.get("allow_missing_weights", False)))
     encoder.to(device)
     config = encoder.config
+    trim = trims_padding(slug, getattr(config, "model_type", None), spec.get("padding", "auto"))
     return PretrainedEncoder(
         slug=slug, tokenizer=tokenizer, encoder=encoder,
         initial_state={name: value.detach().cpu().clone() for name, value in encoder.state_dict().items()},
         fresh_keys=tuple(sorted(info["missing_keys"])), init_std=getattr(config, "initializer_range", HEAD_STD),
-        dropout=getattr(config, "hidden_dropout_prob", 0.1), hidden=config.hidden_size,
+        dropout=getattr(config, "hidden_dropout_prob", 0.1), hidden=config.hidden_size, trim=trim,
     )
+
+
+def trims_padding(slug: str, model_type: str | None, padding: str) -> bool:
+    """Whether MC-QA batches are cut back to their longest sequence (the model's ``padding``: ``right``
+    always, ``equal_length`` never, ``auto`` unless its outputs change with padding)."""
+    if padding not in PADDINGS:
+        raise McQaError(f"model {slug!r}: padding must be one of {PADDINGS}, not {padding!r}")
+    if padding == "auto":
+        return model_type not in PADDING_SENSITIVE_MODEL_TYPES
+    return padding == "right"
 
 
 def check_encoder_weights(slug: str, model_dir: Path, missing: list[str], allow: bool) -> None:
@@ -210,7 +229,8 @@ def fresh_model(pretrained: PretrainedEncoder, *, pooling: str = "pooler") -> Mc
         for name in pretrained.fresh_keys:
             if name in parameters:  # a missing buffer is computed by the model itself
                 reinitialise(name, parameters[name], pretrained.init_std)
-    return McQaModel(pretrained.encoder, pretrained.hidden, pooling=pooling, dropout=pretrained.dropout)
+    return McQaModel(pretrained.encoder, pretrained.hidden, pooling=pooling, dropout=pretrained.dropout,
+                     trim=pretrained.trim)
 
 
 def reinitialise(name: str, parameter: torch.Tensor, std: float) -> None:
@@ -277,9 +297,17 @@ def mc_qa_curves(model_dir: str | Path, spec: dict, items: pd.DataFrame, *, grid
 
 
 def split_examples(tokenizer, frame: pd.DataFrame, max_pieces: int) -> tuple[Examples, Examples]:
-    train = mc_qa_examples(tokenizer, frame[frame["split"] == "train"], max_pieces)
-    dev = mc_qa_examples(tokenizer, frame[frame["split"] == "dev"], max_pieces)
-    return train, dev
+    """Train and dev examples, padded to one length."""
+    train, dev = (mc_qa_examples(tokenizer, frame[frame["split"] == split], max_pieces) for split in ("train", "dev"))
+    length = max(train.inputs["input_ids"].shape[-1], dev.inputs["input_ids"].shape[-1])
+    return pad_examples(train, length, tokenizer.pad_token_id), pad_examples(dev, length, tokenizer.pad_token_id)
+
+
+def pad_examples(examples: Examples, length: int, pad_id: int) -> Examples:
+    """``examples`` right-padded to ``length`` (the pad id in ``input_ids``, 0 elsewhere)."""
+    inputs = {name: nn.functional.pad(tensor, (0, length - tensor.shape[-1]), value=pad_id if name == "input_ids" else 0)
+              for name, tensor in examples.inputs.items()}
+    return Examples(inputs, examples.labels, examples.meta)
 
 
 # --- helpers shared with the baselines ----------------------------------------------------------------
