@@ -29,6 +29,7 @@ localrules:
     extract_source,
     lama_wikidata_fresh,
     olmpics_encyclopedic,
+    olmpics_single_hop,
     report_landing,
     report_verdicts,
     report_models,

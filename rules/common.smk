@@ -468,6 +468,13 @@ def get_olmpics_task_hidden(wildcards):
     )
 
 
+def get_olmpics_single_hop(wildcards):
+    """Encyclopedic composition's single-hop facts, the first fine-tuning stage of its curves."""
+    if CURVES["single_hop"] and wildcards.qa_task == "encyclopedic_composition":
+        return "results/datasets/olmpics/single_hop.parquet"
+    return []
+
+
 def get_olmpics_glove(wildcards):
     return str(source_path(config, OLMPICS["sources"]["glove"]))
 

@@ -194,6 +194,25 @@ rule olmpics_encyclopedic:
         "../scripts/olmpics_encyclopedic.py"
 
 
+# Sends SPARQL queries, so it runs where the network is (a localrule); answers are cached.
+rule olmpics_single_hop:
+    input:
+        "results/datasets/olmpics/release.parquet",
+    output:
+        "results/datasets/olmpics/single_hop.parquet",
+    log:
+        "logs/datasets/olmpics/single_hop.log",
+    conda:
+        "../envs/lmprobes.yaml"
+    params:
+        revision=REVISIONS["olmpics_single_hop"],
+        seed=config["seed"],
+        wikidata=LAMA["generated"]["wikidata_fresh"],
+        provenance={"wikidata": LAMA["generated"]["wikidata_fresh"]["endpoint"]},
+    script:
+        "../scripts/olmpics_single_hop.py"
+
+
 rule olmpics_controls:
     input:
         "results/datasets/olmpics/release.parquet",
@@ -280,6 +299,7 @@ rule olmpics_mc_qa_curves:
     input:
         release="results/datasets/olmpics/release.parquet",
         controls="results/datasets/olmpics/controls.parquet",
+        single_hop=get_olmpics_single_hop,
         model=get_model_dir,
     output:
         "results/curves/olmpics/{model}/{qa_task}.{variant}.parquet",

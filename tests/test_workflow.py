@@ -267,7 +267,7 @@ def test_full_config_plans_every_rule_for_every_model(tmp_path):
                       "download_olmpics": 1, "olmpics_release": 1, "olmpics_grids": 1,
                       "olmpics_zero_shot": 6, "olmpics_zero_shot_generated": 6, "olmpics_tables": 1,
                       "olmpics_generated": 6,
-                      "olmpics_encyclopedic": 1, "olmpics_controls": 1,
+                      "olmpics_encyclopedic": 1, "olmpics_single_hop": 1, "olmpics_controls": 1,
                       "olmpics_encode": 5, "olmpics_mc_mlm_curves": 5 * 6, "olmpics_mc_qa_curves": 5 * 2 * 3 + 5,
                       "olmpics_baseline_curves": 8, "olmpics_learning_tables": 1,
                       "report_landing": 1, "report_verdicts": 1, "report_models": 1}
@@ -279,6 +279,16 @@ def test_full_config_plans_every_rule_for_every_model(tmp_path):
                              cwd=workdir, capture_output=True, text=True, check=False)
         assert run.returncode == 0, run.stderr[-3000:]
         assert job_counts(run.stdout).get("olmpics_zero_shot_generated", 0) == planned, olmpics
+    # Encyclopedic composition's curves, and only they, read the single-hop facts, unless turned off.
+    for single_hop, planned in ((True, 1), (False, 0)):
+        name = write_config(workdir, "single_hop.yaml", {"suites": {"olmpics": {"learning_curves": {
+            "single_hop": single_hop}}}})
+        for task, wanted in (("encyclopedic_composition", planned), ("property_conjunction", 0)):
+            target = f"results/curves/olmpics/roberta-base/{task}.standard.parquet"
+            run = subprocess.run([sys.executable, "-m", "snakemake", "-n", target, "--configfile", "config.yaml", name],
+                                 cwd=workdir, capture_output=True, text=True, check=False)
+            assert run.returncode == 0, run.stderr[-3000:]
+            assert job_counts(run.stdout).get("olmpics_single_hop", 0) == wanted, (single_hop, task)
 
 
 def write_config(workdir: Path, name: str, config: dict) -> str:

@@ -84,12 +84,17 @@ def mc_mlm_curves_file(hidden: Sequence[Path], head: Path, out: Path, *, model: 
 
 
 def mc_qa_curves_file(release: Path, controls: Path, model_dir: Path, out: Path, *, slug: str, spec: dict, task: str,
-                      variant: str, curves: dict, device: str, progress: bool = True) -> pd.DataFrame:
-    """MC-QA fine-tuning curves of one (model, task, variant)."""
+                      variant: str, curves: dict, device: str, progress: bool = True,
+                      single_hop: Path | None = None) -> pd.DataFrame:
+    """MC-QA fine-tuning curves of one (model, task, variant); each seed's runs first fine-tuned on the
+    ``single_hop`` facts if given (encyclopedic composition, as the paper)."""
     items = curve_items(release, controls, tasks=[task], variants=[variant])
+    warmup = None if single_hop is None else read_parquet(single_hop)
     frame = mc_qa_curves(model_dir, spec, items, grid=curves["grid"], seeds=curves["seeds"],
-                         hp=hyper_parameters(curves, "mc_qa"), device=device, progress=progress, slug=slug)
-    write_parquet(frame, out, CURVE_SCHEMA, _metadata("curves", model=slug))
+                         hp=hyper_parameters(curves, "mc_qa"), device=device, progress=progress, slug=slug,
+                         warmup=warmup)
+    first_stage = {} if warmup is None else {"single_hop_items": len(warmup)}
+    write_parquet(frame, out, CURVE_SCHEMA, _metadata("curves", model=slug, **first_stage))
     return frame
 
 

@@ -35,8 +35,9 @@ MC-MLM tasks too: the paper's Figure 2D compares the two setups on age compariso
 from __future__ import annotations
 
 import contextlib
+import logging
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 import pandas as pd
@@ -59,6 +60,8 @@ from lmprobes.suites.olmpics.training import (
     fit,
     training_subset,
 )
+
+log = logging.getLogger("lmprobes.suites.olmpics.mcqa")
 
 POOLINGS = ("pooler", "first")
 SETTING = "mc_qa"
@@ -221,16 +224,20 @@ def check_encoder_weights(slug: str, model_dir: Path, missing: list[str], allow:
     check_loaded_weights(slug, model_dir, "the encoder", {"missing_keys": beyond_pooler}, allow)
 
 
-def fresh_model(pretrained: PretrainedEncoder, *, pooling: str = "pooler") -> McQaModel:
-    """The encoder reset to its pre-trained state and a new head; call inside ``seeded``."""
+def fresh_model(pretrained: PretrainedEncoder, *, pooling: str = "pooler", head_state: dict | None = None) -> McQaModel:
+    """The encoder reset to its pre-trained state and a new head (or the head of ``head_state``); call
+    inside ``seeded``."""
     pretrained.encoder.load_state_dict(pretrained.initial_state)
     parameters = dict(pretrained.encoder.named_parameters())
     with torch.no_grad():
         for name in pretrained.fresh_keys:
             if name in parameters:  # a missing buffer is computed by the model itself
                 reinitialise(name, parameters[name], pretrained.init_std)
-    return McQaModel(pretrained.encoder, pretrained.hidden, pooling=pooling, dropout=pretrained.dropout,
-                     trim=pretrained.trim)
+    model = McQaModel(pretrained.encoder, pretrained.hidden, pooling=pooling, dropout=pretrained.dropout,
+                      trim=pretrained.trim)
+    if head_state is not None:
+        model.classifier.load_state_dict(head_state)
+    return model
 
 
 def reinitialise(name: str, parameter: torch.Tensor, std: float) -> None:
@@ -255,10 +262,12 @@ def seeded(seed: int, device: torch.device | str = "cpu") -> Iterator[None]:
 
 def fine_tune(pretrained: PretrainedEncoder, train: Examples, dev: Examples, *, seed: int,
               hp: HyperParameters = TRANSFORMER, device: torch.device | str = "cpu", pooling: str = "pooler",
-              progress: bool = False, description: str = "") -> tuple[RunResult, McQaModel]:
-    """One run from the pre-trained weights: the result and the trained model (sharing the encoder)."""
+              progress: bool = False, description: str = "", head_state: dict | None = None,
+              ) -> tuple[RunResult, McQaModel]:
+    """One run from the pre-trained weights (and ``head_state``'s head, else a new one): the result and the
+    trained model (sharing the encoder)."""
     with seeded(seed, device):
-        model = fresh_model(pretrained, pooling=pooling)
+        model = fresh_model(pretrained, pooling=pooling, head_state=head_state)
         result = fit(model, train, dev, hp, seed=seed, device=device, progress=progress, description=description)
     return result, model
 
@@ -269,11 +278,13 @@ def fine_tune(pretrained: PretrainedEncoder, train: Examples, dev: Examples, *, 
 def mc_qa_curves(model_dir: str | Path, spec: dict, items: pd.DataFrame, *, grid: Sequence[int] = PAPER_N,
                  seeds: Sequence[int] = (1,), hp: HyperParameters = TRANSFORMER, device: str = "auto",
                  progress: bool = False, slug: str | None = None, pooling: str = "pooler",
-                 max_pieces: int = 256) -> pd.DataFrame:
+                 max_pieces: int = 256, warmup: pd.DataFrame | None = None) -> pd.DataFrame:
     """Learning curves (CURVE_SCHEMA, setting ``mc_qa``) of one model on the MC-QA rows of ``items``.
 
     One row per (task, flavour, variant, N, seed): dev accuracy of the run trained on the first N
     train rows of ``training_subset(.., seed)``; N the train split cannot supply is left out.
+    ``warmup``: items every run of a seed is first fine-tuned on, all of them, evaluated on their dev
+    rows (encyclopedic composition's single-hop facts, ``single_hop``); done once per seed.
     """
     slug = slug or Path(model_dir).name
     groups = item_groups(items, ("mc_qa", "mc_mlm"), what="MC-QA fine-tuning")
@@ -283,17 +294,47 @@ def mc_qa_curves(model_dir: str | Path, spec: dict, items: pd.DataFrame, *, grid
                         f"encoder (tasks {tasks})")
     target = resolve_device(device)
     pretrained = load_encoder(model_dir, slug=slug, device=target, spec=spec)
+    examples = {key: split_examples(pretrained.tokenizer, frame, max_pieces) for key, frame in groups.items()}
+    stage_one = None if warmup is None else warmup_examples(pretrained.tokenizer, warmup, max_pieces)
     plan = [(key, n, seed) for key, frame in groups.items() for n in curve_points(count_split(frame, "train"), grid)
             for seed in seeds]
-    examples = {key: split_examples(pretrained.tokenizer, frame, max_pieces) for key, frame in groups.items()}
-    rows = []
-    for key, n, seed in tqdm(plan, desc=f"mc_qa {slug}", disable=not progress):
-        train, dev = examples[key]
-        subset = train.subset(training_subset(len(train), n, seed))
-        result, _ = fine_tune(pretrained, subset, dev, seed=seed, hp=hp, device=target, pooling=pooling,
-                              description=f"{key[0]}/{key[2]} N={n} seed={seed}")
-        rows.append(curve_row(key, slug, SETTING, n, seed, result, len(dev)))
-    return curve_frame(rows)
+    rows = {}
+    bar = tqdm(total=len(plan), desc=f"mc_qa {slug}", disable=not progress)
+    for seed in seeds:  # seed by seed, so that a warm-up runs once per seed
+        start, head = (pretrained, None) if stage_one is None else warmed_up(
+            pretrained, stage_one, seed=seed, hp=hp, device=target, pooling=pooling, progress=progress)
+        for key, n, _ in (step for step in plan if step[2] == seed):
+            train, dev = examples[key]
+            subset = train.subset(training_subset(len(train), n, seed))
+            result, _ = fine_tune(start, subset, dev, seed=seed, hp=hp, device=target, pooling=pooling,
+                                  description=f"{key[0]}/{key[2]} N={n} seed={seed}", head_state=head)
+            rows[key, n, seed] = curve_row(key, slug, SETTING, n, seed, result, len(dev))
+            bar.update()
+    bar.close()
+    return curve_frame([rows[step] for step in plan])
+
+
+def warmup_examples(tokenizer, items: pd.DataFrame, max_pieces: int) -> tuple[Examples, Examples]:
+    """Every warm-up item to train on, and its dev rows to evaluate on."""
+    if items.empty or not (items["split"] == "dev").any():
+        raise McQaError("the warm-up items need rows of the dev split")
+    everything = mc_qa_examples(tokenizer, items, max_pieces)
+    dev = mc_qa_examples(tokenizer, items[items["split"] == "dev"], max_pieces)
+    return everything, pad_examples(dev, everything.inputs["input_ids"].shape[-1], tokenizer.pad_token_id)
+
+
+def warmed_up(pretrained: PretrainedEncoder, stage_one: tuple[Examples, Examples], *, seed: int,
+              hp: HyperParameters, device: torch.device, pooling: str, progress: bool,
+              ) -> tuple[PretrainedEncoder, dict]:
+    """Fine-tuned on the warm-up items from the pre-trained weights: the encoder to start the runs of
+    ``seed`` from, and the head's state."""
+    train, dev = stage_one
+    result, model = fine_tune(pretrained, train, dev, seed=seed, hp=hp, device=device, pooling=pooling,
+                              progress=progress, description=f"warm-up seed={seed}")
+    log.info("%s: warm-up on %d items, seed %d: dev accuracy %.1f", pretrained.slug, len(train), seed, result.accuracy)
+    state = {name: value.detach().cpu().clone() for name, value in model.encoder.state_dict().items()}
+    head = {name: value.detach().cpu().clone() for name, value in model.classifier.state_dict().items()}
+    return replace(pretrained, initial_state=state, fresh_keys=()), head
 
 
 def split_examples(tokenizer, frame: pd.DataFrame, max_pieces: int) -> tuple[Examples, Examples]:

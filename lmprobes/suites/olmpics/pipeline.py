@@ -121,6 +121,17 @@ def make_generated(task: str, inputs: dict, out: Path, *, seed: int, provenance:
     return df
 
 
+def make_single_hop(release: Path, out: Path, *, seed: int, wikidata: dict, provenance: dict) -> pd.DataFrame:
+    """Encyclopedic composition's single-hop facts (``single_hop``), its bridges looked up on Wikidata."""
+    from lmprobes.suites.olmpics.single_hop import single_hop_items
+
+    with _client(wikidata) as client:
+        df, counts = single_hop_items(read_parquet(release), client, seed=seed)
+    write_parquet(df, out, SCHEMA, {"suite": "olmpics", "dataset": "single_hop", "seed": seed, "bridges": counts,
+                                    "sources": provenance, "generator": f"lmprobes {__version__}"})
+    return df
+
+
 def make_controls(release: Path, out: Path, *, seed: int) -> pd.DataFrame:
     """NO-LANG and PERTURBED-LANG variants of every release item (both splits; MC-MLM, then MC-QA)."""
     items = read_parquet(release)

@@ -1,0 +1,208 @@
+"""The single-hop facts behind encyclopedic composition (oLMpics Section 4.5), its first training stage.
+
+The paper: "we first fine-tune the model on all such facts (e.g., 'What company did Bill Gates
+establish? Microsoft') from the training and evaluation set, and then fine-tune on multi-hop
+composition." The release holds the composed questions only, so the bridge of each (the band, the
+actor, the company) is looked up on Wikidata through ``SparqlClient`` (every answer cached; a rerun
+sends nothing). The question's entity is found by its English label; of the bridges it reaches,
+those whose answer is the item's gold answer (the band's inception year, the actor's spouse, the
+company's headquarters, by English label) qualify, and the one with the smallest id is kept. A
+question without one is left out (counted in the file's metadata and the log).
+
+Each question with a bridge gives two MC-QA items of three choices, as the composed ones have:
+
+- the first hop (``which band did {entity} play in?``, ``which actor played in {entity}?``,
+  ``what company did {entity} establish?``): the bridge, against the bridges of two other
+  questions of its type that the entity does not reach (seeded);
+- the second hop (``when did {bridge} first form?``, ``who is the spouse of {bridge}?``,
+  ``where is the headquarters of {bridge} located?``): the composed item's own choices and answer.
+
+The paper gives one example and no format: these templates and distractors are this workflow's.
+Items keep their question's split; the first stage trains on both splits, as the paper does.
+"""
+
+from __future__ import annotations
+
+import logging
+import random
+import re
+import unicodedata
+from collections import defaultdict
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import pandas as pd
+
+from lmprobes.suites.lama.wikidata import PREFIXES, Row, SparqlClient
+from lmprobes.suites.olmpics.generate_encyclopedic import QUESTION_TYPES, entity_or_none, year_or_none
+from lmprobes.suites.olmpics.schema import SCHEMA, make_item
+
+log = logging.getLogger("lmprobes.suites.olmpics.single_hop")
+
+TASK = "encyclopedic_composition"
+LABELS_PER_QUERY = 50
+HOP_TEMPLATES = {
+    "band_inception": ("which band did {entity} play in?", "when did {bridge} first form?"),
+    "film_spouse": ("which actor played in {entity}?", "who is the spouse of {bridge}?"),
+    "company_headquarters": ("what company did {entity} establish?", "where is the headquarters of {bridge} located?"),
+}
+# The composed question of each type, its entity captured (a film title may end in "?" itself).
+QUESTIONS = {kind.name: re.compile("^" + re.escape(kind.template).replace(r"\{entity\}", "(.+)") + "$")
+             for kind in QUESTION_TYPES}
+
+
+class SingleHopError(ValueError):
+    """Items the single-hop stage cannot use; the message names them."""
+
+
+@dataclass(frozen=True)
+class Bridge:
+    entity_label: str
+    bridge: str  # Wikidata id
+    bridge_label: str
+    answer_label: str  # the year for band_inception
+
+
+def parse_question(stem: str) -> tuple[str, str] | None:
+    """``(question type, entity label)`` of a composed question, or None for another stem."""
+    for name, pattern in QUESTIONS.items():
+        found = pattern.match(stem)
+        if found:
+            return name, found.group(1)
+    return None
+
+
+def nfc(text: str) -> str:
+    return unicodedata.normalize("NFC", text)
+
+
+def _literal(label: str) -> str:
+    return '"' + nfc(label).replace("\\", "\\\\").replace('"', '\\"') + '"@en'
+
+
+def _values(variable: str, labels: list[str]) -> str:
+    return f"  VALUES ?{variable} {{ {' '.join(_literal(label) for label in labels)} }}\n"
+
+
+def _english(*variables: str) -> str:
+    return "".join(f'  ?{var} rdfs:label ?{var}Label . FILTER(LANG(?{var}Label) = "en")\n' for var in variables)
+
+
+def band_lookup(labels: list[str]) -> str:
+    return (PREFIXES + "SELECT ?memberLabel ?band ?bandLabel ?inception WHERE {\n" + _values("memberLabel", labels)
+            + "  ?member rdfs:label ?memberLabel .\n"
+            "  ?band wdt:P31 wd:Q215380 ; wdt:P527 ?member ; wdt:P571 ?inception .\n" + _english("band") + "}\n")
+
+
+def film_lookup(labels: list[str]) -> str:
+    return (PREFIXES + "SELECT ?filmLabel ?actor ?actorLabel ?spouseLabel WHERE {\n" + _values("filmLabel", labels)
+            + "  ?film rdfs:label ?filmLabel ; wdt:P31 wd:Q11424 ; wdt:P161 ?actor .\n  ?actor wdt:P26 ?spouse .\n"
+            + _english("actor", "spouse") + "}\n")
+
+
+def company_lookup(labels: list[str]) -> str:
+    return (PREFIXES + "SELECT ?founderLabel ?company ?companyLabel ?hqLabel WHERE {\n"
+            + _values("founderLabel", labels) + "  ?founder rdfs:label ?founderLabel ; wdt:P31 wd:Q5 .\n"
+            "  ?company wdt:P112 ?founder ; wdt:P159 ?hq .\n" + _english("company", "hq") + "}\n")
+
+
+def band_bridge(row: Row) -> Bridge | None:
+    band, year = entity_or_none(row.get("band")), year_or_none(row.get("inception"))
+    return Bridge(row["memberLabel"], band, row["bandLabel"], year) if band and year else None
+
+
+def film_bridge(row: Row) -> Bridge | None:
+    actor = entity_or_none(row.get("actor"))
+    return Bridge(row["filmLabel"], actor, row["actorLabel"], row["spouseLabel"]) if actor else None
+
+
+def company_bridge(row: Row) -> Bridge | None:
+    company = entity_or_none(row.get("company"))
+    return Bridge(row["founderLabel"], company, row["companyLabel"], row["hqLabel"]) if company else None
+
+
+LOOKUPS: dict[str, tuple[Callable[[list[str]], str], Callable[[Row], Bridge | None]]] = {
+    "band_inception": (band_lookup, band_bridge),
+    "film_spouse": (film_lookup, film_bridge),
+    "company_headquarters": (company_lookup, company_bridge),
+}
+
+
+def lookup_bridges(client: SparqlClient, kind: str, labels: list[str]) -> dict[str, list[Bridge]]:
+    """Every bridge each entity label reaches, by NFC label."""
+    query, parse = LOOKUPS[kind]
+    found: dict[str, list[Bridge]] = defaultdict(list)
+    unique = sorted({nfc(label) for label in labels})
+    for start in range(0, len(unique), LABELS_PER_QUERY):
+        for row in client.query(query(unique[start:start + LABELS_PER_QUERY])):
+            bridge = parse(row) if all(key in row for key in _needed(kind)) else None
+            if bridge is not None:
+                found[nfc(bridge.entity_label)].append(bridge)
+    return found
+
+
+def _needed(kind: str) -> tuple[str, ...]:
+    return {"band_inception": ("memberLabel", "bandLabel"), "film_spouse": ("filmLabel", "actorLabel", "spouseLabel"),
+            "company_headquarters": ("founderLabel", "companyLabel", "hqLabel")}[kind]
+
+
+def _id_number(entity: str) -> int:
+    return int(entity[1:])
+
+
+def chosen_bridge(candidates: list[Bridge], answer: str) -> Bridge | None:
+    """Of the bridges whose answer is the gold answer, the one with the smallest id."""
+    fitting = [bridge for bridge in candidates if nfc(bridge.answer_label) == nfc(answer)]
+    return min(fitting, key=lambda bridge: (_id_number(bridge.bridge), bridge.bridge_label), default=None)
+
+
+def single_hop_items(composed: pd.DataFrame, client: SparqlClient, *, seed: int) -> tuple[pd.DataFrame, dict]:
+    """The two single-hop items of every composed question with a bridge (SCHEMA rows, both splits) and
+    the counts per question type (questions, with a bridge)."""
+    questions = composed[(composed["task"] == TASK) & (composed["variant"] == "standard")]
+    if questions.empty:
+        raise SingleHopError(f"no {TASK} questions (standard variant) to look up")
+    parsed = [parse_question(stem) for stem in questions["stem"]]
+    unknown = [row_id for row_id, found in zip(questions["row_id"], parsed, strict=True) if found is None]
+    if unknown:
+        raise SingleHopError(f"{len(unknown)} {TASK} stems match none of the three questions (first: {unknown[0]})")
+    reached = {kind: lookup_bridges(client, kind, [label for k, label in parsed if k == kind]) for kind in LOOKUPS}
+    facts = []
+    for item, (kind, label) in zip(questions.to_dict("records"), parsed, strict=True):
+        bridge = chosen_bridge(reached[kind].get(nfc(label), []), item["choices"][item["answer"]])
+        if bridge is not None:
+            facts.append((item, kind, label, bridge))
+    counts = {kind: {"questions": sum(k == kind for k, _ in parsed), "with_bridge": sum(f[1] == kind for f in facts)}
+              for kind in LOOKUPS}
+    log.info("%s single-hop bridges: %s", TASK, counts)
+    if not facts:
+        raise SingleHopError(f"no {TASK} question reached a bridge whose answer is its gold answer")
+    return _items(facts, reached, seed), counts
+
+
+def _items(facts: list, reached: dict, seed: int) -> pd.DataFrame:
+    rng = random.Random(f"{seed}:single_hop")
+    bridges_of_kind = {kind: sorted({f[3].bridge_label for f in facts if f[1] == kind}) for kind in LOOKUPS}
+    rows, numbers = [], defaultdict(int)
+    for item, kind, label, bridge in facts:
+        first, second = HOP_TEMPLATES[kind]
+        own = {b.bridge_label for b in reached[kind].get(nfc(label), [])}
+        others = [name for name in bridges_of_kind[kind] if name not in own]
+        if len(others) >= 2:
+            choices = [bridge.bridge_label, *rng.sample(others, 2)]
+            rng.shuffle(choices)
+            rows.append(_item(item, numbers, kind, "hop1", first.format(entity=label), choices,
+                              choices.index(bridge.bridge_label), label, bridge))
+        rows.append(_item(item, numbers, kind, "hop2", second.format(bridge=bridge.bridge_label), list(item["choices"]),
+                          int(item["answer"]), label, bridge))
+    return pd.DataFrame.from_records(rows, columns=SCHEMA.names).astype({"seed": "Int64"})
+
+
+def _item(question: dict, numbers: dict, kind: str, hop: str, stem: str, choices: list[str], answer: int,
+          label: str, bridge: Bridge) -> dict:
+    split = question["split"]
+    numbers[split] += 1
+    return make_item(TASK, "release", "single_hop", split, numbers[split], id=f"{question['id']}/{hop}", stem=stem,
+                     choices=choices, answer=answer, template_id=f"{TASK}/{kind}/{hop}",
+                     arguments={"entity": label, "bridge": bridge.bridge_label},
+                     provenance={"question": question["row_id"], "bridge": bridge.bridge})

@@ -1,0 +1,11 @@
+from lmprobes.suites.olmpics.pipeline import make_single_hop
+from lmprobes.workflow import logged, provenance
+
+with logged(snakemake.log):
+    make_single_hop(
+        snakemake.input[0],
+        snakemake.output[0],
+        seed=snakemake.params.seed,
+        wikidata=snakemake.params.wikidata,
+        provenance=provenance(snakemake),
+    )

@@ -1,0 +1,230 @@
+"""Encyclopedic composition's single-hop facts: bridges of the composed questions looked up on a fake
+Wikidata query service (127.0.0.1), the two single-hop items of each, and the warm-up stage of the
+MC-QA curves that trains on them."""
+
+from __future__ import annotations
+
+import json
+import re
+from http.server import BaseHTTPRequestHandler
+from urllib.parse import parse_qs
+
+import pandas as pd
+import pytest
+
+from lmprobes.suites.lama.wikidata import SparqlClient
+from lmprobes.suites.olmpics import mcqa
+from lmprobes.suites.olmpics.mcqa import McQaError, mc_qa_curves
+from lmprobes.suites.olmpics.schema import SCHEMA, make_item
+from lmprobes.suites.olmpics.single_hop import SingleHopError, parse_question, single_hop_items
+from lmprobes.suites.olmpics.training import TRANSFORMER, with_overrides
+from loopback import send, serve_http
+
+UA = "lmprobes-tests/0.1 (https://example.org/lmprobes; tests@example.org)"
+E = "http://www.wikidata.org/entity/"
+TASK = "encyclopedic_composition"
+NFD_NAME = "Slobodan Kovac\u030cevic\u0301"  # as the release spells it
+NFC_NAME = "Slobodan Kovačević"
+
+# Per question type: the property that tells its lookup apart, the entity label's variable, and the
+# rows the service knows: (entity label, bridge id, bridge label, answer).
+KNOWN = {
+    "wdt:P527": ("memberLabel", [
+        (NFC_NAME, "Q9", "Bijelo Dugme", "1970-01-01T00:00:00Z"),
+        (NFC_NAME, "Q5", "Indexi", "1962-01-01T00:00:00Z"),
+        (NFC_NAME, "Q3", "Roboti", "1962-05-01T00:00:00Z"),  # also 1962: the smaller id is kept
+        ("Justin Young", "Q11", "The Vaccines", "2010-01-01T00:00:00Z"),
+        ("Reine Fiske", "Q12", "Dungen", "1999-01-01T00:00:00Z"),
+        ("Orelsan", "Q13", "Casseurs Flowters", "2004-01-01T00:00:00Z"),
+    ]),
+    "wdt:P161": ("filmLabel", [
+        ("What Have You Done to Solange?", "Q21", "Fabio Testi", "Lola Falana"),
+        ("Olympia", "Q22", "Some Actor", "Some Spouse"),
+    ]),
+    "wdt:P112": ("founderLabel", [("Bill Gates", "Q2283", "Microsoft", "Redmond")]),
+}
+BRIDGE_VARS = {"wdt:P527": ("band", "inception"), "wdt:P161": ("actor", "spouseLabel"),
+               "wdt:P112": ("company", "hqLabel")}
+LITERAL = re.compile(r'"((?:[^"\\]|\\.)*)"@en')
+
+
+class FakeQueryService:
+    def __init__(self) -> None:
+        self.labels: list[str] = []
+
+    def respond(self, handler: BaseHTTPRequestHandler) -> None:
+        sparql = parse_qs(handler.rfile.read(int(handler.headers["Content-Length"])).decode())["query"][0]
+        prop = next((prop for prop in KNOWN if prop in sparql), None)
+        if prop is None:
+            send(handler, 400, b"MalformedQueryException: unexpected query")
+            return
+        asked = [re.sub(r"\\(.)", r"\1", label) for label in LITERAL.findall(sparql)]
+        self.labels += asked
+        variable, rows = KNOWN[prop]
+        bridge_var, answer_var = BRIDGE_VARS[prop]
+        bindings = [{variable: {"type": "literal", "value": label},
+                     bridge_var: {"type": "uri", "value": E + bridge},
+                     f"{bridge_var}Label": {"type": "literal", "value": bridge_label},
+                     answer_var: {"type": "literal", "value": answer}}
+                    for label, bridge, bridge_label, answer in rows if label in asked]
+        body = {"head": {"vars": []}, "results": {"bindings": bindings}}
+        send(handler, 200, json.dumps(body).encode(), {"Content-Type": "application/sparql-results+json"})
+
+
+def composed(split: str, row: int, stem: str, choices: list[str], answer: int) -> dict:
+    return make_item(TASK, "release", "standard", split, row, id=f"q{split}{row}", stem=stem, choices=choices,
+                     answer=answer)
+
+
+def band(name: str) -> str:
+    return f"when did the band where {name} played first form?"
+
+
+QUESTIONS = pd.DataFrame.from_records([
+    composed("train", 1, band(NFD_NAME), ["1962", "1964", "1961"], 0),
+    composed("train", 2, band("Justin Young"), ["2008", "2010", "2011"], 1),
+    composed("train", 3, band("Reine Fiske"), ["1999", "2000", "2001"], 0),
+    composed("dev", 1, band("Orelsan"), ["2003", "2005", "2004"], 2),
+    composed("dev", 2, band("Nobody Known"), ["1990", "1991", "1992"], 0),  # no bridge: left out
+    composed("train", 4, "who is the spouse of the actor that played in What Have You Done to Solange??",
+             ["Ann", "Lola Falana", "Sue"], 1),
+    composed("dev", 3, "where is the headquarters of the company that Bill Gates established located?",
+             ["Seattle", "Redmond", "Boston"], 1),
+], columns=SCHEMA.names)
+
+
+@pytest.fixture(scope="module")
+def built(tmp_path_factory):
+    service = FakeQueryService()
+    cache = tmp_path_factory.mktemp("wikidata_cache")
+    with serve_http(service.respond) as url:
+        client = SparqlClient(f"{url}/sparql", cache_dir=cache, user_agent=UA, min_interval=0)
+        items, counts = single_hop_items(QUESTIONS, client, seed=3)
+        sent = len(service.labels)
+        again, _ = single_hop_items(QUESTIONS, client, seed=3)  # every answer from the cache
+    return service, items, counts, sent, again
+
+
+def test_the_three_questions_are_parsed_entity_and_all():
+    assert parse_question(band(NFD_NAME)) == ("band_inception", NFD_NAME)
+    assert parse_question("who is the spouse of the actor that played in What Have You Done to Solange??") == (
+        "film_spouse", "What Have You Done to Solange?")
+    assert parse_question("where is the headquarters of the company that Bill Gates established located?") == (
+        "company_headquarters", "Bill Gates")
+    assert parse_question("what is related to dog") is None
+
+
+def test_bridges_are_looked_up_by_nfc_label_once_and_then_come_from_the_cache(built):
+    service, items, counts, sent, again = built
+    assert NFC_NAME in service.labels and NFD_NAME not in service.labels
+    assert len(service.labels) == sent, "the second build sent nothing"
+    pd.testing.assert_frame_equal(items, again)
+    assert counts == {"band_inception": {"questions": 5, "with_bridge": 4},
+                      "film_spouse": {"questions": 1, "with_bridge": 1},
+                      "company_headquarters": {"questions": 1, "with_bridge": 1}}
+
+
+def test_the_bridge_is_the_smallest_id_whose_answer_is_the_gold_answer(built):
+    items = built[1]
+    first = items[items["provenance"].str.contains('"question":"encyclopedic_composition:release:standard:train:1"')]
+    assert {json.loads(p)["bridge"] for p in first["provenance"]} == {"Q3"}
+    hop2 = first[first["template_id"].str.endswith("hop2")].iloc[0]
+    assert hop2["stem"] == "when did Roboti first form?"
+    assert list(hop2["choices"]) == ["1962", "1964", "1961"] and hop2["answer"] == 0
+
+
+def test_first_hops_hold_the_bridge_against_bridges_the_entity_does_not_reach(built):
+    items = built[1]
+    hop1 = items[items["template_id"] == f"{TASK}/band_inception/hop1"]
+    assert len(hop1) == 4
+    row = hop1[hop1["stem"] == f"which band did {NFD_NAME} play in?"].iloc[0]
+    assert row["choices"][row["answer"]] == "Roboti"
+    others = set(row["choices"]) - {"Roboti"}
+    assert len(others) == 2 and others <= {"The Vaccines", "Dungen", "Casseurs Flowters"}
+    # One film and one company: too few bridges for two distractors, so only their second hop.
+    assert set(items["template_id"]) - {f"{TASK}/band_inception/hop1", f"{TASK}/band_inception/hop2"} == {
+        f"{TASK}/film_spouse/hop2", f"{TASK}/company_headquarters/hop2"}
+    film = items[items["template_id"] == f"{TASK}/film_spouse/hop2"].iloc[0]
+    assert film["stem"] == "who is the spouse of Fabio Testi?" and film["choices"][film["answer"]] == "Lola Falana"
+    assert list(items["split"]).count("dev") == 3 and list(items["row_id"]) == sorted(set(items["row_id"]), key=list(
+        items["row_id"]).index)
+
+
+def test_no_question_or_a_foreign_stem_is_refused_naming_it(tmp_path):
+    client = SparqlClient("http://127.0.0.1:9/sparql", cache_dir=tmp_path, user_agent=UA, min_interval=0)
+    with pytest.raises(SingleHopError, match="no encyclopedic_composition questions"):
+        single_hop_items(QUESTIONS.iloc[0:0], client, seed=0)
+    odd = QUESTIONS.copy()
+    odd.loc[2, "stem"] = "who founded the band?"
+    with pytest.raises(SingleHopError, match=r"1 encyclopedic_composition stems .*train:3"):
+        single_hop_items(odd, client, seed=0)
+
+
+FAST = with_overrides(TRANSFORMER, lr=1e-3, epochs=1, batch_size=4)
+
+
+def qa_items(built) -> tuple[pd.DataFrame, pd.DataFrame]:
+    items = built[1]
+    return QUESTIONS[QUESTIONS["stem"] != band("Nobody Known")], items
+
+
+def test_each_seeds_runs_start_from_one_warm_up_on_the_single_hop_facts(built, tiny_dir, monkeypatch):
+    composed_items, single_hop = qa_items(built)
+    calls = []
+    original = mcqa.warmed_up
+    monkeypatch.setattr(mcqa, "warmed_up", lambda *a, **k: calls.append(k["seed"]) or original(*a, **k))
+    spec = {"family": "masked"}
+    kwargs = {"grid": (2, 4), "seeds": (1, 2), "hp": FAST, "device": "cpu", "pooling": "first"}
+    warm = mc_qa_curves(tiny_dir("bert"), spec, composed_items, warmup=single_hop, **kwargs)
+    assert calls == [1, 2], "one warm-up per seed, not per run"
+    assert list(zip(warm["n_train"], warm["seed"])) == [(2, 1), (2, 2), (4, 1), (4, 2)]
+    again = mc_qa_curves(tiny_dir("bert"), spec, composed_items, warmup=single_hop, **kwargs)
+    pd.testing.assert_frame_equal(warm, again)
+    starts = []
+    fine_tune = mcqa.fine_tune
+
+    def spy(pretrained, *args, **kwargs):
+        if not kwargs["description"].startswith("warm-up"):
+            starts.append((pretrained.fresh_keys, kwargs["head_state"] is not None))
+        return fine_tune(pretrained, *args, **kwargs)
+
+    monkeypatch.setattr(mcqa, "fine_tune", spy)
+    mc_qa_curves(tiny_dir("bert"), spec, composed_items, warmup=single_hop, **kwargs)
+    mc_qa_curves(tiny_dir("bert"), spec, composed_items, **kwargs)
+    assert calls == [1, 2, 1, 2, 1, 2]
+    # Warm runs start from the warmed-up encoder (nothing left to draw) and head; cold ones draw the pooler.
+    assert starts[:4] == [((), True)] * 4 and all(keys and not head for keys, head in starts[4:])
+
+
+def test_a_warm_up_without_dev_rows_is_refused(built, tiny_dir):
+    composed_items, single_hop = qa_items(built)
+    with pytest.raises(McQaError, match="dev split"):
+        mc_qa_curves(tiny_dir("bert"), {"family": "masked"}, composed_items, grid=(2,), seeds=(1,), hp=FAST,
+                     device="cpu", warmup=single_hop[single_hop["split"] == "train"])
+
+
+def test_the_dataset_and_curve_files_record_the_first_stage(tmp_path, tiny_dir):
+    from lmprobes.io import read_metadata, read_parquet, write_parquet
+    from lmprobes.suites.olmpics.learning import mc_qa_curves_file
+    from lmprobes.suites.olmpics.pipeline import make_single_hop
+
+    release, controls = tmp_path / "release.parquet", tmp_path / "controls.parquet"
+    questions = QUESTIONS[QUESTIONS["stem"] != band("Nobody Known")]
+    write_parquet(questions, release, SCHEMA, {})
+    write_parquet(questions.iloc[0:0], controls, SCHEMA, {})
+    service = FakeQueryService()
+    with serve_http(service.respond) as url:
+        wikidata = {"endpoint": f"{url}/sparql", "cache": str(tmp_path / "cache"), "user_agent": UA, "min_interval": 0}
+        make_single_hop(release, tmp_path / "single_hop.parquet", seed=3, wikidata=wikidata,
+                        provenance={"wikidata": wikidata["endpoint"]})
+    metadata = read_metadata(tmp_path / "single_hop.parquet")
+    assert metadata["dataset"] == "single_hop" and metadata["seed"] == 3
+    assert metadata["bridges"]["band_inception"] == {"questions": 4, "with_bridge": 4}
+    facts = read_parquet(tmp_path / "single_hop.parquet")
+    curves = {"grid": [2], "seeds": [1], "training": {"mc_qa": {"epochs": 1, "batch_size": 4}}}
+    out = tmp_path / "curves.parquet"
+    mc_qa_curves_file(release, controls, tiny_dir("bert"), out, slug="tiny-bert", spec={"family": "masked"},
+                      task=TASK, variant="standard", curves=curves, device="cpu", progress=False,
+                      single_hop=tmp_path / "single_hop.parquet")
+    assert read_metadata(out)["single_hop_items"] == len(facts) == 10
+    assert read_parquet(out)["n_train"].tolist() == [2]
