@@ -160,6 +160,13 @@ def test_no_question_or_a_foreign_stem_is_refused_naming_it(tmp_path):
         single_hop_items(odd, client, seed=0)
 
 
+def test_no_bridge_at_all_is_an_error_that_says_how_to_go_without(tmp_path):
+    with serve_http(FakeQueryService().respond) as url:
+        client = SparqlClient(f"{url}/sparql", cache_dir=tmp_path, user_agent=UA, min_interval=0)
+        with pytest.raises(SingleHopError, match=r"no encyclopedic_composition question reached.*single_hop: false"):
+            single_hop_items(QUESTIONS[QUESTIONS["stem"] == band("Nobody Known")], client, seed=0)
+
+
 FAST = with_overrides(TRANSFORMER, lr=1e-3, epochs=1, batch_size=4)
 
 

@@ -176,7 +176,8 @@ def single_hop_items(composed: pd.DataFrame, client: SparqlClient, *, seed: int)
               for kind in LOOKUPS}
     log.info("%s single-hop bridges: %s", TASK, counts)
     if not facts:
-        raise SingleHopError(f"no {TASK} question reached a bridge whose answer is its gold answer")
+        raise SingleHopError(f"no {TASK} question reached a bridge whose answer is its gold answer "
+                             "(suites.olmpics.learning_curves.single_hop: false fine-tunes without this stage)")
     return _items(facts, reached, seed), counts
 
 
