@@ -107,18 +107,22 @@ def company_lookup(labels: list[str]) -> str:
 
 
 def band_bridge(row: Row) -> Bridge | None:
-    band, year = entity_or_none(row.get("band")), year_or_none(row.get("inception"))
-    return Bridge(row["memberLabel"], band, row["bandLabel"], year) if band and year else None
+    return _bridge(row, "memberLabel", "band", year_or_none(row.get("inception")))
 
 
 def film_bridge(row: Row) -> Bridge | None:
-    actor = entity_or_none(row.get("actor"))
-    return Bridge(row["filmLabel"], actor, row["actorLabel"], row["spouseLabel"]) if actor else None
+    return _bridge(row, "filmLabel", "actor", row.get("spouseLabel"))
 
 
 def company_bridge(row: Row) -> Bridge | None:
-    company = entity_or_none(row.get("company"))
-    return Bridge(row["founderLabel"], company, row["companyLabel"], row["hqLabel"]) if company else None
+    return _bridge(row, "founderLabel", "company", row.get("hqLabel"))
+
+
+def _bridge(row: Row, entity_label: str, bridge: str, answer: str | None) -> Bridge | None:
+    """None for a row with an unknown bridge (a blank node), answer or label."""
+    labels = row.get(entity_label), row.get(f"{bridge}Label")
+    found = entity_or_none(row.get(bridge))
+    return Bridge(labels[0], found, labels[1], answer) if found and answer and all(labels) else None
 
 
 LOOKUPS: dict[str, tuple[Callable[[list[str]], str], Callable[[Row], Bridge | None]]] = {
@@ -135,15 +139,10 @@ def lookup_bridges(client: SparqlClient, kind: str, labels: list[str]) -> dict[s
     unique = sorted({nfc(label) for label in labels})
     for start in range(0, len(unique), LABELS_PER_QUERY):
         for row in client.query(query(unique[start:start + LABELS_PER_QUERY])):
-            bridge = parse(row) if all(key in row for key in _needed(kind)) else None
+            bridge = parse(row)
             if bridge is not None:
                 found[nfc(bridge.entity_label)].append(bridge)
     return found
-
-
-def _needed(kind: str) -> tuple[str, ...]:
-    return {"band_inception": ("memberLabel", "bandLabel"), "film_spouse": ("filmLabel", "actorLabel", "spouseLabel"),
-            "company_headquarters": ("founderLabel", "companyLabel", "hqLabel")}[kind]
 
 
 def _id_number(entity: str) -> int:
