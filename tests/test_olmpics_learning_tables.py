@@ -20,6 +20,7 @@ from lmprobes.suites.olmpics.learning_tables import (
     comparison,
     learning_table,
     published_learning_rows,
+    single_hop_note,
     write_learning_tables,
 )
 from lmprobes.suites.olmpics.tables import read_published
@@ -230,3 +231,17 @@ def test_setup_comparison_draws_the_seed_means_of_models_with_both_setups(with_m
         plot_setup_comparison(curves, tmp_path / "none.png", "age_comparison")
     with pytest.raises(CurveError, match="'property_conjunction' is not an MC-MLM task"):
         plot_setup_comparison(with_mc_qa_on_age, tmp_path / "qa.png", "property_conjunction")
+
+
+def test_a_task_note_follows_its_table(curves, zero_shot, published, tmp_path) -> None:
+    note = single_hop_note([10, 10])
+    write_learning_tables(curves, zero_shot, published, tmp_path, task_notes={"property_conjunction": note})
+    markdown = (tmp_path / "learning_curves.md").read_text()
+    section = markdown.split("### Table 8: Property conjunction")[1].split("###")[0]
+    assert section.rstrip().endswith(note) and markdown.count(note) == 1
+
+
+def test_the_single_hop_note_says_how_the_encyclopedic_runs_began() -> None:
+    assert "first fine-tuned on 1,234 single-hop facts" in single_hop_note([1234, 1234])
+    assert "without the paper's first stage" in single_hop_note([None, None])
+    assert "rerun them alike" in single_hop_note([1234, None])

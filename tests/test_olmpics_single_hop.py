@@ -235,3 +235,14 @@ def test_the_dataset_and_curve_files_record_the_first_stage(tmp_path, tiny_dir):
                       single_hop=tmp_path / "single_hop.parquet")
     assert read_metadata(out)["single_hop_items"] == len(facts) == 10
     assert read_parquet(out)["n_train"].tolist() == [2]
+    # Table 10's section says how its runs began.
+    from pathlib import Path
+
+    from lmprobes.suites.olmpics.learning import make_learning_tables
+
+    published = Path(__file__).resolve().parents[1] / "resources/olmpics/published.csv"
+    tables = tmp_path / "tables"
+    make_learning_tables([out], [], published, [tables / "learning_curves.csv"], [tmp_path / "figure.png"],
+                         tasks=[TASK])
+    section = (tables / "learning_curves.md").read_text().split("### Table 10")[1]
+    assert "first fine-tuned on 10 single-hop facts" in section

@@ -16,14 +16,14 @@ from pathlib import Path
 import pandas as pd
 
 from lmprobes import __version__
-from lmprobes.io import read_parquet, write_parquet
+from lmprobes.io import read_metadata, read_parquet, write_parquet
 from lmprobes.models import load_lm
 from lmprobes.suites.olmpics.baselines import ESIM, baseline_curves, baseline_zero_shot, words_needed
 from lmprobes.suites.olmpics.curve_plots import plot_learning_curves, plot_setup_comparison
 from lmprobes.suites.olmpics.glove import read_glove
 from lmprobes.suites.olmpics.heads import extract_head, load_head, save_head
 from lmprobes.suites.olmpics.hidden import encode_mask_states, read_hidden_cache, write_hidden_cache
-from lmprobes.suites.olmpics.learning_tables import write_learning_tables
+from lmprobes.suites.olmpics.learning_tables import single_hop_note, write_learning_tables
 from lmprobes.suites.olmpics.mcqa import mc_qa_curves
 from lmprobes.suites.olmpics.probing import MC_MLM, mc_mlm_curves
 from lmprobes.suites.olmpics.schema import TASKS
@@ -112,6 +112,11 @@ def baseline_curves_file(release: Path, controls: Path, glove: Path, out: Path, 
     return frame
 
 
+def _has_mc_qa_runs(path: Path, task: str) -> bool:
+    frame = read_parquet(path)
+    return bool(((frame["task"] == task) & (frame["setting"] == "mc_qa")).any())
+
+
 def untrained_rows(zero_shot: pd.DataFrame) -> pd.DataFrame:
     """The MLM-BASELINE's random-head accuracy as curve rows at N = 0."""
     return zero_shot.assign(setting="mlm_baseline", n_train=0, epoch=0,
@@ -132,7 +137,10 @@ def make_learning_tables(curves: Sequence[Path], zero_shot: Sequence[Path], publ
         "accuracy"].mean().assign(method="mc_mlm")
     accuracy = pd.concat([accuracy[["task", "flavour", "model", "method", "accuracy"]], baseline], ignore_index=True)
     out_dir = Path(tables[0]).parent
-    write_learning_tables(trained, accuracy, read_published(published), out_dir)
+    encyclopedic = [path for path in curves if _has_mc_qa_runs(path, "encyclopedic_composition")]
+    notes = {"encyclopedic_composition": single_hop_note([read_metadata(path).get("single_hop_items")
+                                                          for path in encyclopedic])} if encyclopedic else {}
+    write_learning_tables(trained, accuracy, read_published(published), out_dir, task_notes=notes)
     for task, figure in zip(tasks, figures, strict=True):
         plot_learning_curves(trained, figure, task)
     for task, figure in zip(comparison_tasks, comparison_figures, strict=True):

@@ -48,6 +48,7 @@ gives ~ to BERT-L and BERT-B in property and taxonomy conjunction and to BERT-WW
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from pathlib import Path
 
 import numpy as np
@@ -261,15 +262,16 @@ def medal_wide(medals: pd.DataFrame) -> pd.DataFrame:
 
 
 def write_learning_tables(curves: pd.DataFrame, zero_shot: pd.DataFrame, published: pd.DataFrame,
-                          out_dir: Path) -> list[Path]:
-    """learning_curves, learning_curves_comparison and table12_medals, each as .csv and .md."""
+                          out_dir: Path, task_notes: dict[str, str] | None = None) -> list[Path]:
+    """learning_curves, learning_curves_comparison and table12_medals, each as .csv and .md;
+    ``task_notes`` follow their task's table in learning_curves.md."""
     out_dir = Path(out_dir)
     tidy = learning_table(curves, zero_shot, published)
     medals = medal_table(tidy)
     differences = comparison(tidy)
     outputs = (
         ("learning_curves", tidy, "oLMpics learning curves (Tables 2, 3, 5, 7, 8, 9, 10, 11)", _overview(tidy),
-         _task_sections(tidy)),
+         _task_sections(tidy, task_notes or {})),
         ("learning_curves_comparison", differences, "oLMpics learning curves: reproduced minus paper",
          differences.drop(columns=["table", "model"]).dropna(axis=1, how="all"),
          "\nAccuracy points; a blank cell has no number on one side.\n"),
@@ -322,7 +324,7 @@ def _overview(tidy: pd.DataFrame) -> pd.DataFrame:
     return pd.DataFrame.from_records(records)
 
 
-def _task_sections(tidy: pd.DataFrame) -> str:
+def _task_sections(tidy: pd.DataFrame, notes: dict[str, str]) -> str:
     intro = ("\nAccuracy (%) on dev, mean over seeds; WS/MAX/LANGSENSE as in curves.py. Reproduced rows next "
              "to the paper's (Talmor et al. 2020); seeds and N per row are in the CSV.\n")
     parts = [intro]
@@ -333,7 +335,21 @@ def _task_sections(tidy: pd.DataFrame) -> str:
         chance = 100.0 / TASKS[task].n_choices
         heading = f"\n### {table.replace('table', 'Table ')}: {title} ({TASKS[task].setup.replace('_', '-').upper()}"
         parts.append(f"{heading}, chance {chance:.1f}%)\n\n{to_markdown(frame)}")
+        if task in notes:
+            parts.append(f"\n{notes[task]}\n")
     return "".join(parts)
+
+
+def single_hop_note(items_per_file: Sequence[int | None]) -> str:
+    """How the encyclopedic-composition runs began, from their curve files' ``single_hop_items``."""
+    if all(items is None for items in items_per_file):
+        return ("Fine-tuned from the pre-trained weights, without the paper's first stage on the single-hop "
+                "facts (`learning_curves.single_hop: false`).")
+    if any(items is None for items in items_per_file):
+        return "Some runs were first fine-tuned on the single-hop facts and some were not: rerun them alike."
+    return (f"Each seed's runs were first fine-tuned on {max(items_per_file):,} single-hop facts of the train and "
+            "dev questions (bridges from Wikidata, `results/datasets/olmpics/single_hop.parquet`), then on the "
+            "composed questions, as the paper does.")
 
 
 def _medal_note() -> str:
