@@ -58,6 +58,12 @@ OLMPICS_ZERO_SHOT = {
     "candidates": OLMPICS.get("candidates", {}),
     "masked_methods": OLMPICS["masked_methods"],
 }
+# What the curve jobs read (their params: adding a model or a task must not rerun the others).
+CURVE_SETTINGS = {
+    key: CURVES[key]
+    for key in ("grid", "seeds", "variants", "mc_mlm_settings", "training")
+    if key in CURVES
+}
 # Generated tasks scored zero-shot beside the release (MC-QA tasks have no zero-shot setting).
 OLMPICS_SCORED_GENERATED = [
     t

@@ -288,7 +288,7 @@ rule olmpics_mc_mlm_curves:
         runtime=get_runtime(120),
     params:
         revision=REVISIONS["olmpics_mc_mlm_curves"],
-        curves=CURVES,
+        curves=CURVE_SETTINGS,
     script:
         "../scripts/olmpics_mc_mlm_curves.py"
 
@@ -319,7 +319,7 @@ rule olmpics_mc_qa_curves:
     params:
         revision=REVISIONS["olmpics_mc_qa_curves"],
         spec=get_model_spec,
-        curves=CURVES,
+        curves=CURVE_SETTINGS,
         device=config["device"],
     script:
         "../scripts/olmpics_mc_qa_curves.py"
@@ -345,7 +345,7 @@ rule olmpics_baseline_curves:
         runtime=get_runtime(240),
     params:
         revision=REVISIONS["olmpics_baseline_curves"],
-        curves=CURVES,
+        curves=CURVE_SETTINGS,
         seed=config["seed"],
     script:
         "../scripts/olmpics_baseline_curves.py"

@@ -357,6 +357,16 @@ def test_tuning_a_models_run_settings_reruns_nothing_and_its_dtype_only_its_jobs
     assert set(re.findall(r"wildcards: .*?model=([^,\s]+)", run.stdout)) == {"tiny-bert"}
 
 
+def test_dropping_a_model_from_the_curves_reruns_no_other_curve_job(demo):
+    curves = {"models": ["tiny-bert"]}
+    name = write_config(demo, "fewer_curves.yaml", {"suites": {"olmpics": {"learning_curves": curves}}})
+    run = snakemake(demo, "-n", "all", configs=(DEMO, "fast.yaml", name))
+    assert run.returncode == 0, run.stderr[-3000:]
+    planned = set(job_counts(run.stdout))
+    assert not planned & {"olmpics_encode", "olmpics_mc_mlm_curves", "olmpics_mc_qa_curves", "olmpics_baseline_curves"}
+    assert "olmpics_learning_tables" in planned
+
+
 def test_wrong_sha256_fails_and_leaves_no_file(demo):
     sources = yaml.safe_load((demo / "config.yaml").read_text())["sources"]
     sources["ettinger_role"]["sha256"] = "0" * 64
