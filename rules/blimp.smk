@@ -57,7 +57,7 @@ rule blimp_score:
     params:
         revision=REVISIONS["blimp_score"],
         spec=get_model_spec,
-        settings=BLIMP,
+        settings=BLIMP_SCORING,
         device=config["device"],
     script:
         "../scripts/blimp_score.py"

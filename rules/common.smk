@@ -58,6 +58,8 @@ OLMPICS_ZERO_SHOT = {
     "candidates": OLMPICS.get("candidates", {}),
     "masked_methods": OLMPICS["masked_methods"],
 }
+# What the BLiMP scoring jobs read (their params: adding a model must not rerun the others).
+BLIMP_SCORING = {key: BLIMP[key] for key in ("causal_methods", "masked_methods")}
 # What the curve jobs read (their params: adding a model or a task must not rerun the others).
 CURVE_SETTINGS = {
     key: CURVES[key]

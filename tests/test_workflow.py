@@ -357,14 +357,15 @@ def test_tuning_a_models_run_settings_reruns_nothing_and_its_dtype_only_its_jobs
     assert set(re.findall(r"wildcards: .*?model=([^,\s]+)", run.stdout)) == {"tiny-bert"}
 
 
-def test_dropping_a_model_from_the_curves_reruns_no_other_curve_job(demo):
-    curves = {"models": ["tiny-bert"]}
-    name = write_config(demo, "fewer_curves.yaml", {"suites": {"olmpics": {"learning_curves": curves}}})
+def test_dropping_a_model_from_each_suite_reruns_no_job_of_the_others(demo):
+    suites = {"ettinger": {"models": ["tiny-bert", "tiny-roberta"]}, "blimp": {"models": ["tiny-bert", "tiny-roberta"]},
+              "olmpics": {"models": ["tiny-bert"], "learning_curves": {"models": ["tiny-bert"]}}}
+    name = write_config(demo, "fewer_models.yaml", {"suites": suites})
     run = snakemake(demo, "-n", "all", configs=(DEMO, "fast.yaml", name))
     assert run.returncode == 0, run.stderr[-3000:]
     planned = set(job_counts(run.stdout))
-    assert not planned & {"olmpics_encode", "olmpics_mc_mlm_curves", "olmpics_mc_qa_curves", "olmpics_baseline_curves"}
-    assert "olmpics_learning_tables" in planned
+    assert planned == {"all", "ettinger_tables", "blimp_tables", "olmpics_tables", "olmpics_learning_tables",
+                       "report_landing", "report_verdicts", "report_models"}, planned
 
 
 def test_wrong_sha256_fails_and_leaves_no_file(demo):
