@@ -50,21 +50,22 @@ YEAR_OFFSETS = (-2, -1, 1, 2)
 DEFAULT_LIMIT = 20_000
 
 
-def _labels(*variables: str) -> str:
+def english_labels(*variables: str) -> str:
+    """Each variable's English label as ``?<var>Label`` (query clauses)."""
     return "".join(f'  ?{var} rdfs:label ?{var}Label . FILTER(LANG(?{var}Label) = "en")\n' for var in variables)
 
 
 def band_query(limit: int) -> str:
     return (PREFIXES + "SELECT ?band ?bandLabel ?member ?memberLabel ?inception WHERE {\n"
             "  ?band wdt:P31 wd:Q215380 ; wdt:P527 ?member ; wdt:P571 ?inception .\n"
-            + _labels("band", "member") + f"}}\nLIMIT {_limit(limit)}\n")
+            + english_labels("band", "member") + f"}}\nLIMIT {_limit(limit)}\n")
 
 
 def film_query(limit: int) -> str:
     return (PREFIXES + "SELECT ?film ?filmLabel ?actor ?actorLabel ?spouse ?spouseLabel WHERE {\n"
             "  ?film wdt:P31 wd:Q11424 ; wdt:P161 ?actor .\n"
             "  ?actor wdt:P26 ?spouse .\n"
-            + _labels("film", "actor", "spouse") + f"}}\nLIMIT {_limit(limit)}\n")
+            + english_labels("film", "actor", "spouse") + f"}}\nLIMIT {_limit(limit)}\n")
 
 
 def company_query(limit: int) -> str:
@@ -72,7 +73,7 @@ def company_query(limit: int) -> str:
             "  ?company wdt:P112 ?founder ; wdt:P159 ?hq .\n"
             "  ?founder wdt:P31 wd:Q5 .\n"
             "  OPTIONAL { ?hq wdt:P17 ?country . }\n"
-            + _labels("company", "founder", "hq") + f"}}\nLIMIT {_limit(limit)}\n")
+            + english_labels("company", "founder", "hq") + f"}}\nLIMIT {_limit(limit)}\n")
 
 
 def _limit(limit: int) -> int:

@@ -112,8 +112,7 @@ def baseline_curves_file(release: Path, controls: Path, glove: Path, out: Path, 
     return frame
 
 
-def _has_mc_qa_runs(path: Path, task: str) -> bool:
-    frame = read_parquet(path)
+def _has_mc_qa_runs(frame: pd.DataFrame, task: str) -> bool:
     return bool(((frame["task"] == task) & (frame["setting"] == "mc_qa")).any())
 
 
@@ -128,7 +127,8 @@ def make_learning_tables(curves: Sequence[Path], zero_shot: Sequence[Path], publ
                          comparison_tasks: Sequence[str] = ()) -> None:
     """Tables 2-11 and the medals of Table 12 beside the paper's; one learning-curve figure per task and one
     MC-MLM vs MC-QA figure (Figure 2D) per compared task."""
-    every = pd.concat([read_parquet(path) for path in curves], ignore_index=True)
+    frames = [read_parquet(path) for path in curves]
+    every = pd.concat(frames, ignore_index=True)
     trained, untrained = every[every["n_train"] > 0], every[every["n_train"] == 0]
     scores = [read_parquet(path) for path in zero_shot]
     accuracy = zero_shot_accuracy(pd.concat(scores, ignore_index=True)) if scores else pd.DataFrame(
@@ -137,7 +137,8 @@ def make_learning_tables(curves: Sequence[Path], zero_shot: Sequence[Path], publ
         "accuracy"].mean().assign(method="mc_mlm")
     accuracy = pd.concat([accuracy[["task", "flavour", "model", "method", "accuracy"]], baseline], ignore_index=True)
     out_dir = Path(tables[0]).parent
-    encyclopedic = [path for path in curves if _has_mc_qa_runs(path, "encyclopedic_composition")]
+    encyclopedic = [path for path, frame in zip(curves, frames, strict=True)
+                    if _has_mc_qa_runs(frame, "encyclopedic_composition")]
     notes = {"encyclopedic_composition": single_hop_note([read_metadata(path).get("single_hop_items")
                                                           for path in encyclopedic])} if encyclopedic else {}
     write_learning_tables(trained, accuracy, read_published(published), out_dir, task_notes=notes)

@@ -34,8 +34,14 @@ from dataclasses import dataclass
 import pandas as pd
 
 from lmprobes.suites.lama.wikidata import PREFIXES, Row, SparqlClient
-from lmprobes.suites.olmpics.generate_encyclopedic import QUESTION_TYPES, entity_or_none, year_or_none
-from lmprobes.suites.olmpics.schema import SCHEMA, make_item
+from lmprobes.suites.olmpics.controls import items_frame
+from lmprobes.suites.olmpics.generate_encyclopedic import (
+    QUESTION_TYPES,
+    english_labels,
+    entity_or_none,
+    year_or_none,
+)
+from lmprobes.suites.olmpics.schema import make_item
 
 log = logging.getLogger("lmprobes.suites.olmpics.single_hop")
 
@@ -84,26 +90,22 @@ def _values(variable: str, labels: list[str]) -> str:
     return f"  VALUES ?{variable} {{ {' '.join(_literal(label) for label in labels)} }}\n"
 
 
-def _english(*variables: str) -> str:
-    return "".join(f'  ?{var} rdfs:label ?{var}Label . FILTER(LANG(?{var}Label) = "en")\n' for var in variables)
-
-
 def band_lookup(labels: list[str]) -> str:
     return (PREFIXES + "SELECT ?memberLabel ?band ?bandLabel ?inception WHERE {\n" + _values("memberLabel", labels)
             + "  ?member rdfs:label ?memberLabel .\n"
-            "  ?band wdt:P31 wd:Q215380 ; wdt:P527 ?member ; wdt:P571 ?inception .\n" + _english("band") + "}\n")
+            "  ?band wdt:P31 wd:Q215380 ; wdt:P527 ?member ; wdt:P571 ?inception .\n" + english_labels("band") + "}\n")
 
 
 def film_lookup(labels: list[str]) -> str:
     return (PREFIXES + "SELECT ?filmLabel ?actor ?actorLabel ?spouseLabel WHERE {\n" + _values("filmLabel", labels)
             + "  ?film rdfs:label ?filmLabel ; wdt:P31 wd:Q11424 ; wdt:P161 ?actor .\n  ?actor wdt:P26 ?spouse .\n"
-            + _english("actor", "spouse") + "}\n")
+            + english_labels("actor", "spouse") + "}\n")
 
 
 def company_lookup(labels: list[str]) -> str:
     return (PREFIXES + "SELECT ?founderLabel ?company ?companyLabel ?hqLabel WHERE {\n"
             + _values("founderLabel", labels) + "  ?founder rdfs:label ?founderLabel ; wdt:P31 wd:Q5 .\n"
-            "  ?company wdt:P112 ?founder ; wdt:P159 ?hq .\n" + _english("company", "hq") + "}\n")
+            "  ?company wdt:P112 ?founder ; wdt:P159 ?hq .\n" + english_labels("company", "hq") + "}\n")
 
 
 def band_bridge(row: Row) -> Bridge | None:
@@ -195,7 +197,7 @@ def _items(facts: list, reached: dict, seed: int) -> pd.DataFrame:
                               choices.index(bridge.bridge_label), label, bridge))
         rows.append(_item(item, numbers, kind, "hop2", second.format(bridge=bridge.bridge_label), list(item["choices"]),
                           int(item["answer"]), label, bridge))
-    return pd.DataFrame.from_records(rows, columns=SCHEMA.names).astype({"seed": "Int64"})
+    return items_frame(rows)
 
 
 def _item(question: dict, numbers: dict, kind: str, hop: str, stem: str, choices: list[str], answer: int,
