@@ -66,6 +66,8 @@ CURVE_SETTINGS = {
     for key in ("grid", "seeds", "variants", "mc_mlm_settings", "training")
     if key in CURVES
 }
+# What the single-hop stage reads: the training settings only.
+STAGE_ONE_SETTINGS = {key: CURVES[key] for key in ("training",) if key in CURVES}
 # Generated tasks scored zero-shot beside the release (MC-QA tasks have no zero-shot setting).
 OLMPICS_SCORED_GENERATED = [
     t
@@ -110,6 +112,7 @@ wildcard_constraints:
     ),
     mlm_task=alternatives(CURVES_MLM_TASKS),
     qa_task=alternatives(CURVES_QA_TASKS + CURVES_QA_COMPARISON),
+    seed=r"\d+",
     curve_task=alternatives(CURVES["tasks"]),
     variant=alternatives(CURVES["variants"]),
 
@@ -476,10 +479,14 @@ def get_olmpics_task_hidden(wildcards):
     )
 
 
-def get_olmpics_single_hop(wildcards):
-    """Encyclopedic composition's single-hop facts, the first fine-tuning stage of its curves."""
+def get_olmpics_single_hop_stage(wildcards):
+    """Each seed's single-hop stage, where encyclopedic composition's curve runs start."""
     if CURVES["single_hop"] and wildcards.qa_task == "encyclopedic_composition":
-        return "results/datasets/olmpics/single_hop.parquet"
+        return expand(
+            "results/cache/olmpics/{model}/single_hop/seed{seed}.safetensors",
+            model=wildcards.model,
+            seed=CURVES["seeds"],
+        )
     return []
 
 

@@ -293,13 +293,43 @@ rule olmpics_mc_mlm_curves:
         "../scripts/olmpics_mc_mlm_curves.py"
 
 
+# Encyclopedic composition's first stage: one seed's fine-tuning on the single-hop facts, which that
+# seed's runs in every variant start from. Temporary: a large model's copy is gigabytes.
+rule olmpics_single_hop_stage:
+    input:
+        single_hop="results/datasets/olmpics/single_hop.parquet",
+        model=get_model_dir,
+    output:
+        temp("results/cache/olmpics/{model}/single_hop/seed{seed}.safetensors"),
+    log:
+        "logs/cache/olmpics/{model}/single_hop/seed{seed}.log",
+    benchmark:
+        "benchmarks/cache/olmpics/{model}/single_hop/seed{seed}.tsv"
+    retries: 2
+    conda:
+        "../envs/lmprobes.yaml"
+    threads: get_model_threads
+    resources:
+        gpu=1,
+        mem_mb=get_finetuning_mem_mb,
+        batch_tokens=get_model_batch_tokens,
+        runtime=get_runtime(240),
+    params:
+        revision=REVISIONS["olmpics_single_hop_stage"],
+        spec=get_model_spec,
+        curves=STAGE_ONE_SETTINGS,
+        device=config["device"],
+    script:
+        "../scripts/olmpics_single_hop_stage.py"
+
+
 # MC-QA fine-tunes the whole network for every N and seed: one GPU job per (model, task, variant),
 # on the MC-QA tasks and, standard variant only, on the MC-MLM tasks of mc_qa_comparison.
 rule olmpics_mc_qa_curves:
     input:
         release="results/datasets/olmpics/release.parquet",
         controls="results/datasets/olmpics/controls.parquet",
-        single_hop=get_olmpics_single_hop,
+        stage_one=get_olmpics_single_hop_stage,
         model=get_model_dir,
     output:
         "results/curves/olmpics/{model}/{qa_task}.{variant}.parquet",

@@ -17,5 +17,5 @@ with logged(snakemake.log):
         curves=snakemake.params.curves,
         device=snakemake.params.device,
         progress=snakemake.config["progress"],
-        single_hop=snakemake.input.single_hop or None,
+        stage_one=snakemake.input.stage_one,
     )

@@ -1,74 +1,46 @@
 """Encyclopedic composition's single-hop facts: bridges of the composed questions looked up on a fake
-Wikidata query service (127.0.0.1), the two single-hop items of each, and the warm-up stage of the
-MC-QA curves that trains on them."""
+Wikidata query service (127.0.0.1), the two single-hop items of each, and the first fine-tuning stage
+on them that the MC-QA curves start from."""
 
 from __future__ import annotations
 
 import json
-import re
-from http.server import BaseHTTPRequestHandler
-from urllib.parse import parse_qs
 
 import pandas as pd
 import pytest
+import torch
 
+from fake_bridges import FakeBridgeService
 from lmprobes.suites.lama.wikidata import SparqlClient
 from lmprobes.suites.olmpics import mcqa
-from lmprobes.suites.olmpics.mcqa import McQaError, mc_qa_curves
+from lmprobes.suites.olmpics.mcqa import McQaError, load_encoder, mc_qa_curves, single_hop_stage
 from lmprobes.suites.olmpics.schema import SCHEMA, make_item
 from lmprobes.suites.olmpics.single_hop import SingleHopError, parse_question, single_hop_items
+from lmprobes.suites.olmpics.stage_one import StageOneError, load_stage_one, save_stage_one
 from lmprobes.suites.olmpics.training import TRANSFORMER, with_overrides
-from loopback import send, serve_http
+from loopback import serve_http
 
 UA = "lmprobes-tests/0.1 (https://example.org/lmprobes; tests@example.org)"
-E = "http://www.wikidata.org/entity/"
 TASK = "encyclopedic_composition"
 NFD_NAME = "Slobodan Kovac\u030cevic\u0301"  # as the release spells it
 NFC_NAME = "Slobodan Kovačević"
 
-# Per question type: the property that tells its lookup apart, the entity label's variable, and the
-# rows the service knows: (entity label, bridge id, bridge label, answer).
+# Per question type's property, the rows the service knows: (entity label, bridge id, bridge label, answer).
 KNOWN = {
-    "wdt:P527": ("memberLabel", [
+    "wdt:P527": [
         (NFC_NAME, "Q9", "Bijelo Dugme", "1970-01-01T00:00:00Z"),
         (NFC_NAME, "Q5", "Indexi", "1962-01-01T00:00:00Z"),
         (NFC_NAME, "Q3", "Roboti", "1962-05-01T00:00:00Z"),  # also 1962: the smaller id is kept
         ("Justin Young", "Q11", "The Vaccines", "2010-01-01T00:00:00Z"),
         ("Reine Fiske", "Q12", "Dungen", "1999-01-01T00:00:00Z"),
         ("Orelsan", "Q13", "Casseurs Flowters", "2004-01-01T00:00:00Z"),
-    ]),
-    "wdt:P161": ("filmLabel", [
+    ],
+    "wdt:P161": [
         ("What Have You Done to Solange?", "Q21", "Fabio Testi", "Lola Falana"),
         ("Olympia", "Q22", "Some Actor", "Some Spouse"),
-    ]),
-    "wdt:P112": ("founderLabel", [("Bill Gates", "Q2283", "Microsoft", "Redmond")]),
+    ],
+    "wdt:P112": [("Bill Gates", "Q2283", "Microsoft", "Redmond")],
 }
-BRIDGE_VARS = {"wdt:P527": ("band", "inception"), "wdt:P161": ("actor", "spouseLabel"),
-               "wdt:P112": ("company", "hqLabel")}
-LITERAL = re.compile(r'"((?:[^"\\]|\\.)*)"@en')
-
-
-class FakeQueryService:
-    def __init__(self) -> None:
-        self.labels: list[str] = []
-
-    def respond(self, handler: BaseHTTPRequestHandler) -> None:
-        sparql = parse_qs(handler.rfile.read(int(handler.headers["Content-Length"])).decode())["query"][0]
-        prop = next((prop for prop in KNOWN if prop in sparql), None)
-        if prop is None:
-            send(handler, 400, b"MalformedQueryException: unexpected query")
-            return
-        asked = [re.sub(r"\\(.)", r"\1", label) for label in LITERAL.findall(sparql)]
-        self.labels += asked
-        variable, rows = KNOWN[prop]
-        bridge_var, answer_var = BRIDGE_VARS[prop]
-        bindings = [{variable: {"type": "literal", "value": label},
-                     bridge_var: {"type": "uri", "value": E + bridge},
-                     f"{bridge_var}Label": {"type": "literal", "value": bridge_label},
-                     answer_var: {"type": "literal", "value": answer}}
-                    for label, bridge, bridge_label, answer in rows if label in asked]
-        body = {"head": {"vars": []}, "results": {"bindings": bindings}}
-        send(handler, 200, json.dumps(body).encode(), {"Content-Type": "application/sparql-results+json"})
 
 
 def composed(split: str, row: int, stem: str, choices: list[str], answer: int) -> dict:
@@ -95,7 +67,7 @@ QUESTIONS = pd.DataFrame.from_records([
 
 @pytest.fixture(scope="module")
 def built(tmp_path_factory):
-    service = FakeQueryService()
+    service = FakeBridgeService(KNOWN)
     cache = tmp_path_factory.mktemp("wikidata_cache")
     with serve_http(service.respond) as url:
         client = SparqlClient(f"{url}/sparql", cache_dir=cache, user_agent=UA, min_interval=0)
@@ -161,7 +133,7 @@ def test_no_question_or_a_foreign_stem_is_refused_naming_it(tmp_path):
 
 
 def test_no_bridge_at_all_is_an_error_that_says_how_to_go_without(tmp_path):
-    with serve_http(FakeQueryService().respond) as url:
+    with serve_http(FakeBridgeService(KNOWN).respond) as url:
         client = SparqlClient(f"{url}/sparql", cache_dir=tmp_path, user_agent=UA, min_interval=0)
         with pytest.raises(SingleHopError, match=r"no encyclopedic_composition question reached.*single_hop: false"):
             single_hop_items(QUESTIONS[QUESTIONS["stem"] == band("Nobody Known")], client, seed=0)
@@ -175,51 +147,111 @@ def qa_items(built) -> tuple[pd.DataFrame, pd.DataFrame]:
     return QUESTIONS[QUESTIONS["stem"] != band("Nobody Known")], items
 
 
-def test_each_seeds_runs_start_from_one_warm_up_on_the_single_hop_facts(built, tiny_dir, monkeypatch):
-    composed_items, single_hop = qa_items(built)
-    calls = []
-    original = mcqa.warmed_up
-    monkeypatch.setattr(mcqa, "warmed_up", lambda *a, **k: calls.append(k["seed"]) or original(*a, **k))
-    spec = {"family": "masked"}
-    kwargs = {"grid": (2, 4), "seeds": (1, 2), "hp": FAST, "device": "cpu", "pooling": "first"}
-    warm = mc_qa_curves(tiny_dir("bert"), spec, composed_items, warmup=single_hop, **kwargs)
-    assert calls == [1, 2], "one warm-up per seed, not per run"
-    assert list(zip(warm["n_train"], warm["seed"])) == [(2, 1), (2, 2), (4, 1), (4, 2)]
-    again = mc_qa_curves(tiny_dir("bert"), spec, composed_items, warmup=single_hop, **kwargs)
-    pd.testing.assert_frame_equal(warm, again)
+@pytest.fixture(scope="module")
+def stages(built, tiny_dir, tmp_path_factory):
+    """The single-hop stage of seeds 1 and 2, in memory and saved."""
+    folder = tmp_path_factory.mktemp("stage_one")
+    made, paths = {}, []
+    for seed in (1, 2):
+        made[seed] = single_hop_stage(tiny_dir("bert"), {"family": "masked"}, qa_items(built)[1], seed=seed, hp=FAST,
+                                      device="cpu", slug="tiny-bert", pooling="first")
+        paths.append(folder / f"seed{seed}.safetensors")
+        save_stage_one(made[seed], paths[-1])
+    return made, paths
+
+
+CURVE_KWARGS = {"grid": (2, 4), "seeds": (1, 2), "hp": FAST, "device": "cpu", "pooling": "first", "slug": "tiny-bert"}
+
+
+def test_the_stage_is_a_fine_tuning_on_every_single_hop_item_and_saves_exactly(built, stages, tiny_dir, tmp_path):
+    made, paths = stages
+    single_hop = qa_items(built)[1]
+    pretrained = load_encoder(tiny_dir("bert"), slug="tiny-bert", device=torch.device("cpu"))
+    stage = made[1]
+    assert (stage.model, stage.seed, stage.pooling, stage.items) == ("tiny-bert", 1, "first", len(single_hop))
+    assert set(stage.encoder) == set(pretrained.initial_state) and set(stage.head) == {"weight", "bias"}
+    moved = [name for name, value in stage.encoder.items() if not torch.equal(value, pretrained.initial_state[name])]
+    assert "encoder.layer.0.attention.self.query.weight" in moved, "the stage trains the whole encoder"
+    assert not torch.equal(made[1].head["weight"], made[2].head["weight"]), "each seed draws its own head"
+    loaded = load_stage_one(paths[0])
+    assert loaded.describe() == stage.describe()
+    assert all(torch.equal(loaded.encoder[name], value) for name, value in stage.encoder.items())
+    assert all(torch.equal(loaded.head[name], value) for name, value in stage.head.items())
+    save_stage_one(loaded, tmp_path / "again.safetensors")
+    assert (tmp_path / "again.safetensors").read_bytes() == paths[0].read_bytes()
+
+
+def test_each_seeds_runs_start_from_its_stage_in_every_run(built, stages, tiny_dir, monkeypatch):
+    made, paths = stages
+    composed_items = qa_items(built)[0]
     starts = []
     fine_tune = mcqa.fine_tune
 
     def spy(pretrained, *args, **kwargs):
-        if not kwargs["description"].startswith("warm-up"):
-            starts.append((pretrained.fresh_keys, kwargs["head_state"] is not None))
+        starts.append((kwargs["seed"], pretrained.initial_state, pretrained.fresh_keys, kwargs["head_state"]))
         return fine_tune(pretrained, *args, **kwargs)
 
     monkeypatch.setattr(mcqa, "fine_tune", spy)
-    mc_qa_curves(tiny_dir("bert"), spec, composed_items, warmup=single_hop, **kwargs)
-    mc_qa_curves(tiny_dir("bert"), spec, composed_items, **kwargs)
-    assert calls == [1, 2, 1, 2, 1, 2]
-    # Warm runs start from the warmed-up encoder (nothing left to draw) and head; cold ones draw the pooler.
-    assert starts[:4] == [((), True)] * 4 and all(keys and not head for keys, head in starts[4:])
+    warm = mc_qa_curves(tiny_dir("bert"), {"family": "masked"}, composed_items, stage_one=made, **CURVE_KWARGS)
+    assert list(zip(warm["n_train"], warm["seed"])) == [(2, 1), (2, 2), (4, 1), (4, 2)]
+    assert [seed for seed, *_ in starts] == [1, 2, 1, 2]
+    for seed, state, fresh, head in starts:
+        assert state is made[seed].encoder and head is made[seed].head and fresh == (), "nothing left to draw"
+    starts.clear()
+    cold = mc_qa_curves(tiny_dir("bert"), {"family": "masked"}, composed_items, **CURVE_KWARGS)
+    assert all(fresh and head is None for _, _, fresh, head in starts), "cold runs draw the pooler and head"
+    assert not warm["accuracy"].equals(cold["accuracy"]) or not warm["dev_loss"].equals(cold["dev_loss"])
+    # From the saved files, the same curves as from the stage in memory.
+    monkeypatch.undo()
+    saved = {stage.seed: stage for stage in map(load_stage_one, paths)}
+    from_files = mc_qa_curves(tiny_dir("bert"), {"family": "masked"}, composed_items, stage_one=saved, **CURVE_KWARGS)
+    pd.testing.assert_frame_equal(warm, from_files)
 
 
-def test_a_warm_up_without_dev_rows_is_refused(built, tiny_dir):
-    composed_items, single_hop = qa_items(built)
+def test_a_stage_missing_a_seed_or_made_for_another_run_is_refused(built, stages, tiny_dir):
+    made, _ = stages
+    composed_items = qa_items(built)[0]
+    with pytest.raises(McQaError, match=r"no single-hop stage for seeds \[2\]"):
+        mc_qa_curves(tiny_dir("bert"), {"family": "masked"}, composed_items, stage_one={1: made[1]}, **CURVE_KWARGS)
+    with pytest.raises(McQaError, match="made for model 'tiny-bert', seed 1, pooling 'first'"):
+        mc_qa_curves(tiny_dir("bert"), {"family": "masked"}, composed_items, stage_one={1: made[1], 2: made[1]},
+                     **CURVE_KWARGS)
+    with pytest.raises(McQaError, match="made for model 'tiny-bert'"):
+        mc_qa_curves(tiny_dir("bert"), {"family": "masked"}, composed_items, stage_one=made,
+                     **{**CURVE_KWARGS, "slug": "other-bert"})
+
+
+def test_a_stage_without_dev_rows_or_for_a_causal_model_is_refused(built, tiny_dir):
+    single_hop = qa_items(built)[1]
     with pytest.raises(McQaError, match="dev split"):
-        mc_qa_curves(tiny_dir("bert"), {"family": "masked"}, composed_items, grid=(2,), seeds=(1,), hp=FAST,
-                     device="cpu", warmup=single_hop[single_hop["split"] == "train"])
+        single_hop_stage(tiny_dir("bert"), {"family": "masked"}, single_hop[single_hop["split"] == "train"], seed=1,
+                         hp=FAST, device="cpu")
+    with pytest.raises(McQaError, match="'tiny-gpt2' is a 'causal' model"):
+        single_hop_stage(tiny_dir("gpt2"), {"family": "causal"}, single_hop, seed=1, slug="tiny-gpt2", device="cpu")
+
+
+def test_a_file_that_is_not_a_stage_is_refused_naming_it(stages, tmp_path):
+    _, paths = stages
+    (tmp_path / "junk.safetensors").write_bytes(b"not a safetensors file")
+    with pytest.raises(StageOneError, match="junk.safetensors: not a single-hop stage file"):
+        load_stage_one(tmp_path / "junk.safetensors")
+    from safetensors.torch import load_file, save_file
+
+    save_file(load_file(paths[0]), tmp_path / "bare.safetensors")  # the tensors, no metadata
+    with pytest.raises(StageOneError, match="bare.safetensors: not a single-hop stage file"):
+        load_stage_one(tmp_path / "bare.safetensors")
 
 
 def test_the_dataset_and_curve_files_record_the_first_stage(tmp_path, tiny_dir):
     from lmprobes.io import read_metadata, read_parquet, write_parquet
-    from lmprobes.suites.olmpics.learning import mc_qa_curves_file
+    from lmprobes.suites.olmpics.learning import mc_qa_curves_file, single_hop_stage_file
     from lmprobes.suites.olmpics.pipeline import make_single_hop
 
     release, controls = tmp_path / "release.parquet", tmp_path / "controls.parquet"
     questions = QUESTIONS[QUESTIONS["stem"] != band("Nobody Known")]
     write_parquet(questions, release, SCHEMA, {})
     write_parquet(questions.iloc[0:0], controls, SCHEMA, {})
-    service = FakeQueryService()
+    service = FakeBridgeService(KNOWN)
     with serve_http(service.respond) as url:
         wikidata = {"endpoint": f"{url}/sparql", "cache": str(tmp_path / "cache"), "user_agent": UA, "min_interval": 0}
         make_single_hop(release, tmp_path / "single_hop.parquet", seed=3, wikidata=wikidata,
@@ -230,9 +262,13 @@ def test_the_dataset_and_curve_files_record_the_first_stage(tmp_path, tiny_dir):
     facts = read_parquet(tmp_path / "single_hop.parquet")
     curves = {"grid": [2], "seeds": [1], "training": {"mc_qa": {"epochs": 1, "batch_size": 4}}}
     out = tmp_path / "curves.parquet"
+    stage = tmp_path / "stage" / "seed1.safetensors"
+    single_hop_stage_file(tmp_path / "single_hop.parquet", tiny_dir("bert"), stage, slug="tiny-bert",
+                          spec={"family": "masked"}, seed=1, curves=curves, device="cpu", progress=False)
+    assert load_stage_one(stage).describe() == {"format_version": 1, "model": "tiny-bert", "seed": 1,
+                                                "pooling": "pooler", "items": 10}
     mc_qa_curves_file(release, controls, tiny_dir("bert"), out, slug="tiny-bert", spec={"family": "masked"},
-                      task=TASK, variant="standard", curves=curves, device="cpu", progress=False,
-                      single_hop=tmp_path / "single_hop.parquet")
+                      task=TASK, variant="standard", curves=curves, device="cpu", progress=False, stage_one=[stage])
     assert read_metadata(out)["single_hop_items"] == len(facts) == 10
     assert read_parquet(out)["n_train"].tolist() == [2]
     # Table 10's section says how its runs began.

@@ -14,6 +14,7 @@ import pandas as pd
 import pytest
 import yaml
 
+from fake_bridges import FakeBridgeService, bridges_to_gold
 from fake_wdqs import empty_answer, recorded_service
 from lmprobes.io import read_metadata, read_parquet
 from loopback import serve_http
@@ -246,7 +247,8 @@ def test_slurm_profile_sends_every_gpu_job_to_the_gpu_partition(tmp_path):
     jobs = [block for block in run.stdout.split("\nrule ")[1:] if "resources:" in block]
     gpu_rules = {block.split(":", 1)[0] for block in jobs if "gpu=1" in block}
     assert gpu_rules == {"lama_score", "blimp_score", "ettinger_score", "olmpics_zero_shot",
-                         "olmpics_zero_shot_generated", "olmpics_encode", "olmpics_mc_qa_curves"}
+                         "olmpics_zero_shot_generated", "olmpics_encode", "olmpics_single_hop_stage",
+                         "olmpics_mc_qa_curves"}
     for block in jobs:
         partition = "slurm_partition=gpu" if "gpu=1" in block else "slurm_partition=cpu"
         assert partition in block, block[:300]
@@ -268,7 +270,7 @@ def test_full_config_plans_every_rule_for_every_model(tmp_path):
                       "olmpics_zero_shot": 6, "olmpics_zero_shot_generated": 6, "olmpics_tables": 1,
                       "olmpics_generated": 6,
                       "olmpics_encyclopedic": 1, "olmpics_single_hop": 1, "olmpics_controls": 1,
-                      "olmpics_encode": 5, "olmpics_mc_mlm_curves": 5 * 6, "olmpics_mc_qa_curves": 5 * 2 * 3 + 5,
+                      "olmpics_single_hop_stage": 5 * 6, "olmpics_encode": 5, "olmpics_mc_mlm_curves": 5 * 6, "olmpics_mc_qa_curves": 5 * 2 * 3 + 5,
                       "olmpics_baseline_curves": 8, "olmpics_learning_tables": 1,
                       "report_landing": 1, "report_verdicts": 1, "report_models": 1}
     # Generated tasks are scored only when asked, and MC-QA ones never (no zero-shot setting).
@@ -279,16 +281,21 @@ def test_full_config_plans_every_rule_for_every_model(tmp_path):
                              cwd=workdir, capture_output=True, text=True, check=False)
         assert run.returncode == 0, run.stderr[-3000:]
         assert job_counts(run.stdout).get("olmpics_zero_shot_generated", 0) == planned, olmpics
-    # Encyclopedic composition's curves, and only they, read the single-hop facts, unless turned off.
+    # Encyclopedic composition's curves, and only they, start from the single-hop stage, one job per seed
+    # that the three variants share, unless turned off.
     for single_hop, planned in ((True, 1), (False, 0)):
         name = write_config(workdir, "single_hop.yaml", {"suites": {"olmpics": {"learning_curves": {
             "single_hop": single_hop}}}})
         for task, wanted in (("encyclopedic_composition", planned), ("property_conjunction", 0)):
-            target = f"results/curves/olmpics/roberta-base/{task}.standard.parquet"
-            run = subprocess.run([sys.executable, "-m", "snakemake", "-n", target, "--configfile", "config.yaml", name],
-                                 cwd=workdir, capture_output=True, text=True, check=False)
+            targets = [f"results/curves/olmpics/roberta-base/{task}.{variant}.parquet"
+                       for variant in ("standard", "no_lang", "perturbed_lang")]
+            run = subprocess.run([sys.executable, "-m", "snakemake", "-n", *targets, "--configfile", "config.yaml",
+                                  name], cwd=workdir, capture_output=True, text=True, check=False)
             assert run.returncode == 0, run.stderr[-3000:]
-            assert job_counts(run.stdout).get("olmpics_single_hop", 0) == wanted, (single_hop, task)
+            counts = job_counts(run.stdout)
+            assert counts.get("olmpics_single_hop", 0) == wanted, (single_hop, task)
+            assert counts.get("olmpics_single_hop_stage", 0) == 6 * wanted, (single_hop, task)
+            assert counts["olmpics_mc_qa_curves"] == 3
 
 
 def write_config(workdir: Path, name: str, config: dict) -> str:
@@ -659,6 +666,41 @@ def test_olmpics_release_to_zero_shot_tables(demo, tmp_path):
     again = snakemake(demo, *targets, configs=(DEMO, "fast.yaml", name))
     assert again.returncode == 0, again.stderr[-3000:]
     assert {task: (folder / f"{task}.parquet").read_bytes() for task in generated} == before
+
+
+def test_encyclopedic_curves_start_from_one_single_hop_stage_per_seed(demo):
+    """The demo release's composed questions -> single-hop facts (bridges from a fake query service) ->
+    one stage job per seed, shared by the three variants' curve jobs and deleted once they are done."""
+    release = read_parquet(demo / "results/datasets/olmpics/release.parquet")
+    service = FakeBridgeService(bridges_to_gold(release[release["task"] == "encyclopedic_composition"]))
+    variants = ("standard", "no_lang", "perturbed_lang")
+    targets = [f"results/curves/olmpics/tiny-bert/encyclopedic_composition.{variant}.parquet" for variant in variants]
+    curves = {"models": ["tiny-bert"], "tasks": ["encyclopedic_composition"], "grid": [8], "seeds": [1, 2]}
+    with serve_http(service.respond, keep_alive=True) as url:
+        name = write_config(demo, "single_hop.yaml", {"suites": {
+            "olmpics": {"learning_curves": curves},
+            "lama": {"generated": {"wikidata_fresh": {"endpoint": f"{url}/sparql", "min_interval": 0.0}}}}})
+        configs = (DEMO, "fast.yaml", name)
+        plan = snakemake(demo, *targets, "-n", configs=configs)
+        assert plan.returncode == 0, plan.stderr[-3000:]
+        counts = job_counts(plan.stdout)
+        assert {rule: counts.get(rule) for rule in ("olmpics_single_hop", "olmpics_single_hop_stage",
+                                                    "olmpics_mc_qa_curves")} == {
+            "olmpics_single_hop": 1, "olmpics_single_hop_stage": 2, "olmpics_mc_qa_curves": 3}
+        run = snakemake(demo, *targets, configs=configs)
+    assert run.returncode == 0, run.stdout[-3000:] + run.stderr[-3000:]
+    facts = read_parquet(demo / "results/datasets/olmpics/single_hop.parquet")
+    assert len(facts) == 2 * (release["task"] == "encyclopedic_composition").sum(), "every question has its bridge"
+    for variant in variants:
+        out = demo / f"results/curves/olmpics/tiny-bert/encyclopedic_composition.{variant}.parquet"
+        assert read_metadata(out)["single_hop_items"] == len(facts)
+        assert set(zip(read_parquet(out)["n_train"], read_parquet(out)["seed"])) == {(8, 1), (8, 2)}
+    stages = demo / "results/cache/olmpics/tiny-bert/single_hop"
+    assert not list(stages.glob("*.safetensors")), "the stage is temporary"
+    for seed in (1, 2):
+        assert "single-hop stage on" in (demo / f"logs/cache/olmpics/tiny-bert/single_hop/seed{seed}.log").read_text()
+    again = snakemake(demo, *targets, "-n", configs=configs)
+    assert again.returncode == 0 and "Nothing to be done" in again.stdout + again.stderr
 
 
 def test_demo_learning_curves(demo):

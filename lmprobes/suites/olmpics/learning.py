@@ -24,9 +24,10 @@ from lmprobes.suites.olmpics.glove import read_glove
 from lmprobes.suites.olmpics.heads import extract_head, load_head, save_head
 from lmprobes.suites.olmpics.hidden import encode_mask_states, read_hidden_cache, write_hidden_cache
 from lmprobes.suites.olmpics.learning_tables import single_hop_note, write_learning_tables
-from lmprobes.suites.olmpics.mcqa import mc_qa_curves
+from lmprobes.suites.olmpics.mcqa import mc_qa_curves, single_hop_stage
 from lmprobes.suites.olmpics.probing import MC_MLM, mc_mlm_curves
 from lmprobes.suites.olmpics.schema import TASKS
+from lmprobes.suites.olmpics.stage_one import load_stage_one, save_stage_one
 from lmprobes.suites.olmpics.tables import read_published, zero_shot_accuracy
 from lmprobes.suites.olmpics.training import BASELINE, CURVE_SCHEMA, TRANSFORMER, HyperParameters
 
@@ -85,17 +86,26 @@ def mc_mlm_curves_file(hidden: Sequence[Path], head: Path, out: Path, *, model: 
 
 def mc_qa_curves_file(release: Path, controls: Path, model_dir: Path, out: Path, *, slug: str, spec: dict, task: str,
                       variant: str, curves: dict, device: str, progress: bool = True,
-                      single_hop: Path | None = None) -> pd.DataFrame:
-    """MC-QA fine-tuning curves of one (model, task, variant); each seed's runs first fine-tuned on the
-    ``single_hop`` facts if given (encyclopedic composition, as the paper)."""
+                      stage_one: Sequence[Path] = ()) -> pd.DataFrame:
+    """MC-QA fine-tuning curves of one (model, task, variant); each seed's runs start from its
+    ``stage_one`` file if given (encyclopedic composition's single-hop stage, as the paper)."""
     items = curve_items(release, controls, tasks=[task], variants=[variant])
-    warmup = None if single_hop is None else read_parquet(single_hop)
+    stages = {stage.seed: stage for stage in map(load_stage_one, stage_one)} or None
     frame = mc_qa_curves(model_dir, spec, items, grid=curves["grid"], seeds=curves["seeds"],
                          hp=hyper_parameters(curves, "mc_qa"), device=device, progress=progress, slug=slug,
-                         warmup=warmup)
-    first_stage = {} if warmup is None else {"single_hop_items": len(warmup)}
+                         stage_one=stages)
+    first_stage = {} if stages is None else {"single_hop_items": stages[curves["seeds"][0]].items}
     write_parquet(frame, out, CURVE_SCHEMA, _metadata("curves", model=slug, **first_stage))
     return frame
+
+
+def single_hop_stage_file(single_hop: Path, model_dir: Path, out: Path, *, slug: str, spec: dict, seed: int,
+                          curves: dict, device: str, progress: bool = True) -> None:
+    """Encyclopedic composition's first stage for one (model, seed): fine-tuned on every single-hop fact
+    with the MC-QA hyper-parameters, saved for the curve runs of that seed in every variant."""
+    stage = single_hop_stage(model_dir, spec, read_parquet(single_hop), seed=seed,
+                             hp=hyper_parameters(curves, "mc_qa"), device=device, progress=progress, slug=slug)
+    save_stage_one(stage, out)
 
 
 def baseline_curves_file(release: Path, controls: Path, glove: Path, out: Path, *, task: str, curves: dict, seed: int,

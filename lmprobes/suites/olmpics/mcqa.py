@@ -28,6 +28,8 @@ Every (task, variant, N, seed) run starts from the same pre-trained weights: the
 once, a CPU copy of its state is kept and loaded back before each run, the head and any missing
 weights are drawn from the run's seed, and dropout draws from a generator seeded with it
 (``seeded``), so a run never sees another's updates and the same seed gives the same curve.
+Encyclopedic composition's runs start instead from the seed's single-hop stage (``single_hop_stage``:
+the encoder and head fine-tuned on every single-hop fact, made once per seed and saved, ``stage_one``).
 Causal models have no MC-QA setting here (the original fine-tuned masked encoders only). MC-QA runs on
 MC-MLM tasks too: the paper's Figure 2D compares the two setups on age comparison.
 """
@@ -36,7 +38,7 @@ from __future__ import annotations
 
 import contextlib
 import logging
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 
@@ -48,6 +50,7 @@ from tqdm.auto import tqdm
 from lmprobes.engine.lm import PADDING_SENSITIVE_MODEL_TYPES, PADDINGS
 from lmprobes.models import resolve_device
 from lmprobes.suites.olmpics.schema import MASK, TASKS
+from lmprobes.suites.olmpics.stage_one import StageOne
 from lmprobes.suites.olmpics.training import (
     PAPER_N,
     TRANSFORMER,
@@ -278,63 +281,87 @@ def fine_tune(pretrained: PretrainedEncoder, train: Examples, dev: Examples, *, 
 def mc_qa_curves(model_dir: str | Path, spec: dict, items: pd.DataFrame, *, grid: Sequence[int] = PAPER_N,
                  seeds: Sequence[int] = (1,), hp: HyperParameters = TRANSFORMER, device: str = "auto",
                  progress: bool = False, slug: str | None = None, pooling: str = "pooler",
-                 max_pieces: int = 256, warmup: pd.DataFrame | None = None) -> pd.DataFrame:
+                 max_pieces: int = 256, stage_one: Mapping[int, StageOne] | None = None) -> pd.DataFrame:
     """Learning curves (CURVE_SCHEMA, setting ``mc_qa``) of one model on the MC-QA rows of ``items``.
 
     One row per (task, flavour, variant, N, seed): dev accuracy of the run trained on the first N
     train rows of ``training_subset(.., seed)``; N the train split cannot supply is left out.
-    ``warmup``: items every run of a seed is first fine-tuned on, all of them, evaluated on their dev
-    rows (encyclopedic composition's single-hop facts, ``single_hop``); done once per seed.
+    ``stage_one``: by seed, the encoder and head each run of that seed starts from instead of the
+    pre-trained weights and a new head (encyclopedic composition's single-hop stage, ``single_hop_stage``).
     """
     slug = slug or Path(model_dir).name
     groups = item_groups(items, ("mc_qa", "mc_mlm"), what="MC-QA fine-tuning")
-    if spec.get("family") != "masked":
-        tasks = sorted({task for task, _, _ in groups})
-        raise McQaError(f"model {slug!r} is a {spec.get('family')!r} model: MC-QA fine-tuning needs a masked "
-                        f"encoder (tasks {tasks})")
+    require_masked(slug, spec, sorted({task for task, _, _ in groups}))
+    starts = run_starts(slug, seeds, pooling, stage_one)
     target = resolve_device(device)
     pretrained = load_encoder(model_dir, slug=slug, device=target, spec=spec)
     examples = {key: split_examples(pretrained.tokenizer, frame, max_pieces) for key, frame in groups.items()}
-    stage_one = None if warmup is None else warmup_examples(pretrained.tokenizer, warmup, max_pieces)
     plan = [(key, n, seed) for key, frame in groups.items() for n in curve_points(count_split(frame, "train"), grid)
             for seed in seeds]
     rows = {}
-    bar = tqdm(total=len(plan), desc=f"mc_qa {slug}", disable=not progress)
-    for seed in seeds:  # seed by seed, so that a warm-up runs once per seed
-        start, head = (pretrained, None) if stage_one is None else warmed_up(
-            pretrained, stage_one, seed=seed, hp=hp, device=target, pooling=pooling, progress=progress)
-        for key, n, _ in (step for step in plan if step[2] == seed):
+    with tqdm(total=len(plan), desc=f"mc_qa {slug}", disable=not progress) as bar:
+        for key, n, seed in plan:
             train, dev = examples[key]
             subset = train.subset(training_subset(len(train), n, seed))
+            start, head = starting_point(pretrained, starts[seed])
             result, _ = fine_tune(start, subset, dev, seed=seed, hp=hp, device=target, pooling=pooling,
                                   description=f"{key[0]}/{key[2]} N={n} seed={seed}", head_state=head)
             rows[key, n, seed] = curve_row(key, slug, SETTING, n, seed, result, len(dev))
             bar.update()
-    bar.close()
     return curve_frame([rows[step] for step in plan])
 
 
-def warmup_examples(tokenizer, items: pd.DataFrame, max_pieces: int) -> tuple[Examples, Examples]:
-    """Every warm-up item to train on, and its dev rows to evaluate on."""
+def require_masked(slug: str, spec: dict, tasks: Sequence[str]) -> None:
+    if spec.get("family") != "masked":
+        raise McQaError(f"model {slug!r} is a {spec.get('family')!r} model: MC-QA fine-tuning needs a masked "
+                        f"encoder (tasks {list(tasks)})")
+
+
+def run_starts(slug: str, seeds: Sequence[int], pooling: str,
+               stage_one: Mapping[int, StageOne] | None) -> dict[int, StageOne | None]:
+    """Each seed's stage one (None: from the pre-trained weights); an error names a seed without one,
+    or one made for another model or pooling."""
+    if stage_one is None:
+        return dict.fromkeys(seeds)
+    missing = [seed for seed in seeds if seed not in stage_one]
+    if missing:
+        raise McQaError(f"model {slug!r}: no single-hop stage for seeds {missing} (have {sorted(stage_one)})")
+    for seed in seeds:
+        stage = stage_one[seed]
+        if (stage.model, stage.seed, stage.pooling) != (slug, seed, pooling):
+            raise McQaError(f"model {slug!r}, seed {seed}, pooling {pooling!r}: the single-hop stage given was made "
+                            f"for model {stage.model!r}, seed {stage.seed}, pooling {stage.pooling!r}")
+    return {seed: stage_one[seed] for seed in seeds}
+
+
+def starting_point(pretrained: PretrainedEncoder, stage: StageOne | None) -> tuple[PretrainedEncoder, dict | None]:
+    """The encoder a run starts from, and its head's state (None: a new head)."""
+    if stage is None:
+        return pretrained, None
+    return replace(pretrained, initial_state=stage.encoder, fresh_keys=()), stage.head
+
+
+def single_hop_stage(model_dir: str | Path, spec: dict, items: pd.DataFrame, *, seed: int,
+                     hp: HyperParameters = TRANSFORMER, device: str = "auto", progress: bool = False,
+                     slug: str | None = None, pooling: str = "pooler", max_pieces: int = 256) -> StageOne:
+    """The encoder and head after fine-tuning from the pre-trained weights on every one of ``items``
+    (all splits; the log reports accuracy on the dev rows), as a run of ``seed`` would."""
+    slug = slug or Path(model_dir).name
+    require_masked(slug, spec, ["single_hop"])
     if items.empty or not (items["split"] == "dev").any():
-        raise McQaError("the warm-up items need rows of the dev split")
-    everything = mc_qa_examples(tokenizer, items, max_pieces)
-    dev = mc_qa_examples(tokenizer, items[items["split"] == "dev"], max_pieces)
-    return everything, pad_examples(dev, everything.inputs["input_ids"].shape[-1], tokenizer.pad_token_id)
-
-
-def warmed_up(pretrained: PretrainedEncoder, stage_one: tuple[Examples, Examples], *, seed: int,
-              hp: HyperParameters, device: torch.device, pooling: str, progress: bool,
-              ) -> tuple[PretrainedEncoder, dict]:
-    """Fine-tuned on the warm-up items from the pre-trained weights: the encoder to start the runs of
-    ``seed`` from, and the head's state."""
-    train, dev = stage_one
-    result, model = fine_tune(pretrained, train, dev, seed=seed, hp=hp, device=device, pooling=pooling,
-                              progress=progress, description=f"warm-up seed={seed}")
-    log.info("%s: warm-up on %d items, seed %d: dev accuracy %.1f", pretrained.slug, len(train), seed, result.accuracy)
-    state = {name: value.detach().cpu().clone() for name, value in model.encoder.state_dict().items()}
-    head = {name: value.detach().cpu().clone() for name, value in model.classifier.state_dict().items()}
-    return replace(pretrained, initial_state=state, fresh_keys=()), head
+        raise McQaError("the single-hop stage needs items of the dev split")
+    target = resolve_device(device)
+    pretrained = load_encoder(model_dir, slug=slug, device=target, spec=spec)
+    everything = mc_qa_examples(pretrained.tokenizer, items, max_pieces)
+    dev = pad_examples(mc_qa_examples(pretrained.tokenizer, items[items["split"] == "dev"], max_pieces),
+                       everything.inputs["input_ids"].shape[-1], pretrained.tokenizer.pad_token_id)
+    result, model = fine_tune(pretrained, everything, dev, seed=seed, hp=hp, device=target, pooling=pooling,
+                              progress=progress, description=f"single-hop stage seed={seed}")
+    log.info("%s: single-hop stage on %d items, seed %d: dev accuracy %.1f", slug, len(everything), seed,
+             result.accuracy)
+    return StageOne(model=slug, seed=seed, pooling=pooling, items=len(items),
+                    encoder={name: value.detach().cpu().clone() for name, value in model.encoder.state_dict().items()},
+                    head={name: value.detach().cpu().clone() for name, value in model.classifier.state_dict().items()})
 
 
 def split_examples(tokenizer, frame: pd.DataFrame, max_pieces: int) -> tuple[Examples, Examples]:

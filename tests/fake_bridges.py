@@ -1,0 +1,61 @@
+"""A fake Wikidata query service on 127.0.0.1 for the single-hop stage's bridge lookups: per question
+type (told apart by its property), the rows it knows, (entity label, bridge id, bridge label, answer)."""
+
+from __future__ import annotations
+
+import json
+import re
+import unicodedata
+from http.server import BaseHTTPRequestHandler
+from urllib.parse import parse_qs
+
+import pandas as pd
+
+from loopback import send
+
+E = "http://www.wikidata.org/entity/"
+PROPERTY = {"band_inception": "wdt:P527", "film_spouse": "wdt:P161", "company_headquarters": "wdt:P112"}
+# Per property: the entity label's variable, the bridge's and the answer's.
+VARIABLES = {"wdt:P527": ("memberLabel", "band", "inception"), "wdt:P161": ("filmLabel", "actor", "spouseLabel"),
+             "wdt:P112": ("founderLabel", "company", "hqLabel")}
+LITERAL = re.compile(r'"((?:[^"\\]|\\.)*)"@en')
+
+
+class FakeBridgeService:
+    """Answers each label the query names with the rows it knows; records the labels asked."""
+
+    def __init__(self, known: dict[str, list[tuple[str, str, str, str]]]) -> None:
+        self.known = known
+        self.labels: list[str] = []
+
+    def respond(self, handler: BaseHTTPRequestHandler) -> None:
+        sparql = parse_qs(handler.rfile.read(int(handler.headers["Content-Length"])).decode())["query"][0]
+        prop = next((prop for prop in VARIABLES if prop in sparql), None)
+        if prop is None:
+            send(handler, 400, b"MalformedQueryException: unexpected query")
+            return
+        asked = [re.sub(r"\\(.)", r"\1", label) for label in LITERAL.findall(sparql)]
+        self.labels += asked
+        label_var, bridge_var, answer_var = VARIABLES[prop]
+        bindings = [{label_var: {"type": "literal", "value": label},
+                     bridge_var: {"type": "uri", "value": E + bridge},
+                     f"{bridge_var}Label": {"type": "literal", "value": bridge_label},
+                     answer_var: {"type": "literal", "value": answer}}
+                    for label, bridge, bridge_label, answer in self.known.get(prop, []) if label in asked]
+        body = {"head": {"vars": []}, "results": {"bindings": bindings}}
+        send(handler, 200, json.dumps(body).encode(), {"Content-Type": "application/sparql-results+json"})
+
+
+def bridges_to_gold(questions: pd.DataFrame) -> dict[str, list[tuple[str, str, str, str]]]:
+    """Rows that give every composed question of ``questions`` a bridge whose answer is its gold answer."""
+    from lmprobes.suites.olmpics.single_hop import parse_question
+
+    known: dict[str, list] = {}
+    for number, (stem, choices, answer) in enumerate(zip(questions["stem"], questions["choices"],
+                                                         questions["answer"], strict=True), start=1):
+        kind, entity = parse_question(stem)
+        gold = str(choices[answer])
+        value = f"{gold}-01-01T00:00:00Z" if kind == "band_inception" else gold
+        known.setdefault(PROPERTY[kind], []).append(
+            (unicodedata.normalize("NFC", entity), f"Q{number}", f"Bridge {number}", value))
+    return known
