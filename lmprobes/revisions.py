@@ -23,7 +23,7 @@ REVISIONS = {
     "lama_trex_raw": 1,
     "lama_conceptnet_gen": 1,
     "lama_wikidata_fresh": 1,
-    "lama_score": 1,
+    "lama_score": 2,
     "lama_tables": 1,
     # BLiMP
     "blimp_dataset": 1,
@@ -47,6 +47,6 @@ REVISIONS = {
     "olmpics_learning_tables": 1,
     # report
     "report_landing": 1,
-    "report_verdicts": 1,
+    "report_verdicts": 2,
     "report_models": 1,
 }

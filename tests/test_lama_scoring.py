@@ -3,6 +3,7 @@
 import math
 from pathlib import Path
 
+import numpy as np
 import pandas as pd
 import pytest
 import torch
@@ -252,3 +253,26 @@ def test_squad_candidates_rank_without_a_subject(tiny_gpt2):
     scores = score_facts(tiny_gpt2, rows, COMMON, method="candidates", progress=False)
     assert scores["kept"].all()
     assert scores["rank_filtered"].tolist() == scores["rank_raw"].tolist()
+
+
+def test_a_tie_goes_to_the_lower_id_as_the_top_k_list_shows_it():
+    from types import SimpleNamespace
+
+    from lmprobes.suites.lama.scoring import TokenRanker, rank_among
+
+    pieces = {10: "Paris", 20: "London", 30: "Rome", 40: "Berlin"}
+    ranker = TokenRanker(pieces, valid={("P1", "x"): {"London", "Berlin"}},
+                         gold_ids={"Paris": 10, "London": 20, "Rome": 30, "Berlin": 40}, top_k=3)
+    logprobs = torch.full((2, 50), -20.0)
+    logprobs[:, [10, 20, 30, 40]] = torch.tensor([[-1.0, -1.0, -3.0, -1.0], [-2.0, -1.0, -1.0, -1.0]])
+    fact = [SimpleNamespace(relation="P1", sub_label="x", obj_label=label) for label in ("London", "Rome")]
+    tied_top, tied_all = ranker.rank(logprobs, fact)
+    # London ties Paris (lower id) and Berlin (higher id) for the top: Paris is the top-1, London second.
+    assert tied_top["top_tokens"] == ["Paris", "London", "Berlin"]
+    assert (tied_top["rank_raw"], tied_top["rank_filtered"]) == (2, 2)  # Berlin is valid but ranks below
+    # Rome ties London and Berlin: London (lower id) ranks above it and is filtered out, Berlin does not.
+    assert (tied_all["rank_raw"], tied_all["rank_filtered"]) == (2, 1)
+    # Candidates (sorted) follow the same rule.
+    scores = [-1.0, -1.0, -3.0, -1.0]
+    assert [rank_among(np.array(scores), gold, [])["rank_raw"] for gold in range(4)] == [1, 2, 4, 3]
+    assert rank_among(np.array(scores), 3, [0])["rank_filtered"] == 2

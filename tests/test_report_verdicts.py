@@ -186,6 +186,8 @@ def tables(tmp_path) -> Path:
          "model": "bert-base-cased", "method": "masked", "p1": 31.0, "n_facts": 40, "n_kept": 29, "n_relations": 2},
         {"source": "paper", "corpus": "trex", "row": "Total", "system": "Bb (paper)", "model": "bert-base-cased",
          "method": "masked", "p1": 31.1, "n_facts": 34039, "n_kept": None, "n_relations": 41},
+        {"source": "reproduction", "corpus": "google_re", "row": "death-place", "system": "Freq", "model": "Freq",
+         "method": "freq", "p1": 6.8, "n_facts": 766, "n_kept": 765, "n_relations": 1},
     ])
     blimp = {"table": "table3", "source": "reproduction", "reference": "", "paradigm": "", "n": 67}
     write_csv(root / "blimp/table3.csv", [
@@ -233,7 +235,11 @@ def test_reproduced_numbers_from_suite_tables(tables):
     expected = {
         ("lama", "table2", "trex/Total", "P@1", "Freq"): 8.5,
         ("lama", "table2", "trex/Total", "P@1", "bert-base-cased"): 31.0,
-        ("lama", "table2", "trex/Total", "#Facts", "(dataset)"): 30,
+        # T-REx's #Facts is the lines read (the paper counts before the template dedupe), others' the facts kept.
+        ("lama", "table2", "trex/Total", "#Facts", "(dataset)"): 40,
+        ("lama", "table2", "google_re/death-place", "P@1", "Freq"): 6.8,
+        ("lama", "table2", "google_re/death-place", "#Facts", "(dataset)"): 765,
+        ("lama", "table2", "google_re/death-place", "#Rel", "(dataset)"): 1,
         ("lama", "table2", "trex/Total", "#Rel", "(dataset)"): 2,
         ("blimp", "table3", "overall", "accuracy", "gpt2-large (blimp_paper)"): 80.0,
         ("blimp", "table3", "overall", "accuracy", "gpt2-medium (salazar)"): 81.0,
@@ -257,7 +263,7 @@ def test_reproduced_numbers_from_suite_tables(tables):
 
 def test_unmapped_systems_and_absent_tables_give_no_rows(tables):
     assert read_reproduced(tables, {"lama": {}}).query("suite == 'lama'")["paper_system"].tolist() == [
-        "(dataset)", "(dataset)"]
+        "(dataset)"] * 4
     (tables / "blimp/table3.csv").unlink()
     ours = read_reproduced(tables, SYSTEMS)
     assert set(ours.loc[ours["suite"] == "blimp", "table"]) == {"table4"}

@@ -12,7 +12,10 @@ Methods (one row per fact and method, ``method`` column):
   model-independent filters) is filled into the query and the filled sentence is scored by its
   causal log-likelihood (BEAR / lm-pub-quiz style); multi-token objects take part.
 
-``rank_raw`` is the gold's 1-based rank (1 + the number of entries scoring strictly higher);
+``rank_raw`` is the gold's 1-based rank (1 + the number of entries scoring higher, or equal with a
+lower id, or earlier among the sorted candidates: a tie goes to the lower id, as the top-k list
+shows it and the Freq baseline breaks it, so a tie for the top is never a shared P@1; float32 ties
+are rare, bfloat16 logits tie often);
 ``rank_filtered`` also removes the other valid objects of the same (subject, relation) that rank
 above it (the paper's filter, never in the released code). Skip reasons, in the released order:
 too long, outside the common vocabulary, object not one token (its single piece must spell the
@@ -301,7 +304,7 @@ class TokenRanker:
         restricted = logprobs[:, self.index.to(logprobs.device)]
         gold = torch.tensor([self.position[self.gold_ids[f.obj_label]] for f in facts], device=restricted.device)
         gold_values = restricted.gather(1, gold[:, None])
-        above = (restricted > gold_values).cpu()
+        above = ranked_above(restricted, gold_values, gold[:, None]).cpu()
         raw = (above.sum(dim=1) + 1).tolist()
         tops = top_k_low_id_first(restricted, self.top_k)
         results = []
@@ -322,9 +325,17 @@ class TokenRanker:
         return {self.gold_ids[label] for label in labels if self.gold_ids.get(label) is not None}
 
 
+def ranked_above(scores: torch.Tensor, gold_scores: torch.Tensor, gold: torch.Tensor) -> torch.Tensor:
+    """Where a score ranks above its row's gold: higher, or tied at a lower position (the lower id,
+    as in the top-k list, so a tie for the top is one system's P@1, never shared)."""
+    positions = torch.arange(scores.shape[-1], device=scores.device)
+    return (scores > gold_scores) | ((scores == gold_scores) & (positions < gold))
+
+
 def rank_among(scores: np.ndarray, gold: int, others: Sequence[int]) -> dict:
-    """The gold's raw rank among ``scores`` and its rank once the ``others`` are removed."""
-    above = scores > scores[gold]
+    """The gold's raw rank among ``scores`` and its rank once the ``others`` are removed (ties to the
+    lower index, as ``ranked_above``)."""
+    above = (scores > scores[gold]) | ((scores == scores[gold]) & (np.arange(len(scores)) < gold))
     other_above = int(above[list(others)].sum()) if len(others) else 0
     raw = int(above.sum()) + 1
     return {"gold_logprob": float(scores[gold]), "rank_raw": raw, "rank_filtered": raw - other_above}
