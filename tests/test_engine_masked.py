@@ -106,6 +106,25 @@ def test_texts_need_exactly_one_mask(tiny_bert, bad: str) -> None:
         mask_predictions(tiny_bert, ["A robin is a [MASK].", bad], progress=False)
 
 
+def test_several_masks_are_scored_at_the_first_when_asked(tiny_bert) -> None:
+    texts = ["A [MASK] is a [MASK].", "A robin is a [MASK].", "[MASK] [MASK] [MASK]"]
+
+    def rows(logprobs: torch.Tensor, items: list[int]) -> list[torch.Tensor]:
+        return list(logprobs.clone())
+
+    got = map_mask_logprobs(tiny_bert, texts, rows, progress=False, masks="first")
+    for text, row in zip(texts, got):
+        enc = tiny_bert.tokenizer(text, return_tensors="pt")
+        with torch.no_grad():  # the plain computation: every mask in the input, the first one read
+            logits = tiny_bert.model(**enc).logits[0]
+        first = (enc["input_ids"][0] == tiny_bert.tokenizer.mask_token_id).nonzero()[0].item()
+        torch.testing.assert_close(row, torch.log_softmax(logits[first].float(), dim=-1), atol=1e-5, rtol=0)
+    with pytest.raises(ValueError, match="text 0 must contain at least one"):
+        map_mask_logprobs(tiny_bert, ["no mask here"], rows, progress=False, masks="first")
+    with pytest.raises(ValueError, match="masks must be one of"):
+        map_mask_logprobs(tiny_bert, texts, rows, progress=False, masks="last")
+
+
 def test_causal_lm_is_refused(tiny_gpt2) -> None:
     with pytest.raises(ValueError, match="masked-only"):
         mask_predictions(tiny_gpt2, ["A robin is a bird."], progress=False)

@@ -276,3 +276,13 @@ def test_a_tie_goes_to_the_lower_id_as_the_top_k_list_shows_it():
     scores = [-1.0, -1.0, -3.0, -1.0]
     assert [rank_among(np.array(scores), gold, [])["rank_raw"] for gold in range(4)] == [1, 2, 4, 3]
     assert rank_among(np.array(scores), 3, [0])["rank_filtered"] == 2
+
+
+def test_a_sentence_with_two_masks_is_scored_at_the_first_as_the_released_code(tiny_bert):
+    two = facts([{"row_id": "t", "corpus": "conceptnet", "relation": "IsA", "sub_label": "bird", "obj_label": "bird",
+                  "query": "a [MASK] is a [MASK] ."}])
+    scores = score_facts(tiny_bert, two, COMMON, progress=False).set_index("row_id")
+    logprobs = naive_common_logprobs(tiny_bert, "a [MASK] is a [MASK] .")  # both masks in, the first read
+    assert scores.loc["t", "kept"]
+    assert scores.loc["t", "gold_logprob"] == pytest.approx(logprobs["bird"], abs=1e-5)
+    assert scores.loc["t", "rank_raw"] == 1 + sum(v > logprobs["bird"] for v in logprobs.values())

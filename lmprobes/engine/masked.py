@@ -39,6 +39,7 @@ MLM_HEAD_PARTS = {
 }
 # Model types whose head returns a tuple led by the vocabulary scores (XLM's prediction layer).
 MLM_TUPLE_HEADS = {"xlm": "pred_layer", "flaubert": "pred_layer"}
+MASK_RULES = ("one", "first")  # see ``map_mask_logprobs``
 
 
 class FirstOutput(torch.nn.Module):
@@ -69,22 +70,26 @@ def mask_predictions(
 
 @gc_paused()
 def map_mask_logprobs(lm: LM, texts: list[str], fn: ItemFn, *, progress: bool = True, head_only: bool = True,
-                      encode: Callable[[list[str]], list[list[int]]] | None = None) -> list:
+                      encode: Callable[[list[str]], list[list[int]]] | None = None, masks: str = "one") -> list:
     """``fn(logprobs[n, V] float32, item_indices)`` over the mask rows of ``texts``; one result per text.
 
-    Each text must contain exactly one ``tokenizer.mask_token``; the model sees the tokenizer's
-    own encoding of the text (with its special tokens), or ``encode(texts)`` where a protocol
-    tokenizes differently. ``head_only=False`` projects every position through the LM head (a full
-    forward) and gathers the mask rows afterwards: the same numbers, kept for measuring what
-    applying the head at mask rows only saves.
+    Each text must contain exactly one ``tokenizer.mask_token`` (``masks="one"``), or at least one
+    and is scored at the first, the others staying masks in the input (``masks="first"``, LAMA's
+    released code). The model sees the tokenizer's own encoding of the text (with its special
+    tokens), or ``encode(texts)`` where a protocol tokenizes differently. ``head_only=False``
+    projects every position through the LM head (a full forward) and gathers the mask rows
+    afterwards: the same numbers, kept for measuring what applying the head at mask rows only saves.
     """
     _check_masked(lm)
-    _check_one_mask_each(lm, texts)
+    if masks not in MASK_RULES:
+        raise ValueError(f"masks must be one of {MASK_RULES}, not {masks!r}")
+    _check_masks(lm, texts, several=masks == "first")
     if not texts:
         sequences = []
     else:
         sequences = encode(list(texts)) if encode is not None else lm.tokenizer(list(texts))["input_ids"]
-    positions = [[_mask_position(lm, index, text, ids)] for index, (text, ids) in enumerate(zip(texts, sequences))]
+    positions = [[_mask_position(lm, index, text, ids, several=masks == "first")]
+                 for index, (text, ids) in enumerate(zip(texts, sequences))]
 
     def per_rows(logprobs: torch.Tensor, rows: list[Row]) -> list:
         return fn(logprobs, [row.item for row in rows])
@@ -141,18 +146,19 @@ def _check_masked(lm: LM) -> None:
         raise ValueError(f"{lm.name}: the tokenizer has no mask token")
 
 
-def _check_one_mask_each(lm: LM, texts: Sequence[str]) -> None:
+def _check_masks(lm: LM, texts: Sequence[str], *, several: bool) -> None:
     mask = lm.tokenizer.mask_token
     for index, text in enumerate(texts):
         count = text.count(mask)
-        if count != 1:
-            raise ValueError(f"text {index} must contain exactly one {mask} but has {count}: {text!r}")
+        if count == 0 or (count > 1 and not several):
+            wanted = "at least one" if several else "exactly one"
+            raise ValueError(f"text {index} must contain {wanted} {mask} but has {count}: {text!r}")
 
 
-def _mask_position(lm: LM, index: int, text: str, ids: Sequence[int]) -> int:
+def _mask_position(lm: LM, index: int, text: str, ids: Sequence[int], *, several: bool = False) -> int:
     mask_id = lm.tokenizer.mask_token_id
     found = [position for position, token in enumerate(ids) if token == mask_id]
-    if len(found) != 1:
+    if not found or (len(found) > 1 and not several):
         raise ValueError(f"text {index} encodes to {len(found)} mask tokens, expected 1: {text!r}")
     return found[0]
 

@@ -21,6 +21,10 @@ above it (the paper's filter, never in the released code). Skip reasons, in the 
 too long, outside the common vocabulary, object not one token (its single piece must spell the
 label exactly), Google-RE judgments, duplicate. Uncased models are scored in the released code's
 ``lowercase`` mode by default (``case_for``).
+
+A sentence that holds the mask more than once (ConceptNet's and SQuAD's are the release's own) is
+scored at its first, the others staying masks, as the released code does ("score only first mask");
+``left_context`` reads the text left of the first, ``candidates`` fills every one.
 """
 
 from __future__ import annotations
@@ -234,7 +238,7 @@ def _score_tokens(lm: LM, facts: pd.DataFrame, common_vocab: list[str], *, metho
     if method == "masked":
         texts = [fact.query.replace(MASK, tokenizer.mask_token) for fact in items]
         encode = partial(released_bert_encoding, tokenizer) if released_bert(tokenizer, tokenization) else None
-        results = map_mask_logprobs(lm, texts, rank, progress=progress, encode=encode)
+        results = map_mask_logprobs(lm, texts, rank, progress=progress, encode=encode, masks="first")
     else:
         contexts = [fact.query.split(MASK, 1)[0] for fact in items]
         results = map_next_token_logprobs(lm, contexts, rank, bos=True, strip_context=True, progress=progress)
@@ -371,7 +375,7 @@ def _score_candidates(lm: LM, facts: pd.DataFrame, *, top_k: int, policy: str, p
 
 
 def _fill(query: str, candidate: str) -> str:
-    return query.replace(MASK, candidate, 1)
+    return query.replace(MASK, candidate)
 
 
 def _rank_candidates(fact, candidates: list[str], loglik: dict[str, float], valid, top_k: int) -> dict:
