@@ -34,7 +34,7 @@ REVISIONS = {
     "olmpics_grids": 1,
     "olmpics_generated": 1,
     "olmpics_encyclopedic": 1,
-    "olmpics_single_hop": 1,
+    "olmpics_single_hop": 2,
     "olmpics_controls": 1,
     "olmpics_zero_shot": 1,
     "olmpics_zero_shot_generated": 1,

@@ -102,7 +102,7 @@ def test_the_bridge_is_the_smallest_id_whose_answer_is_the_gold_answer(built):
     assert {json.loads(p)["bridge"] for p in first["provenance"]} == {"Q3"}
     hop2 = first[first["template_id"].str.endswith("hop2")].iloc[0]
     assert hop2["stem"] == "when did Roboti first form?"
-    assert list(hop2["choices"]) == ["1962", "1964", "1961"] and hop2["answer"] == 0
+    assert hop2["choices"][hop2["answer"]] == "1962"
 
 
 def test_first_hops_hold_the_bridge_against_bridges_the_entity_does_not_reach(built):
@@ -113,13 +113,22 @@ def test_first_hops_hold_the_bridge_against_bridges_the_entity_does_not_reach(bu
     assert row["choices"][row["answer"]] == "Roboti"
     others = set(row["choices"]) - {"Roboti"}
     assert len(others) == 2 and others <= {"The Vaccines", "Dungen", "Casseurs Flowters"}
-    # One film and one company: too few bridges for two distractors, so only their second hop.
-    assert set(items["template_id"]) - {f"{TASK}/band_inception/hop1", f"{TASK}/band_inception/hop2"} == {
-        f"{TASK}/film_spouse/hop2", f"{TASK}/company_headquarters/hop2"}
-    film = items[items["template_id"] == f"{TASK}/film_spouse/hop2"].iloc[0]
-    assert film["stem"] == "who is the spouse of Fabio Testi?" and film["choices"][film["answer"]] == "Lola Falana"
-    assert list(items["split"]).count("dev") == 3 and list(items["row_id"]) == sorted(set(items["row_id"]), key=list(
+    # One film and one company: too few other bridges and answers for two distractors, so no item.
+    assert set(items["template_id"]) == {f"{TASK}/band_inception/hop1", f"{TASK}/band_inception/hop2"}
+    assert list(items["split"]).count("dev") == 2 and list(items["row_id"]) == sorted(set(items["row_id"]), key=list(
         items["row_id"]).index)
+
+
+def test_second_hops_hold_the_gold_against_other_answers_never_the_composed_distractors(built):
+    items = built[1]
+    hop2 = items[items["template_id"] == f"{TASK}/band_inception/hop2"].set_index("stem")
+    golds = {"1962", "2010", "1999", "2004"}  # the band questions' answers that have a bridge
+    for bridge, composed_choices, gold in (("Roboti", ["1962", "1964", "1961"], "1962"),
+                                           ("Casseurs Flowters", ["2003", "2005", "2004"], "2004")):
+        row = hop2.loc[f"when did {bridge} first form?"]
+        assert row["choices"][row["answer"]] == gold
+        distractors = set(row["choices"]) - {gold}
+        assert len(distractors) == 2 and distractors <= golds - {gold} and not distractors & set(composed_choices)
 
 
 def test_no_question_or_a_foreign_stem_is_refused_naming_it(tmp_path):
@@ -266,10 +275,10 @@ def test_the_dataset_and_curve_files_record_the_first_stage(tmp_path, tiny_dir):
     single_hop_stage_file(tmp_path / "single_hop.parquet", tiny_dir("bert"), stage, slug="tiny-bert",
                           spec={"family": "masked"}, seed=1, curves=curves, device="cpu", progress=False)
     assert load_stage_one(stage).describe() == {"format_version": 1, "model": "tiny-bert", "seed": 1,
-                                                "pooling": "pooler", "items": 10}
+                                                "pooling": "pooler", "items": 8}
     mc_qa_curves_file(release, controls, tiny_dir("bert"), out, slug="tiny-bert", spec={"family": "masked"},
                       task=TASK, variant="standard", curves=curves, device="cpu", progress=False, stage_one=[stage])
-    assert read_metadata(out)["single_hop_items"] == len(facts) == 10
+    assert read_metadata(out)["single_hop_items"] == len(facts) == 8
     assert read_parquet(out)["n_train"].tolist() == [2]
     # Table 10's section says how its runs began.
     from pathlib import Path
@@ -281,4 +290,4 @@ def test_the_dataset_and_curve_files_record_the_first_stage(tmp_path, tiny_dir):
     make_learning_tables([out], [], published, [tables / "learning_curves.csv"], [tmp_path / "figure.png"],
                          tasks=[TASK])
     section = (tables / "learning_curves.md").read_text().split("### Table 10")[1]
-    assert "first fine-tuned on 10 single-hop facts" in section
+    assert "first fine-tuned on 8 single-hop facts" in section

@@ -345,7 +345,8 @@ def single_hop_stage(model_dir: str | Path, spec: dict, items: pd.DataFrame, *, 
                      hp: HyperParameters = TRANSFORMER, device: str = "auto", progress: bool = False,
                      slug: str | None = None, pooling: str = "pooler", max_pieces: int = 256) -> StageOne:
     """The encoder and head after fine-tuning from the pre-trained weights on every one of ``items``
-    (all splits; the log reports accuracy on the dev rows), as a run of ``seed`` would."""
+    (all splits), as a run of ``seed`` would: the last epoch's weights, as nothing is held out to
+    choose another (the log reports each epoch's accuracy on the dev rows, which it trains on too)."""
     slug = slug or Path(model_dir).name
     require_masked(slug, spec, ["single_hop"])
     if items.empty or not (items["split"] == "dev").any():
@@ -357,8 +358,9 @@ def single_hop_stage(model_dir: str | Path, spec: dict, items: pd.DataFrame, *, 
                        everything.inputs["input_ids"].shape[-1], pretrained.tokenizer.pad_token_id)
     result, model = fine_tune(pretrained, everything, dev, seed=seed, hp=hp, device=target, pooling=pooling,
                               progress=progress, description=f"single-hop stage seed={seed}")
-    log.info("%s: single-hop stage on %d items, seed %d: dev accuracy %.1f", slug, len(everything), seed,
-             result.accuracy)
+    log.info("%s: single-hop stage on %d items, seed %d: accuracy on the dev questions' facts (trained on too) "
+             "by epoch %s; the last epoch's weights are kept", slug, len(everything), seed,
+             [round(value, 1) for value in result.epoch_accuracies])
     return StageOne(model=slug, seed=seed, pooling=pooling, items=len(items),
                     encoder={name: value.detach().cpu().clone() for name, value in model.encoder.state_dict().items()},
                     head={name: value.detach().cpu().clone() for name, value in model.classifier.state_dict().items()})

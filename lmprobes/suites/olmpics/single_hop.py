@@ -15,7 +15,9 @@ Each question with a bridge gives two MC-QA items of three choices, as the compo
   ``what company did {entity} establish?``): the bridge, against the bridges of two other
   questions of its type that the entity does not reach (seeded);
 - the second hop (``when did {bridge} first form?``, ``who is the spouse of {bridge}?``,
-  ``where is the headquarters of {bridge} located?``): the composed item's own choices and answer.
+  ``where is the headquarters of {bridge} located?``): the composed item's gold answer, against the
+  answers of two other questions of its type that are none of the composed item's choices (seeded),
+  so that no composed item's distractors are trained on, labelled, before its dev items are tested.
 
 The paper gives one example and no format: these templates and distractors are this workflow's.
 Items keep their question's split; the first stage trains on both splits, as the paper does.
@@ -185,19 +187,29 @@ def single_hop_items(composed: pd.DataFrame, client: SparqlClient, *, seed: int)
 def _items(facts: list, reached: dict, seed: int) -> pd.DataFrame:
     rng = random.Random(f"{seed}:single_hop")
     bridges_of_kind = {kind: sorted({f[3].bridge_label for f in facts if f[1] == kind}) for kind in LOOKUPS}
+    answers_of_kind = {kind: sorted({f[0]["choices"][f[0]["answer"]] for f in facts if f[1] == kind}) for kind in LOOKUPS}
     rows, numbers = [], defaultdict(int)
     for item, kind, label, bridge in facts:
         first, second = HOP_TEMPLATES[kind]
         own = {b.bridge_label for b in reached[kind].get(nfc(label), [])}
-        others = [name for name in bridges_of_kind[kind] if name not in own]
-        if len(others) >= 2:
-            choices = [bridge.bridge_label, *rng.sample(others, 2)]
-            rng.shuffle(choices)
-            rows.append(_item(item, numbers, kind, "hop1", first.format(entity=label), choices,
-                              choices.index(bridge.bridge_label), label, bridge))
-        rows.append(_item(item, numbers, kind, "hop2", second.format(bridge=bridge.bridge_label), list(item["choices"]),
-                          int(item["answer"]), label, bridge))
+        hop1 = _choices(rng, bridge.bridge_label, [name for name in bridges_of_kind[kind] if name not in own])
+        if hop1:
+            rows.append(_item(item, numbers, kind, "hop1", first.format(entity=label), *hop1, label, bridge))
+        gold = item["choices"][item["answer"]]
+        hop2 = _choices(rng, gold, [answer for answer in answers_of_kind[kind] if answer not in item["choices"]])
+        if hop2:
+            rows.append(_item(item, numbers, kind, "hop2", second.format(bridge=bridge.bridge_label), *hop2, label,
+                              bridge))
     return items_frame(rows)
+
+
+def _choices(rng: random.Random, gold: str, others: list[str]) -> tuple[list[str], int] | None:
+    """The gold and two of ``others`` in a seeded order, and the gold's index; None without two others."""
+    if len(others) < 2:
+        return None
+    choices = [gold, *rng.sample(others, 2)]
+    rng.shuffle(choices)
+    return choices, choices.index(gold)
 
 
 def _item(question: dict, numbers: dict, kind: str, hop: str, stem: str, choices: list[str], answer: int,
