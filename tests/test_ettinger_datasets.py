@@ -143,3 +143,59 @@ def test_failed_build_leaves_no_output(tmp_path):
     with pytest.raises(D.DatasetError):
         make_dataset("cprag", bad, out, shuffles=1, seed=0, provenance={})
     assert not out.exists() and list(tmp_path.iterdir()) == [bad]
+
+
+def _role_file(tmp_path: Path, row_a: str) -> Path:
+    header = "\t".join(D.COLUMNS["role"])
+    return _write(tmp_path / "ROLE.tsv", f"{header}\n{row_a}\n1-b\tthe crook arrested the\tcop\t0.5\tcop\t0.5\t0.5\n")
+
+
+@pytest.mark.parametrize(
+    ("fields", "message"),
+    [
+        ("crook\t35.0\tcrook\t0.5\t0.5", "exp_cloze must be a probability from 0 to 1, got 35.0"),
+        ("crook\t0.5\tcrook\t-4\t0.5", "tgt_cloze must be a probability from 0 to 1, got -4.0"),
+        ("crook\t0.5\tcrook\t0.5\t1.01", r"tgt_cloze\(strict\) must be a probability from 0 to 1, got 1.01"),
+    ],
+)
+def test_role_cloze_outside_0_to_1_is_refused(tmp_path, fields, message):
+    bad = _role_file(tmp_path, f"1-a\tthe cop arrested the\t{fields}")
+    with pytest.raises(D.DatasetError, match=rf"ROLE\.tsv:2: item '1-a': {message}"):
+        D.build_dataset("role", bad)
+
+
+def test_role_cloze_bounds_are_probabilities(tmp_path):
+    ok = _role_file(tmp_path, "1-a\tthe cop arrested the\tcrook\t0\tcrook\t1\t1.0")
+    assert D.build_dataset("role", ok)["tgt_cloze"].tolist()[:2] == [1.0, 0.5]
+
+
+@pytest.mark.parametrize("expected", ["", "|", " | "])
+def test_role_expected_without_a_word_is_refused(tmp_path, expected):
+    bad = _role_file(tmp_path, f"1-a\tthe cop arrested the\t{expected}\t0.5\tcrook\t0.5\t0.5")
+    with pytest.raises(D.DatasetError, match=r"ROLE\.tsv:2: item '1-a': empty expected"):
+        D.build_dataset("role", bad)
+
+
+@pytest.mark.parametrize(
+    ("aff", "neg", "column"),
+    [
+        ("A (a|an) robin is", "A robin is not (a|an)", "context_aff"),
+        ("A robin is (a|an)", "A robin is not (a|an) thing", "context_neg"),
+        ("A (a|an) robin is (a|an)", "A robin is not (a|an)", "context_aff"),
+        ("A robin is a", "A robin is not (a|an)", "context_aff"),
+    ],
+)
+def test_neg_simp_context_must_end_with_the_article_slot_once(tmp_path, aff, neg, column):
+    header = "\t".join(D.COLUMNS["neg_simp"])
+    bad = _write(tmp_path / "NEG.tsv", f"{header}\n1\tA trout is (a|an)\tA trout is not (a|an)\tfish\ttree\n"
+                                       f"2\t{aff}\t{neg}\tbird\ttree\n")
+    with pytest.raises(D.DatasetError, match=rf"NEG\.tsv:3: item '2': SIMP {column} must end with '\(a\|an\)'"):
+        D.build_dataset("neg_simp", bad)
+
+
+def test_neg_simp_trailing_whitespace_after_the_slot_is_fine(tmp_path):
+    header = "\t".join(D.COLUMNS["neg_simp"])
+    ok = _write(tmp_path / "NEG.tsv", f"{header}\n1\tA robin is (a|an) \tA robin is not (a|an)  \tbird\ttree\n")
+    assert D.build_dataset("neg_simp", ok)["context"].tolist() == [
+        "A robin is a", "A robin is a", "A robin is not a", "A robin is not a",
+    ]

@@ -29,7 +29,8 @@ TEXT_KEYS = ("sentence_good", "sentence_bad", "field", "linguistics_term", "UID"
 FLAG_KEYS = ("simple_LM_method", "one_prefix_method", "two_prefix_method", "lexically_identical")
 ONE_PREFIX_KEYS = ("one_prefix_prefix", "one_prefix_word_good", "one_prefix_word_bad")
 TWO_PREFIX_KEYS = ("two_prefix_prefix_good", "two_prefix_prefix_bad", "two_prefix_word")
-PAIR_ID = re.compile(r"[0-9]{1,9}")  # sorted as an integer
+# Sorted as an integer, so canonical ("0", "7", never "07"): "0" and "000" would be two pairs.
+PAIR_ID = re.compile(r"0|[1-9][0-9]{0,8}")
 PREFIX_KEYS = {"one_prefix_method": ONE_PREFIX_KEYS, "two_prefix_method": TWO_PREFIX_KEYS}
 
 SCHEMA = pa.schema(
@@ -146,7 +147,9 @@ def _check_types(raw: dict, where: str) -> None:
         if not isinstance(raw[key], bool):
             raise BlimpDataError(f"{where}: {key} must be true or false, got {raw[key]!r}")
     if not PAIR_ID.fullmatch(raw["pairID"]):
-        raise BlimpDataError(f"{where}: pairID must be a number (1-9 digits) written as a string, got {raw['pairID']!r}")
+        raise BlimpDataError(
+            f"{where}: pairID must be a number (1-9 digits, no leading zero) written as a string, got {raw['pairID']!r}"
+        )
     length = raw.get("dependency_length")
     if length is not None and (isinstance(length, bool) or not isinstance(length, int) or not 0 <= length < 2**31):
         raise BlimpDataError(f"{where}: dependency_length must be an integer from 0 to 2**31 - 1, got {length!r}")
@@ -166,13 +169,15 @@ def _prefix_field(raw: dict, key: str, flag: str, where: str) -> str | None:
 
 
 def _category(raw: dict, where: str) -> str:
-    term = raw["linguistics_term"]
+    uid, term = raw["UID"], raw["linguistics_term"]
+    if uid not in PARADIGM_CATEGORY:
+        raise BlimpDataError(f"{where}: unknown UID {uid!r}; not one of the {len(PARADIGM_CATEGORY)} BLiMP paradigms")
     if term not in TERM_CATEGORY:
         raise BlimpDataError(f"{where}: unknown linguistics_term {term!r}; known: {sorted(TERM_CATEGORY)}")
     category = TERM_CATEGORY[term]
-    published = PARADIGM_CATEGORY.get(raw["UID"], category)
+    published = PARADIGM_CATEGORY[uid]
     if published != category:
-        raise BlimpDataError(f"{where}: {raw['UID']} belongs to category {published}, but linguistics_term says {term!r}")
+        raise BlimpDataError(f"{where}: {uid} belongs to category {published}, but linguistics_term says {term!r}")
     return category
 
 

@@ -40,6 +40,7 @@ ROLE_CONDITIONS = ("orig", "obj", "sub", "both")
 NEG_CONDITIONS = ("TA", "FA", "TN", "FN")
 # Upper edges of the max-cloze bins of Table 8 (applied to the cloze rounded to 2 decimals).
 ROLE_CLOZE_BINS = (0.17, 0.23, 0.33, 0.77)
+ROLE_CLOZES = ("exp_cloze", "tgt_cloze", "tgt_cloze(strict)")
 # Item numbers are sorted as integers; nine digits keep them far inside int64.
 ITEM_NUMBER = re.compile(r"[0-9]{1,9}")
 ROLE_ITEM = re.compile(r"([0-9]{1,9})-([ab])")
@@ -228,15 +229,25 @@ def cloze_bin(max_cloze: float) -> str:
     return f">{ROLE_CLOZE_BINS[-1]:.2f}"
 
 
-def _parse_role_row(path: Path, row: Row) -> dict:
-    match = ROLE_ITEM.fullmatch(row["item"].strip())
-    _require(match is not None, path, row, "item must look like '61-a' or '61-b'")
+def _role_clozes(path: Path, row: Row) -> list[float]:
+    """The row's cloze values, each a probability: a percentage (35.0) would silently empty Table 8's bins."""
     try:
-        clozes = [float(row[c]) for c in ("exp_cloze", "tgt_cloze", "tgt_cloze(strict)")]
+        clozes = [float(row[c]) for c in ROLE_CLOZES]
     except ValueError as err:
         raise DatasetError(f"{path}:{row.line}: item {row['item']!r}: cloze value is not a number ({err})") from None
     _require(all(math.isfinite(c) for c in clozes), path, row, f"cloze values must be finite, got {clozes}")
+    for column, cloze in zip(ROLE_CLOZES, clozes):
+        _require(0 <= cloze <= 1, path, row, f"{column} must be a probability from 0 to 1, got {cloze}")
+    return clozes
+
+
+def _parse_role_row(path: Path, row: Row) -> dict:
+    match = ROLE_ITEM.fullmatch(row["item"].strip())
+    _require(match is not None, path, row, "item must look like '61-a' or '61-b'")
+    clozes = _role_clozes(path, row)
     _require(bool(row["target"].split()), path, row, "empty target")
+    expected = [alt.split()[0] for alt in row["expected"].split("|") if alt.split()]
+    _require(bool(expected), path, row, f"empty expected (no non-empty alternative in {row['expected']!r})")
     return {
         "item": row["item"].strip(),
         "pair": match.group(1),
@@ -244,7 +255,7 @@ def _parse_role_row(path: Path, row: Row) -> dict:
         "context": " ".join(row["context"].split()),
         # Released code: the target is the first word; a multiword alternative counts by its first word.
         "target": row["target"].split()[0],
-        "expected": [alt.split()[0] for alt in row["expected"].split("|") if alt.split()],
+        "expected": expected,
         "exp_cloze": clozes[0],
         "tgt_cloze": clozes[1],
         "tgt_cloze_strict": clozes[2],
@@ -297,6 +308,15 @@ def neg_conditions(row: dict):
     yield "FN", "neg", False, neg, t_aff, t_neg
 
 
+def _require_simp_article(path: Path, row: Row) -> None:
+    for col in ("context_aff", "context_neg"):
+        context = row[col].rstrip()
+        _require(
+            context.endswith("(a|an)") and context.count("(a|an)") == 1,
+            path, row, f"SIMP {col} must end with '(a|an)' and hold it once, got {row[col]!r}",
+        )
+
+
 def build_neg(path: Path, dataset: str) -> pd.DataFrame:
     records = []
     for row in read_tsv(path, dataset):
@@ -305,9 +325,10 @@ def build_neg(path: Path, dataset: str) -> pd.DataFrame:
             _require(bool(row[col].strip()), path, row, f"empty {col}")
         if dataset == "neg_nat":
             _require(row["licensing"].strip() in ("Y", "N"), path, row, "licensing must be Y or N")
+        if dataset == "neg_simp":
+            _require_simp_article(path, row)
         for condition, polarity, truth, context, target, true_target in neg_conditions(row):
             if dataset == "neg_simp":
-                _require("(a|an)" in context, path, row, "SIMP context must end with '(a|an)'")
                 context = context.replace("(a|an)", indefinite_article(target))
             record = {
                 "row_id": f"{row['item']}:{condition}",
