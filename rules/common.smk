@@ -63,11 +63,20 @@ BLIMP_SCORING = {key: BLIMP[key] for key in ("causal_methods", "masked_methods")
 # What the curve jobs read (their params: adding a model or a task must not rerun the others).
 CURVE_SETTINGS = {
     key: CURVES[key]
-    for key in ("grid", "seeds", "variants", "mc_mlm_settings", "training")
+    for key in (
+        "grid",
+        "seeds",
+        "variants",
+        "mc_mlm_settings",
+        "mc_qa_segment_ids",
+        "training",
+    )
     if key in CURVES
 }
-# What the single-hop stage reads: the training settings only.
-STAGE_ONE_SETTINGS = {key: CURVES[key] for key in ("training",) if key in CURVES}
+# What the single-hop stage reads: the MC-QA encoding and training settings only.
+STAGE_ONE_SETTINGS = {
+    key: CURVES[key] for key in ("mc_qa_segment_ids", "training") if key in CURVES
+}
 # Generated tasks scored zero-shot beside the release (MC-QA tasks have no zero-shot setting).
 OLMPICS_SCORED_GENERATED = [
     t

@@ -63,19 +63,27 @@ def test_examples_hold_each_pair_encoding_padded_to_the_longest(tiny_roberta):
     assert examples.labels.tolist() == [1, 0]
 
 
-def test_bert_examples_carry_segment_ids_and_truncate_to_max_pieces(tiny_bert):
+def test_bert_segment_ids_are_the_originals_zeros_or_the_tokenizers_and_pairs_truncate(tiny_bert):
     items = qa_rows(0, 3)
-    examples = mc_qa_examples(tiny_bert.tokenizer, items, max_pieces=9)
-    assert examples.inputs["token_type_ids"].shape == examples.inputs["input_ids"].shape
-    assert examples.inputs["input_ids"].shape[-1] == 9
     first = tiny_bert.tokenizer(items["stem"][0], items["choices"][0][0], truncation=True, max_length=9)
-    assert examples.inputs["token_type_ids"][0, 0].tolist() == first["token_type_ids"]
+    assert 1 in first["token_type_ids"]
+    original = mc_qa_examples(tiny_bert.tokenizer, items, max_pieces=9)
+    tokenizer = mc_qa_examples(tiny_bert.tokenizer, items, max_pieces=9, segment_ids="tokenizer")
+    for examples in (original, tokenizer):
+        assert examples.inputs["token_type_ids"].shape == examples.inputs["input_ids"].shape
+        assert examples.inputs["input_ids"].shape[-1] == 9
+        assert examples.inputs["input_ids"][0, 0].tolist() == first["input_ids"]
+    assert not original.inputs["token_type_ids"].any(), "the original reader's segment ids are all 0"
+    assert tokenizer.inputs["token_type_ids"][0, 0].tolist() == first["token_type_ids"]
+    with pytest.raises(McQaError, match="mc_qa_segment_ids must be one of"):
+        mc_qa_examples(tiny_bert.tokenizer, items, segment_ids="bert")
 
 
-@pytest.mark.parametrize("pooling", ["pooler", "first"])
-def test_choice_logit_equals_a_manual_head_on_the_unpadded_pair(bert_encoder, pooling):
+@pytest.mark.parametrize(("pooling", "segment_ids"), [("pooler", "original"), ("first", "original"),
+                                                    ("pooler", "tokenizer")])
+def test_choice_logit_equals_a_manual_head_on_the_unpadded_pair(bert_encoder, pooling, segment_ids):
     items = qa_rows(0, 4)
-    examples = mc_qa_examples(bert_encoder.tokenizer, items)
+    examples = mc_qa_examples(bert_encoder.tokenizer, items, segment_ids=segment_ids)
     with seeded(5):
         model = fresh_model(bert_encoder, pooling=pooling).eval()
     encoder = bert_encoder.encoder
@@ -84,6 +92,8 @@ def test_choice_logit_equals_a_manual_head_on_the_unpadded_pair(bert_encoder, po
         for i, row in enumerate(items.to_dict("records")):
             for k, choice in enumerate(row["choices"]):
                 pair = bert_encoder.tokenizer(row["stem"], choice, return_tensors="pt")
+                if segment_ids == "original":
+                    pair["token_type_ids"].zero_()
                 first = encoder(**pair).last_hidden_state[0, 0]
                 if pooling == "pooler":
                     first = torch.tanh(encoder.pooler.dense.weight @ first + encoder.pooler.dense.bias)
@@ -264,3 +274,24 @@ def test_a_padding_sensitive_encoders_logits_do_not_depend_on_the_batch(tiny_ber
         with torch.no_grad():
             together, alone = model(**examples.inputs)[0], model(**short)[0]
         assert torch.allclose(together, alone, atol=1e-6) is same
+
+
+def test_the_configured_segment_ids_reach_the_curves_and_the_single_hop_stage(tmp_path, monkeypatch):
+    from lmprobes.io import write_parquet
+    from lmprobes.suites.olmpics import learning
+
+    seen = []
+    monkeypatch.setattr(learning, "mc_qa_curves", lambda *a, **k: seen.append(k["segment_ids"]) or pd.DataFrame(
+        columns=CURVE_SCHEMA.names))
+    monkeypatch.setattr(learning, "single_hop_stage", lambda *a, **k: seen.append(k["segment_ids"]))
+    monkeypatch.setattr(learning, "save_stage_one", lambda *a: None)
+    rows = qa_rows(2, 2)
+    for name in ("release", "controls"):
+        write_parquet(rows, tmp_path / f"{name}.parquet", SCHEMA, {})
+    for curves in ({"grid": [2], "seeds": [1]}, {"grid": [2], "seeds": [1], "mc_qa_segment_ids": "tokenizer"}):
+        learning.mc_qa_curves_file(tmp_path / "release.parquet", tmp_path / "controls.parquet", tmp_path, tmp_path / "c",
+                                   slug="m", spec={}, task=rows["task"][0], variant="standard", curves=curves,
+                                   device="cpu", progress=False)
+        learning.single_hop_stage_file(tmp_path / "release.parquet", tmp_path, tmp_path / "s", slug="m", spec={},
+                                       seed=1, curves=curves, device="cpu", progress=False)
+    assert seen == ["original", "original", "tokenizer", "tokenizer"]

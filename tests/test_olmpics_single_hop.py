@@ -207,9 +207,8 @@ def test_each_seeds_runs_start_from_its_stage_in_every_run(built, stages, tiny_d
     for seed, state, fresh, head in starts:
         assert state is made[seed].encoder and head is made[seed].head and fresh == (), "nothing left to draw"
     starts.clear()
-    cold = mc_qa_curves(tiny_dir("bert"), {"family": "masked"}, composed_items, **CURVE_KWARGS)
+    mc_qa_curves(tiny_dir("bert"), {"family": "masked"}, composed_items, **CURVE_KWARGS)
     assert all(fresh and head is None for _, _, fresh, head in starts), "cold runs draw the pooler and head"
-    assert not warm["accuracy"].equals(cold["accuracy"]) or not warm["dev_loss"].equals(cold["dev_loss"])
     # From the saved files, the same curves as from the stage in memory.
     monkeypatch.undo()
     saved = {stage.seed: stage for stage in map(load_stage_one, paths)}

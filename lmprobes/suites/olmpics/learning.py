@@ -93,7 +93,7 @@ def mc_qa_curves_file(release: Path, controls: Path, model_dir: Path, out: Path,
     stages = {stage.seed: stage for stage in map(load_stage_one, stage_one)} or None
     frame = mc_qa_curves(model_dir, spec, items, grid=curves["grid"], seeds=curves["seeds"],
                          hp=hyper_parameters(curves, "mc_qa"), device=device, progress=progress, slug=slug,
-                         stage_one=stages)
+                         stage_one=stages, segment_ids=curves.get("mc_qa_segment_ids", "original"))
     first_stage = {} if stages is None else {"single_hop_items": stages[curves["seeds"][0]].items}
     write_parquet(frame, out, CURVE_SCHEMA, _metadata("curves", model=slug, **first_stage))
     return frame
@@ -104,7 +104,8 @@ def single_hop_stage_file(single_hop: Path, model_dir: Path, out: Path, *, slug:
     """Encyclopedic composition's first stage for one (model, seed): fine-tuned on every single-hop fact
     with the MC-QA hyper-parameters, saved for the curve runs of that seed in every variant."""
     stage = single_hop_stage(model_dir, spec, read_parquet(single_hop), seed=seed,
-                             hp=hyper_parameters(curves, "mc_qa"), device=device, progress=progress, slug=slug)
+                             hp=hyper_parameters(curves, "mc_qa"), device=device, progress=progress, slug=slug,
+                             segment_ids=curves.get("mc_qa_segment_ids", "original"))
     save_stage_one(stage, out)
 
 

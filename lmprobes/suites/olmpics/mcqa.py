@@ -20,9 +20,9 @@ As the original (oLMpics ``transformer_mc_qa`` reader and model):
   checkpoint (RoBERTa's; the tiny test models') is newly initialised, as transformers does, but drawn
   from the run's seed here so that runs are reproducible.
 
-Differences from the original, deliberate: BERT's segment ids are the tokenizer's (0 for the question,
-1 for the choice); the original passed all zeros (a TODO in its reader). Training is in float32
-whatever the model's scoring dtype.
+Segment ids are all 0, as the original's reader made them (a TODO there: BERT and XLNet received
+them, RoBERTa and ALBERT none); ``segment_ids="tokenizer"`` gives the tokenizer's (0 for the question,
+1 for the choice). Training is in float32 whatever the model's scoring dtype.
 
 Every (task, variant, N, seed) run starts from the same pre-trained weights: the encoder is loaded
 once, a CPU copy of its state is kept and loaded back before each run, the head and any missing
@@ -67,6 +67,7 @@ from lmprobes.suites.olmpics.training import (
 log = logging.getLogger("lmprobes.suites.olmpics.mcqa")
 
 POOLINGS = ("pooler", "first")
+SEGMENT_IDS = ("original", "tokenizer")
 SETTING = "mc_qa"
 HEAD_STD = 0.02
 GROUP_KEYS = ["task", "flavour", "variant"]
@@ -79,8 +80,11 @@ class McQaError(ValueError):
 # --- inputs ------------------------------------------------------------------------------------
 
 
-def mc_qa_examples(tokenizer, items: pd.DataFrame, max_pieces: int = 256) -> Examples:
-    """``(n, K, L)`` pair encodings of every (stem, choice), padded to the longest of the set."""
+def mc_qa_examples(tokenizer, items: pd.DataFrame, max_pieces: int = 256, segment_ids: str = "original") -> Examples:
+    """``(n, K, L)`` pair encodings of every (stem, choice), padded to the longest of the set; segment
+    ids all 0 (``"original"``, as the original's reader) or the tokenizer's (``"tokenizer"``)."""
+    if segment_ids not in SEGMENT_IDS:
+        raise McQaError(f"mc_qa_segment_ids must be one of {SEGMENT_IDS}, not {segment_ids!r}")
     rows = items.to_dict("records")
     if not rows:
         raise McQaError("no MC-QA items to encode")
@@ -96,6 +100,8 @@ def mc_qa_examples(tokenizer, items: pd.DataFrame, max_pieces: int = 256) -> Exa
         for k, pair in enumerate(item):
             for name in names:
                 inputs[name][i, k, :len(pair[name])] = torch.tensor(pair[name])
+    if segment_ids == "original" and "token_type_ids" in inputs:
+        inputs["token_type_ids"].zero_()
     labels = torch.tensor([int(row["answer"]) for row in rows], dtype=torch.long)
     return Examples(inputs, labels, {"row_id": [row["row_id"] for row in rows]})
 
@@ -281,7 +287,8 @@ def fine_tune(pretrained: PretrainedEncoder, train: Examples, dev: Examples, *, 
 def mc_qa_curves(model_dir: str | Path, spec: dict, items: pd.DataFrame, *, grid: Sequence[int] = PAPER_N,
                  seeds: Sequence[int] = (1,), hp: HyperParameters = TRANSFORMER, device: str = "auto",
                  progress: bool = False, slug: str | None = None, pooling: str = "pooler",
-                 max_pieces: int = 256, stage_one: Mapping[int, StageOne] | None = None) -> pd.DataFrame:
+                 max_pieces: int = 256, stage_one: Mapping[int, StageOne] | None = None,
+                 segment_ids: str = "original") -> pd.DataFrame:
     """Learning curves (CURVE_SCHEMA, setting ``mc_qa``) of one model on the MC-QA rows of ``items``.
 
     One row per (task, flavour, variant, N, seed): dev accuracy of the run trained on the first N
@@ -295,7 +302,8 @@ def mc_qa_curves(model_dir: str | Path, spec: dict, items: pd.DataFrame, *, grid
     starts = run_starts(slug, seeds, pooling, stage_one)
     target = resolve_device(device)
     pretrained = load_encoder(model_dir, slug=slug, device=target, spec=spec)
-    examples = {key: split_examples(pretrained.tokenizer, frame, max_pieces) for key, frame in groups.items()}
+    examples = {key: split_examples(pretrained.tokenizer, frame, max_pieces, segment_ids)
+                for key, frame in groups.items()}
     plan = [(key, n, seed) for key, frame in groups.items() for n in curve_points(count_split(frame, "train"), grid)
             for seed in seeds]
     rows = {}
@@ -343,7 +351,8 @@ def starting_point(pretrained: PretrainedEncoder, stage: StageOne | None) -> tup
 
 def single_hop_stage(model_dir: str | Path, spec: dict, items: pd.DataFrame, *, seed: int,
                      hp: HyperParameters = TRANSFORMER, device: str = "auto", progress: bool = False,
-                     slug: str | None = None, pooling: str = "pooler", max_pieces: int = 256) -> StageOne:
+                     slug: str | None = None, pooling: str = "pooler", max_pieces: int = 256,
+                     segment_ids: str = "original") -> StageOne:
     """The encoder and head after fine-tuning from the pre-trained weights on every one of ``items``
     (all splits), as a run of ``seed`` would: the last epoch's weights, as nothing is held out to
     choose another (the log reports each epoch's accuracy on the dev rows, which it trains on too)."""
@@ -353,8 +362,8 @@ def single_hop_stage(model_dir: str | Path, spec: dict, items: pd.DataFrame, *, 
         raise McQaError("the single-hop stage needs items of the dev split")
     target = resolve_device(device)
     pretrained = load_encoder(model_dir, slug=slug, device=target, spec=spec)
-    everything = mc_qa_examples(pretrained.tokenizer, items, max_pieces)
-    dev = pad_examples(mc_qa_examples(pretrained.tokenizer, items[items["split"] == "dev"], max_pieces),
+    everything = mc_qa_examples(pretrained.tokenizer, items, max_pieces, segment_ids)
+    dev = pad_examples(mc_qa_examples(pretrained.tokenizer, items[items["split"] == "dev"], max_pieces, segment_ids),
                        everything.inputs["input_ids"].shape[-1], pretrained.tokenizer.pad_token_id)
     result, model = fine_tune(pretrained, everything, dev, seed=seed, hp=hp, device=target, pooling=pooling,
                               progress=progress, description=f"single-hop stage seed={seed}")
@@ -366,9 +375,11 @@ def single_hop_stage(model_dir: str | Path, spec: dict, items: pd.DataFrame, *, 
                     head={name: value.detach().cpu().clone() for name, value in model.classifier.state_dict().items()})
 
 
-def split_examples(tokenizer, frame: pd.DataFrame, max_pieces: int) -> tuple[Examples, Examples]:
+def split_examples(tokenizer, frame: pd.DataFrame, max_pieces: int,
+                   segment_ids: str = "original") -> tuple[Examples, Examples]:
     """Train and dev examples, padded to one length."""
-    train, dev = (mc_qa_examples(tokenizer, frame[frame["split"] == split], max_pieces) for split in ("train", "dev"))
+    train, dev = (mc_qa_examples(tokenizer, frame[frame["split"] == split], max_pieces, segment_ids)
+                  for split in ("train", "dev"))
     length = max(train.inputs["input_ids"].shape[-1], dev.inputs["input_ids"].shape[-1])
     return pad_examples(train, length, tokenizer.pad_token_id), pad_examples(dev, length, tokenizer.pad_token_id)
 
