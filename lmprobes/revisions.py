@@ -16,7 +16,7 @@ REVISIONS = {
     "build_tiny_model": 1,
     # Ettinger
     "ettinger_dataset": 1,
-    "ettinger_score": 1,
+    "ettinger_score": 2,
     "ettinger_tables": 1,
     # LAMA
     "lama_dataset": 1,
@@ -27,7 +27,7 @@ REVISIONS = {
     "lama_tables": 1,
     # BLiMP
     "blimp_dataset": 1,
-    "blimp_score": 1,
+    "blimp_score": 2,
     "blimp_tables": 1,
     # oLMpics
     "olmpics_release": 1,

@@ -271,3 +271,16 @@ def test_a_mean_twin_reuses_its_methods_token_scores(tiny_gpt2, pairs, monkeypat
     lmeval = score_pairs(tiny_gpt2, pairs, "lmeval04", progress=False, cache=shared)
     assert len(calls) > after_sum, "another preset scores other tokens"
     assert lmeval["method"].eq("lmeval04").all()
+
+
+def test_prefix_methods_continue_with_the_word_as_running_text_spells_it(tiny_gpt2, tiny_bert):
+    from types import SimpleNamespace
+
+    from lmprobes.suites.blimp.scoring import _prefix_requests
+    from tokenizer_zoo import gemma_style_tokenizer
+
+    pairs = pd.DataFrame({"one_prefix_prefix": ["A robin is a"], "one_prefix_word_good": ["bird"],
+                          "one_prefix_word_bad": ["birds"]})
+    for tokenizer, space in ((gemma_style_tokenizer(), " "), (tiny_gpt2.tokenizer, " "), (tiny_bert.tokenizer, "")):
+        good, bad = _prefix_requests(SimpleNamespace(tokenizer=tokenizer), pairs, "one_prefix")
+        assert (good, bad) == ([("A robin is a", space + "bird")], [("A robin is a", space + "birds")])

@@ -2,16 +2,10 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
-from tokenizers import Tokenizer, models, normalizers, pre_tokenizers, trainers
-from transformers import PreTrainedTokenizerFast
 
-from lmprobes.engine import WordIds, tokenizer_kind, word_ids
-from lmprobes.tiny import read_corpus
-
-CORPUS = Path(__file__).resolve().parents[1] / "resources" / "tiny" / "corpus.txt"
+from lmprobes.engine import WordIds, leading_space, tokenizer_kind, word_ids
+from tokenizer_zoo import gemma_style_tokenizer, sentencepiece_tokenizer
 
 
 def test_kinds_of_the_tiny_tokenizers(tiny_bert, tiny_roberta, tiny_gpt2) -> None:
@@ -70,21 +64,6 @@ def test_empty_word() -> None:
     assert empty.first_id == -1 and empty.n_pieces == 0 and not empty.single
 
 
-def sentencepiece_tokenizer(*, llama_style: bool) -> PreTrainedTokenizerFast:
-    """A small ▁-style tokenizer: Unigram+Metaspace, or Llama-2-style BPE with a Prepend normalizer."""
-    lines = read_corpus(CORPUS)
-    if llama_style:
-        raw = Tokenizer(models.BPE(unk_token="<unk>"))
-        raw.normalizer = normalizers.Sequence([normalizers.Prepend("▁"), normalizers.Replace(" ", "▁")])
-        trainer = trainers.BpeTrainer(vocab_size=600, special_tokens=["<unk>"])
-    else:
-        raw = Tokenizer(models.Unigram())
-        raw.pre_tokenizer = pre_tokenizers.Metaspace()
-        trainer = trainers.UnigramTrainer(vocab_size=600, special_tokens=["<unk>"], unk_token="<unk>")
-    raw.train_from_iterator(lines, trainer)
-    return PreTrainedTokenizerFast(tokenizer_object=raw, unk_token="<unk>")
-
-
 @pytest.mark.parametrize("llama_style", [False, True])
 def test_sentencepiece_word_gets_the_metaspace(llama_style: bool) -> None:
     tokenizer = sentencepiece_tokenizer(llama_style=llama_style)
@@ -95,6 +74,19 @@ def test_sentencepiece_word_gets_the_metaspace(llama_style: bool) -> None:
         return  # BPE trained without a pre-tokenizer merges across ▁, unlike real SentencePiece
     in_sentence = tokenizer.convert_ids_to_tokens(tokenizer.encode("a bird", add_special_tokens=False))
     assert in_sentence[-bird.n_pieces :] == list(bird.pieces)
+
+
+def test_a_tokenizer_that_prepends_no_metaspace_looks_a_word_up_after_a_space(tiny_bert, tiny_gpt2) -> None:
+    tokenizer = gemma_style_tokenizer()
+    running = tokenizer.convert_ids_to_tokens(tokenizer.encode("A robin is a bird", add_special_tokens=False))
+    assert running[0] == "A" and running[1].startswith("▁"), running
+    assert tokenizer_kind(tokenizer) == "sentencepiece" and leading_space(tokenizer)
+    bird = word_ids(tokenizer, "bird")
+    assert bird.pieces[0].startswith("▁") and running[-bird.n_pieces:] == list(bird.pieces)
+    initial = word_ids(tokenizer, "bird", sentence_initial=True)
+    assert "".join(initial.pieces) == "bird" and not initial.pieces[0].startswith("▁")
+    assert leading_space(tiny_gpt2.tokenizer) and not leading_space(tiny_bert.tokenizer)
+    assert not any(leading_space(sentencepiece_tokenizer(llama_style=style)) for style in (False, True))
 
 
 def test_kind_falls_back_to_vocabulary_pieces() -> None:
@@ -115,16 +107,19 @@ def test_kind_falls_back_to_vocabulary_pieces() -> None:
 WORDS = ["bird", "", "robin", "unbelievably", "Paris", "☃", "bird", "New York", "x"]
 
 
-@pytest.mark.parametrize("kind", ["tiny_bert", "tiny_roberta", "tiny_gpt2", "unigram", "llama"])
+@pytest.mark.parametrize("kind", ["tiny_bert", "tiny_roberta", "tiny_gpt2", "unigram", "llama", "gemma"])
 @pytest.mark.parametrize("sentence_initial", [False, True])
 def test_batched_lookup_equals_one_encode_per_word(kind: str, sentence_initial: bool, request) -> None:
     from lmprobes.engine import words_ids
 
     if kind in ("unigram", "llama"):
         tokenizer = sentencepiece_tokenizer(llama_style=kind == "llama")
+    elif kind == "gemma":
+        tokenizer = gemma_style_tokenizer()
     else:
         tokenizer = request.getfixturevalue(kind).tokenizer
-    space = " " if tokenizer_kind(tokenizer) == "bytelevel" and not sentence_initial else ""
+    # A word inside a sentence follows a space where the tokenizer does not write one itself.
+    space = " " if kind in ("tiny_roberta", "tiny_gpt2", "gemma") and not sentence_initial else ""
     for word, found in zip(WORDS, words_ids(tokenizer, WORDS, sentence_initial=sentence_initial), strict=True):
         ids = tokenizer.encode(space + word, add_special_tokens=False) if word else []
         assert found.word == word and list(found.ids) == ids

@@ -671,6 +671,9 @@ def test_olmpics_release_to_zero_shot_tables(demo, tmp_path):
 def test_encyclopedic_curves_start_from_one_single_hop_stage_per_seed(demo):
     """The demo release's composed questions -> single-hop facts (bridges from a fake query service) ->
     one stage job per seed, shared by the three variants' curve jobs and deleted once they are done."""
+    # The demo's release (another test may have left its own release in the shared demo folder).
+    built = snakemake(demo, "results/datasets/olmpics/release.parquet")
+    assert built.returncode == 0, built.stderr[-3000:]
     release = read_parquet(demo / "results/datasets/olmpics/release.parquet")
     service = FakeBridgeService(bridges_to_gold(release[release["task"] == "encyclopedic_composition"]))
     variants = ("standard", "no_lang", "perturbed_lang")

@@ -12,7 +12,7 @@ from lmprobes.engine.lm import LM
 from lmprobes.engine.masked import map_mask_logprobs, mask_predictions
 from lmprobes.engine.pll import pseudo_log_likelihoods
 from lmprobes.engine.runner import TokenPrediction
-from lmprobes.engine.tokens import WordIds, tokenizer_kind, word_ids, words_ids
+from lmprobes.engine.tokens import WordIds, leading_space, tokenizer_kind, word_ids, words_ids
 
 __all__ = [
     "LM",
@@ -21,6 +21,7 @@ __all__ = [
     "TokenPrediction",
     "WordIds",
     "continuation_logprobs",
+    "leading_space",
     "map_mask_logprobs",
     "mask_predictions",
     "next_token_predictions",

@@ -9,7 +9,13 @@ from dataclasses import replace
 import pandas as pd
 import pyarrow as pa
 
-from lmprobes.engine import continuation_logprobs, pseudo_log_likelihoods, sequence_logprobs, tokenizer_kind
+from lmprobes.engine import (
+    continuation_logprobs,
+    leading_space,
+    pseudo_log_likelihoods,
+    sequence_logprobs,
+    tokenizer_kind,
+)
 from lmprobes.engine.causal import SequenceScore
 from lmprobes.engine.lm import LM
 from lmprobes.suites.blimp.methods import DEFAULT_METHODS, METHODS, Method, ScoringError, check_tie_rule, decide
@@ -125,7 +131,7 @@ def _prefix_requests(lm: LM, pairs: pd.DataFrame, kind: str) -> tuple[list[tuple
     else:
         prefixes_good, prefixes_bad = pairs["two_prefix_prefix_good"].tolist(), pairs["two_prefix_prefix_bad"].tolist()
         words_good = words_bad = pairs["two_prefix_word"].tolist()
-    space = " " if tokenizer_kind(lm.tokenizer) == "bytelevel" else ""
+    space = " " if leading_space(lm.tokenizer) else ""
 
     def requests(prefixes: list, words: list) -> list[tuple]:
         return [(p, space + w if isinstance(w, str) else None) for p, w in zip(prefixes, words, strict=True)]

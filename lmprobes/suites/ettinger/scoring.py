@@ -17,7 +17,13 @@ import math
 import pandas as pd
 import pyarrow as pa
 
-from lmprobes.engine import continuation_logprobs, mask_predictions, next_token_predictions, tokenizer_kind, word_ids
+from lmprobes.engine import (
+    continuation_logprobs,
+    leading_space,
+    mask_predictions,
+    next_token_predictions,
+    word_ids,
+)
 from lmprobes.engine.lm import LM
 
 METHODS = ("auto", "masked")
@@ -148,7 +154,7 @@ def summed_word_logprobs(lm: LM, items: pd.DataFrame, resolved: dict, progress: 
                     if resolved[t].n_pieces > 1 and not resolved[t].is_unk})
     if not pairs:
         return {}
-    space = " " if tokenizer_kind(lm.tokenizer) == "bytelevel" else ""
+    space = " " if leading_space(lm.tokenizer) else ""
     scores = continuation_logprobs(lm, [c for c, _ in pairs], [space + t for _, t in pairs], progress=progress)
     for (_, target), score in zip(pairs, scores, strict=True):
         if tuple(score.token_ids) != resolved[target].ids:  # the word as it is tokenized in running text

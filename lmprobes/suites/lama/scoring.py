@@ -39,7 +39,7 @@ import pandas as pd
 import pyarrow as pa
 import torch
 
-from lmprobes.engine import WordIds, map_mask_logprobs, sequence_logprobs, tokenizer_kind, words_ids
+from lmprobes.engine import WordIds, leading_space, map_mask_logprobs, sequence_logprobs, tokenizer_kind, words_ids
 from lmprobes.engine.causal import map_next_token_logprobs
 from lmprobes.engine.lm import LM
 from lmprobes.engine.runner import top_k_low_id_first
@@ -196,8 +196,8 @@ class TokenForms:
 
 def token_forms(tokenizer, common_vocab: list[str], labels: list[str], *, sentence_initial: bool = False
                 ) -> TokenForms:
-    if sentence_initial and tokenizer_kind(tokenizer) != "bytelevel":
-        sentence_initial = False  # WordPiece and SentencePiece spell a word the same at the start
+    if sentence_initial and not leading_space(tokenizer):
+        sentence_initial = False  # WordPiece and ▁-prepending SentencePiece spell a word the same at the start
     resolved = dict(zip(labels, words_ids(tokenizer, labels, sentence_initial=sentence_initial), strict=True))
     return TokenForms(
         pieces=common_vocab_pieces(tokenizer, common_vocab, sentence_initial=sentence_initial),
