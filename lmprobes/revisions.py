@@ -15,7 +15,7 @@ REVISIONS = {
     "conceptnet_edges": 1,
     "build_tiny_model": 1,
     # Ettinger
-    "ettinger_dataset": 1,
+    "ettinger_dataset": 2,
     "ettinger_score": 2,
     "ettinger_tables": 1,
     # LAMA
@@ -26,18 +26,18 @@ REVISIONS = {
     "lama_score": 2,
     "lama_tables": 1,
     # BLiMP
-    "blimp_dataset": 1,
+    "blimp_dataset": 2,
     "blimp_score": 2,
     "blimp_tables": 1,
     # oLMpics
-    "olmpics_release": 1,
+    "olmpics_release": 2,
     "olmpics_grids": 1,
     "olmpics_generated": 1,
     "olmpics_encyclopedic": 1,
     "olmpics_single_hop": 2,
     "olmpics_controls": 1,
-    "olmpics_zero_shot": 1,
-    "olmpics_zero_shot_generated": 1,
+    "olmpics_zero_shot": 2,
+    "olmpics_zero_shot_generated": 2,
     "olmpics_tables": 1,
     "olmpics_encode": 1,
     "olmpics_mc_mlm_curves": 1,

@@ -57,7 +57,7 @@ rule blimp_score:
     params:
         revision=REVISIONS["blimp_score"],
         spec=get_model_spec,
-        settings=BLIMP_SCORING,
+        settings=get_blimp_methods,
         device=config["device"],
     script:
         "../scripts/blimp_score.py"

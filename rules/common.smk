@@ -53,13 +53,6 @@ CONCEPTNET_LITE_DB = LAMA["generated"]["conceptnet_gen"]["conceptnet_lite_db"]
 CURVES = OLMPICS["learning_curves"]
 CURVES_MLM_TASKS = [t for t in CURVES["tasks"] if OLMPICS_TASKS[t].setup == "mc_mlm"]
 CURVES_QA_TASKS = [t for t in CURVES["tasks"] if OLMPICS_TASKS[t].setup == "mc_qa"]
-# What the zero-shot scoring jobs read (their params: other oLMpics keys must not rerun them).
-OLMPICS_ZERO_SHOT = {
-    "candidates": OLMPICS.get("candidates", {}),
-    "masked_methods": OLMPICS["masked_methods"],
-}
-# What the BLiMP scoring jobs read (their params: adding a model must not rerun the others).
-BLIMP_SCORING = {key: BLIMP[key] for key in ("causal_methods", "masked_methods")}
 # What the curve jobs read (their params: adding a model or a task must not rerun the others).
 CURVE_SETTINGS = {
     key: CURVES[key]
@@ -241,6 +234,44 @@ def get_model_spec(wildcards):
     return scoring_spec(MODELS[wildcards.model])
 
 
+def get_for_family(family, value):
+    """A param only models of ``family`` read (None for the others): changing it reruns none of theirs."""
+
+    def param(wildcards):
+        return value if MODELS[wildcards.model]["family"] == family else None
+
+    return param
+
+
+def get_cprag_only(value):
+    """A setting only CPRAG's dataset reads (its shuffles and their seed): None for the others."""
+
+    def param(wildcards):
+        return value if wildcards.dataset == "cprag" else None
+
+    return param
+
+
+def get_blimp_methods(wildcards):
+    """The BLiMP methods of the model's family, all a scoring job reads."""
+    key = f"{MODELS[wildcards.model]['family']}_methods"
+    return {key: BLIMP[key]}
+
+
+def get_olmpics_zero_shot_settings(wildcards):
+    """What a zero-shot job reads for the model's family: masked models their methods and the PLL
+    variant of `candidates`, causal models the BOS/EOS policy of `candidates`."""
+    candidates = OLMPICS.get("candidates", {})
+    if MODELS[wildcards.model]["family"] == "causal":
+        return {
+            "candidates": {k: v for k, v in candidates.items() if k == "causal_policy"}
+        }
+    return {
+        "masked_methods": OLMPICS["masked_methods"],
+        "candidates": {k: v for k, v in candidates.items() if k == "pll_variant"},
+    }
+
+
 def get_model_batch_tokens(wildcards):
     return MODELS[wildcards.model]["batch_tokens"]
 
@@ -398,7 +429,12 @@ def get_blimp_release(wildcards):
 
 
 def get_blimp_provenance(wildcards):
-    return {"url": BLIMP["release"]["url"], "manifest": BLIMP["release"]["manifest"]}
+    """The release folder, its manifest, and the URL and sha256 of every file read."""
+    return {
+        "url": BLIMP["release"]["url"],
+        "manifest": BLIMP["release"]["manifest"],
+        "files": get_blimp_release(wildcards),
+    }
 
 
 def get_blimp_scores(wildcards):
@@ -414,9 +450,11 @@ def get_olmpics_release(wildcards):
 
 
 def get_olmpics_provenance(wildcards):
+    """The release folder, its manifest, and the URL and sha256 of every file read."""
     return {
         "url": OLMPICS["release"]["url"],
         "manifest": OLMPICS["release"]["manifest"],
+        "files": get_olmpics_release(wildcards),
     }
 
 

@@ -9,8 +9,8 @@ rule ettinger_dataset:
         "../envs/lmprobes.yaml"
     params:
         revision=REVISIONS["ettinger_dataset"],
-        shuffles=ETTINGER["shuffles"],
-        seed=config["seed"],
+        shuffles=get_cprag_only(ETTINGER["shuffles"]),
+        seed=get_cprag_only(config["seed"]),
         provenance=get_ettinger_provenance,
     script:
         "../scripts/ettinger_dataset.py"

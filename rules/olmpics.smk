@@ -73,7 +73,7 @@ rule olmpics_zero_shot:
     params:
         revision=REVISIONS["olmpics_zero_shot"],
         spec=get_model_spec,
-        settings=OLMPICS_ZERO_SHOT,
+        settings=get_olmpics_zero_shot_settings,
         device=config["device"],
     script:
         "../scripts/olmpics_zero_shot.py"
@@ -103,7 +103,7 @@ rule olmpics_zero_shot_generated:
     params:
         revision=REVISIONS["olmpics_zero_shot_generated"],
         spec=get_model_spec,
-        settings=OLMPICS_ZERO_SHOT,
+        settings=get_olmpics_zero_shot_settings,
         device=config["device"],
     script:
         "../scripts/olmpics_zero_shot_generated.py"

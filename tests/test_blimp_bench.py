@@ -71,6 +71,14 @@ def test_sample_errors_name_the_file_and_line(tmp_path) -> None:
     (tmp_path / "passive_1.jsonl").write_text(json.dumps(record("passive_1", 1)) + "\n{oops\n", encoding="utf-8")
     with pytest.raises(BlimpDataError, match=r"passive_1.jsonl:2: invalid JSON"):
         bench.bench_sample(tmp_path)
+    # As strict as the dataset: a repeated key and bytes that are not UTF-8 are errors too.
+    line = json.dumps(record("passive_1", 1))
+    (tmp_path / "passive_1.jsonl").write_text(line[:-1] + ', "pairID": "2"}\n', encoding="utf-8")
+    with pytest.raises(BlimpDataError, match=r"passive_1.jsonl:1: invalid JSON.*pairID"):
+        bench.bench_sample(tmp_path)
+    (tmp_path / "passive_1.jsonl").write_bytes(line.encode() + b"\n\xff\n")
+    with pytest.raises(BlimpDataError, match=r"passive_1.jsonl:2"):
+        bench.bench_sample(tmp_path)
 
 
 def test_command_writes_scores_keyed_by_uid_and_pair(tiny_dir, tmp_path, capsys) -> None:

@@ -105,6 +105,12 @@ def test_scores_cover_every_item_with_provenance(demo):
     dataset_meta = read_metadata(demo / "results/datasets/ettinger/cprag.parquet")
     assert dataset_meta["source_sha256"] == "d06ea9e3d97f8647839fe69b77817f4554e1fd1c79b8a3074bbfec44bbc05afb"
     assert dataset_meta["shuffles"] == 3
+    # The release datasets name every file they read, with its sha256 from the manifest.
+    for dataset, manifest, count in (("blimp/blimp", "resources/demo/blimp_release.tsv", 67),
+                                     ("olmpics/release", "resources/demo/olmpics_release.tsv", 16)):
+        files = read_metadata(demo / f"results/datasets/{dataset}.parquet")["sources"]["files"]
+        assert len(files) == count and all(re.fullmatch(r"[0-9a-f]{64}", f["sha256"]) for f in files), dataset
+        assert {f["sha256"] for f in files} <= set((ROOT / manifest).read_text().split()), dataset
 
 
 def test_demo_scores_blimp_with_every_method_of_each_family(demo):
@@ -373,6 +379,30 @@ def test_dropping_a_model_from_each_suite_reruns_no_job_of_the_others(demo):
     planned = set(job_counts(run.stdout))
     assert planned == {"all", "ettinger_tables", "blimp_tables", "olmpics_tables", "olmpics_learning_tables",
                        "report_landing", "report_verdicts", "report_models"}, planned
+
+
+def test_a_setting_of_the_other_model_family_reruns_no_job(demo):
+    """BLiMP's masked methods rerun only the masked models' scoring, its causal methods only the causal
+    model's; oLMpics' causal BOS/EOS policy reruns none of the demo's masked models."""
+    for blimp, rescored in (({"masked_methods": ["pll_original"]}, {"tiny-bert", "tiny-roberta"}),
+                            ({"causal_methods": ["lmeval04"]}, {"tiny-gpt2"})):
+        name = write_config(demo, "family.yaml", {"suites": {"blimp": blimp,
+                                                             "olmpics": {"candidates": {"causal_policy": "none"}}}})
+        run = snakemake(demo, "-n", "all", configs=(DEMO, "fast.yaml", name))
+        assert run.returncode == 0, run.stderr[-3000:]
+        counts = job_counts(run.stdout)
+        assert counts["blimp_score"] == len(rescored) and "olmpics_zero_shot" not in counts, counts
+        blocks = [block for block in run.stdout.split("\nrule ")[1:] if block.startswith("blimp_score:")]
+        assert {re.search(r"model=([\w-]+)", block).group(1) for block in blocks} == rescored
+
+
+def test_the_seed_remakes_cprag_alone_of_the_ettinger_datasets(demo):
+    run = snakemake(demo, "-n", *(f"results/datasets/ettinger/{d}.parquet" for d in ("cprag", "role", "neg_simp",
+                                                                                      "neg_nat")),
+                    "--config", "seed=99")
+    assert run.returncode == 0, run.stderr[-3000:]
+    assert job_counts(run.stdout) == {"ettinger_dataset": 1}
+    assert "dataset=cprag" in run.stdout
 
 
 def test_wrong_sha256_fails_and_leaves_no_file(demo):

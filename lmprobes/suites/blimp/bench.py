@@ -34,7 +34,6 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
-import json
 import sys
 import time
 from collections.abc import Sequence
@@ -51,8 +50,8 @@ from lmprobes.engine.packing import can_pack, pack
 from lmprobes.engine.pll import DistinctCopies, MaskedCopies, masked_spans
 from lmprobes.engine.precision import load_dtype
 from lmprobes.engine.runner import freeze_collector
-from lmprobes.io import write_parquet
-from lmprobes.suites.blimp.dataset import SCHEMA, BlimpDataError, parse_record
+from lmprobes.io import utf8_lines, write_parquet
+from lmprobes.suites.blimp.dataset import SCHEMA, BlimpDataError, load_json, parse_record
 from lmprobes.suites.blimp.scoring import score_pairs
 from lmprobes.suites.lama.bench import template_facts
 from lmprobes.suites.lama.release import load_common_vocab
@@ -164,17 +163,13 @@ def bench_sample(folder: Path, n_pairs: int = SAMPLE_PAIRS, per_paradigm: int = 
 
 
 def _first_records(path: Path, count: int) -> list[dict]:
+    """The first ``count`` records of a paradigm file, read as strictly as the dataset reads it."""
     records = []
-    with open(path, encoding="utf-8") as f:
-        for lineno, line in enumerate(f, start=1):
-            if len(records) == count:
-                break
-            if line.strip():
-                try:
-                    raw = json.loads(line)
-                except json.JSONDecodeError as err:
-                    raise BlimpDataError(f"{path}:{lineno}: invalid JSON ({err})") from None
-                records.append(parse_record(raw, path, lineno))
+    for lineno, line in utf8_lines(path, BlimpDataError):
+        if len(records) == count:
+            break
+        if line.strip():
+            records.append(parse_record(load_json(line, path, lineno), path, lineno))
     return records
 
 

@@ -79,7 +79,7 @@ def read_paradigm(path: Path) -> list[dict]:
     records = []
     for lineno, line in utf8_lines(path, BlimpDataError):
         if line.strip():
-            records.append(parse_record(_load_json(line, path, lineno), path, lineno))
+            records.append(parse_record(load_json(line, path, lineno), path, lineno))
     if not records:
         raise BlimpDataError(f"{path}: no records")
     first = records[0]
@@ -129,7 +129,7 @@ def quirk_counts(records: Sequence[dict]) -> dict[str, int]:
     }
 
 
-def _load_json(line: str, path: Path, lineno: int) -> object:
+def load_json(line: str, path: Path, lineno: int) -> object:
     try:
         return loads_strict(line)
     except ValueError as err:

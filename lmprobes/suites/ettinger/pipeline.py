@@ -13,7 +13,9 @@ from lmprobes.suites.ettinger.datasets import DATASETS, SCHEMAS, build_dataset
 from lmprobes.suites.ettinger.plots import accuracy_figure
 
 
-def make_dataset(dataset: str, source: Path, out: Path, *, shuffles: int, seed: int, provenance: dict) -> pd.DataFrame:
+def make_dataset(dataset: str, source: Path, out: Path, *, shuffles: int | None, seed: int | None,
+                 provenance: dict) -> pd.DataFrame:
+    """One Ettinger dataset; ``shuffles`` and ``seed`` are CPRAG's (the other datasets draw nothing)."""
     df = build_dataset(dataset, source, shuffles=shuffles, seed=seed)
     metadata = {
         "suite": "ettinger",
@@ -21,7 +23,7 @@ def make_dataset(dataset: str, source: Path, out: Path, *, shuffles: int, seed: 
         "source_url": provenance.get("url"),
         "source_sha256": provenance.get("sha256"),
         "generator": f"lmprobes {__version__}",
-        "seed": seed,
+        "seed": seed if dataset == "cprag" else None,
         "shuffles": shuffles if dataset == "cprag" else None,
         "rows": len(df),
     }

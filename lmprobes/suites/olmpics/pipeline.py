@@ -156,8 +156,15 @@ def zero_shot_items(release: pd.DataFrame) -> pd.DataFrame:
     return release[(release["split"] == "dev") & release["task"].isin(mc_mlm)].reset_index(drop=True)
 
 
-# The candidates method's scoring (suites.olmpics.candidates).
+# The candidates method's scoring (suites.olmpics.candidates): the one setting each family reads.
 CANDIDATE_DEFAULTS = {"pll_variant": "original", "causal_policy": "bos"}
+CANDIDATE_SETTING = {"masked": "pll_variant", "causal": "causal_policy"}
+
+
+def candidate_settings(family: str, settings: dict) -> dict:
+    """The candidates method's setting that a model of ``family`` reads, the default filled in."""
+    key = CANDIDATE_SETTING[family]
+    return {key: settings.get("candidates", {}).get(key, CANDIDATE_DEFAULTS[key])}
 
 
 def methods_for(family: str, settings: dict) -> list[str]:
@@ -199,7 +206,7 @@ def _score_datasets(datasets: dict[str, pd.DataFrame], outs: dict[str, Path], mo
 
     lm = load_lm(slug, spec, model_dir, device)
     methods = methods_for(lm.family, settings)
-    candidates = {**CANDIDATE_DEFAULTS, **settings.get("candidates", {})}
+    candidates = candidate_settings(lm.family, settings)
     for name, items in datasets.items():
         scores = pd.concat([score_zero_shot(lm, items, method, **candidates, progress=progress) for method in methods],
                            ignore_index=True)
