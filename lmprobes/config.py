@@ -12,6 +12,7 @@ syntax errors are reported with their line.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from pathlib import Path
 
 import yaml
@@ -129,6 +130,15 @@ def model_kind(spec: dict) -> str:
         if key in spec:
             return kind
     raise ConfigError(f"model has none of hub_id, path, tiny: {spec}")
+
+
+def curve_settings(curves: dict, *keys: str, training: Sequence[str] = ()) -> dict:
+    """The ``learning_curves`` keys a curve rule reads, and the blocks of its ``training`` it reads: the
+    rule's params, so that any other key (or a model or task added) reruns none of its jobs."""
+    settings = {key: curves[key] for key in keys if key in curves}
+    blocks = curves.get("training", {})
+    settings["training"] = {block: blocks[block] for block in training if block in blocks}
+    return settings
 
 
 def scoring_spec(spec: dict) -> dict:

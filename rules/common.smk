@@ -11,6 +11,7 @@ sys.path.insert(0, workflow.basedir)
 from lmprobes.config import (
     check_config,
     check_config_file,
+    curve_settings,
     config_file_labels,
     download_spec,
     model_dir,
@@ -53,23 +54,17 @@ CONCEPTNET_LITE_DB = LAMA["generated"]["conceptnet_gen"]["conceptnet_lite_db"]
 CURVES = OLMPICS["learning_curves"]
 CURVES_MLM_TASKS = [t for t in CURVES["tasks"] if OLMPICS_TASKS[t].setup == "mc_mlm"]
 CURVES_QA_TASKS = [t for t in CURVES["tasks"] if OLMPICS_TASKS[t].setup == "mc_qa"]
-# What the curve jobs read (their params: adding a model or a task must not rerun the others).
-CURVE_SETTINGS = {
-    key: CURVES[key]
-    for key in (
-        "grid",
-        "seeds",
-        "variants",
-        "mc_mlm_settings",
-        "mc_qa_segment_ids",
-        "training",
-    )
-    if key in CURVES
-}
-# What the single-hop stage reads: the MC-QA encoding and training settings only.
-STAGE_ONE_SETTINGS = {
-    key: CURVES[key] for key in ("mc_qa_segment_ids", "training") if key in CURVES
-}
+# The settings each curve job reads, its params: adding a model or task, or another setting, reruns none.
+MC_MLM_CURVE_SETTINGS = curve_settings(
+    CURVES, "grid", "seeds", "mc_mlm_settings", training=["mc_mlm"]
+)
+MC_QA_CURVE_SETTINGS = curve_settings(
+    CURVES, "grid", "seeds", "mc_qa_segment_ids", training=["mc_qa"]
+)
+BASELINE_CURVE_SETTINGS = curve_settings(
+    CURVES, "grid", "seeds", "variants", training=["mlm_baseline", "esim"]
+)
+STAGE_ONE_SETTINGS = curve_settings(CURVES, "mc_qa_segment_ids", training=["mc_qa"])
 # Generated tasks scored zero-shot beside the release (MC-QA tasks have no zero-shot setting).
 OLMPICS_SCORED_GENERATED = [
     t

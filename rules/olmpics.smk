@@ -288,7 +288,7 @@ rule olmpics_mc_mlm_curves:
         runtime=get_runtime(120),
     params:
         revision=REVISIONS["olmpics_mc_mlm_curves"],
-        curves=CURVE_SETTINGS,
+        curves=MC_MLM_CURVE_SETTINGS,
     script:
         "../scripts/olmpics_mc_mlm_curves.py"
 
@@ -349,7 +349,7 @@ rule olmpics_mc_qa_curves:
     params:
         revision=REVISIONS["olmpics_mc_qa_curves"],
         spec=get_model_spec,
-        curves=CURVE_SETTINGS,
+        curves=MC_QA_CURVE_SETTINGS,
         device=config["device"],
     script:
         "../scripts/olmpics_mc_qa_curves.py"
@@ -375,7 +375,7 @@ rule olmpics_baseline_curves:
         runtime=get_runtime(240),
     params:
         revision=REVISIONS["olmpics_baseline_curves"],
-        curves=CURVE_SETTINGS,
+        curves=BASELINE_CURVE_SETTINGS,
         seed=config["seed"],
     script:
         "../scripts/olmpics_baseline_curves.py"

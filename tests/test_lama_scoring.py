@@ -214,7 +214,7 @@ def test_uncased_models_are_scored_in_the_released_lowercase_mode(tiny_bert, tin
 def test_masked_queries_are_tokenized_as_the_released_bert_connector(tiny_bert):
     """The word holding the mask: the mask, then the rest of the word as one WordPiece word."""
     tok = tiny_bert.tokenizer
-    texts = ["a robin (is [MASK]).", "it is [MASK]'s bird ."]
+    texts = ["a robin (is [MASK]).", "it is [MASK]'s bird .", "a [MASK]) is a [MASK]'s ."]
     released = released_bert_encoding(tok, texts)
 
     def wordpiece(word):  # the WordPiece algorithm by hand: longest vocabulary prefix, then ## pieces
@@ -233,6 +233,9 @@ def test_masked_queries_are_tokenized_as_the_released_bert_connector(tiny_bert):
     assert released[0] == [tok.cls_token_id, *plain("a robin (is"), tok.mask_token_id, *wordpiece(")."), tok.sep_token_id]
     assert released[1] == [tok.cls_token_id, *plain("it is"), tok.mask_token_id, *wordpiece("'s"), *plain("bird ."),
                            tok.sep_token_id]
+    # Every word holding the mask, as the released tokenizer treats each.
+    assert released[2] == [tok.cls_token_id, *plain("a"), tok.mask_token_id, *wordpiece(")"), *plain("is a"),
+                           tok.mask_token_id, *wordpiece("'s"), *plain("."), tok.sep_token_id]
     assert released[0] != tok(texts[0])["input_ids"], "the tokenizer alone splits ')' and '.'"
     rows = facts([{"row_id": "a", "relation": "P31", "sub_label": "robin", "obj_label": "bird", "query": "a robin (is [MASK])."}])
     got = score_facts(tiny_bert, rows, COMMON, progress=False)

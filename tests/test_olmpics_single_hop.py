@@ -16,7 +16,7 @@ from lmprobes.suites.olmpics import mcqa
 from lmprobes.suites.olmpics.mcqa import McQaError, load_encoder, mc_qa_curves, single_hop_stage
 from lmprobes.suites.olmpics.schema import SCHEMA, make_item
 from lmprobes.suites.olmpics.single_hop import SingleHopError, parse_question, single_hop_items
-from lmprobes.suites.olmpics.stage_one import StageOneError, load_stage_one, save_stage_one
+from lmprobes.suites.olmpics.stage_one import METADATA_KEY, StageOneError, load_stage_one, save_stage_one
 from lmprobes.suites.olmpics.training import TRANSFORMER, with_overrides
 from loopback import serve_http
 
@@ -91,9 +91,10 @@ def test_bridges_are_looked_up_by_nfc_label_once_and_then_come_from_the_cache(bu
     assert NFC_NAME in service.labels and NFD_NAME not in service.labels
     assert len(service.labels) == sent, "the second build sent nothing"
     pd.testing.assert_frame_equal(items, again)
-    assert counts == {"band_inception": {"questions": 5, "with_bridge": 4},
-                      "film_spouse": {"questions": 1, "with_bridge": 1},
-                      "company_headquarters": {"questions": 1, "with_bridge": 1}}
+    # One film and one company: too few other bridges and answers for two distractors, so no hop made.
+    assert counts == {"band_inception": {"questions": 5, "with_bridge": 4, "hop1": 4, "hop2": 4},
+                      "film_spouse": {"questions": 1, "with_bridge": 1, "hop1": 0, "hop2": 0},
+                      "company_headquarters": {"questions": 1, "with_bridge": 1, "hop1": 0, "hop2": 0}}
 
 
 def test_the_bridge_is_the_smallest_id_whose_answer_is_the_gold_answer(built):
@@ -248,6 +249,11 @@ def test_a_file_that_is_not_a_stage_is_refused_naming_it(stages, tmp_path):
     save_file(load_file(paths[0]), tmp_path / "bare.safetensors")  # the tensors, no metadata
     with pytest.raises(StageOneError, match="bare.safetensors: not a single-hop stage file"):
         load_stage_one(tmp_path / "bare.safetensors")
+    for name, metadata in (("nomodel", {"format_version": 1, "seed": 1, "pooling": "first", "items": 8}),
+                           ("listed", [1, 2])):
+        save_file(load_file(paths[0]), tmp_path / f"{name}.safetensors", metadata={METADATA_KEY: json.dumps(metadata)})
+        with pytest.raises(StageOneError, match=f"{name}.safetensors: the stage's metadata lacks"):
+            load_stage_one(tmp_path / f"{name}.safetensors")
 
 
 def test_the_dataset_and_curve_files_record_the_first_stage(tmp_path, tiny_dir):
@@ -266,7 +272,8 @@ def test_the_dataset_and_curve_files_record_the_first_stage(tmp_path, tiny_dir):
                         provenance={"wikidata": wikidata["endpoint"]})
     metadata = read_metadata(tmp_path / "single_hop.parquet")
     assert metadata["dataset"] == "single_hop" and metadata["seed"] == 3
-    assert metadata["bridges"]["band_inception"] == {"questions": 4, "with_bridge": 4}
+    assert metadata["bridges"]["band_inception"] == {"questions": 4, "with_bridge": 4, "hop1": 4, "hop2": 4}
+    assert metadata["bridges"]["film_spouse"] == {"questions": 1, "with_bridge": 1, "hop1": 0, "hop2": 0}
     facts = read_parquet(tmp_path / "single_hop.parquet")
     curves = {"grid": [2], "seeds": [1], "training": {"mc_qa": {"epochs": 1, "batch_size": 4}}}
     out = tmp_path / "curves.parquet"

@@ -396,6 +396,17 @@ def test_a_setting_of_the_other_model_family_reruns_no_job(demo):
         assert {re.search(r"model=([\w-]+)", block).group(1) for block in blocks} == rescored
 
 
+def test_a_curve_setting_reruns_only_the_curve_jobs_that_read_it(demo):
+    for curves, rerun in (({"mc_qa_segment_ids": "tokenizer"}, "olmpics_mc_qa_curves"),
+                          ({"training": {"esim": {"epochs": 1}}}, "olmpics_baseline_curves"),
+                          ({"mc_mlm_settings": ["linear"]}, "olmpics_mc_mlm_curves")):
+        name = write_config(demo, "curve_setting.yaml", {"suites": {"olmpics": {"learning_curves": curves}}})
+        run = snakemake(demo, "-n", "all", configs=(DEMO, "fast.yaml", name))
+        assert run.returncode == 0, run.stderr[-3000:]
+        planned = {rule for rule in job_counts(run.stdout) if "curves" in rule}
+        assert planned == {rerun}, (curves, planned)
+
+
 def test_the_seed_remakes_cprag_alone_of_the_ettinger_datasets(demo):
     run = snakemake(demo, "-n", *(f"results/datasets/ettinger/{d}.parquet" for d in ("cprag", "role", "neg_simp",
                                                                                       "neg_nat")),

@@ -159,7 +159,8 @@ def _mask_position(lm: LM, index: int, text: str, ids: Sequence[int], *, several
     mask_id = lm.tokenizer.mask_token_id
     found = [position for position, token in enumerate(ids) if token == mask_id]
     if not found or (len(found) > 1 and not several):
-        raise ValueError(f"text {index} encodes to {len(found)} mask tokens, expected 1: {text!r}")
+        wanted = "at least 1" if several else "1"
+        raise ValueError(f"text {index} encodes to {len(found)} mask tokens, expected {wanted}: {text!r}")
     return found[0]
 
 

@@ -259,27 +259,36 @@ def released_bert(tokenizer, tokenization: str) -> bool:
 def released_bert_encoding(tokenizer, texts: list[str]) -> list[list[int]]:
     """``[CLS] text [SEP]`` as LAMA's ``bert_connector`` tokenizes it (its ``CustomBaseTokenizer``).
 
-    Words are split on whitespace; the word holding the mask becomes the mask followed by the rest
+    Words are split on whitespace; each word holding the mask becomes the mask followed by the rest
     of that word as one WordPiece word, neither split at punctuation nor lowercased: ``[MASK]).``
     gives ``[MASK] ) ##.`` where the tokenizer alone gives ``[MASK] ) .`` (every Google-RE
     date-of-birth query). Every other word is tokenized as usual (WordPiece is word by word).
     """
     mask = tokenizer.mask_token
-    lefts, rests, rights = [], [], []
+    runs: list[str] = []  # the stretches of ordinary words, tokenized in one call
+    layouts = []  # per text: ("run", index into runs) and ("mask", rest of the word) in order
     for text in texts:
-        words = text.split()
-        at = next(i for i, word in enumerate(words) if mask in word)
-        lefts.append(" ".join(words[:at]))
-        rests.append(words[at].replace(mask, "").strip())
-        rights.append(" ".join(words[at + 1:]))
-    encoded = tokenizer(lefts + rights, add_special_tokens=False)["input_ids"]
-    pieces = {rest: _wordpiece_ids(tokenizer, rest) if rest else [] for rest in set(rests)}
-    n = len(texts)
-    return [
-        [tokenizer.cls_token_id, *encoded[i], tokenizer.mask_token_id, *pieces[rests[i]], *encoded[n + i],
-         tokenizer.sep_token_id]
-        for i in range(n)
-    ]
+        layout, words = [], []
+        for word in text.split():
+            if mask in word:
+                layout += [("run", len(runs)), ("mask", word.replace(mask, "").strip())]
+                runs.append(" ".join(words))
+                words = []
+            else:
+                words.append(word)
+        layout.append(("run", len(runs)))
+        runs.append(" ".join(words))
+        layouts.append(layout)
+    encoded = tokenizer(runs, add_special_tokens=False)["input_ids"]
+    rests = {rest for layout in layouts for part, rest in layout if part == "mask"}
+    pieces = {rest: _wordpiece_ids(tokenizer, rest) if rest else [] for rest in rests}
+    sequences = []
+    for layout in layouts:
+        ids = [tokenizer.cls_token_id]
+        for part, value in layout:
+            ids += encoded[value] if part == "run" else [tokenizer.mask_token_id, *pieces[value]]
+        sequences.append([*ids, tokenizer.sep_token_id])
+    return sequences
 
 
 def _wordpiece_ids(tokenizer, word: str) -> list[int]:

@@ -24,7 +24,7 @@ from lmprobes.suites.olmpics.glove import read_glove
 from lmprobes.suites.olmpics.heads import extract_head, load_head, save_head
 from lmprobes.suites.olmpics.hidden import encode_mask_states, read_hidden_cache, write_hidden_cache
 from lmprobes.suites.olmpics.learning_tables import single_hop_note, write_learning_tables
-from lmprobes.suites.olmpics.mcqa import mc_qa_curves, single_hop_stage
+from lmprobes.suites.olmpics.mcqa import McQaError, mc_qa_curves, single_hop_stage
 from lmprobes.suites.olmpics.probing import MC_MLM, mc_mlm_curves
 from lmprobes.suites.olmpics.schema import TASKS
 from lmprobes.suites.olmpics.stage_one import load_stage_one, save_stage_one
@@ -103,9 +103,12 @@ def single_hop_stage_file(single_hop: Path, model_dir: Path, out: Path, *, slug:
                           curves: dict, device: str, progress: bool = True) -> None:
     """Encyclopedic composition's first stage for one (model, seed): fine-tuned on every single-hop fact
     with the MC-QA hyper-parameters, saved for the curve runs of that seed in every variant."""
-    stage = single_hop_stage(model_dir, spec, read_parquet(single_hop), seed=seed,
-                             hp=hyper_parameters(curves, "mc_qa"), device=device, progress=progress, slug=slug,
-                             segment_ids=curves.get("mc_qa_segment_ids", "original"))
+    try:
+        stage = single_hop_stage(model_dir, spec, read_parquet(single_hop), seed=seed,
+                                 hp=hyper_parameters(curves, "mc_qa"), device=device, progress=progress, slug=slug,
+                                 segment_ids=curves.get("mc_qa_segment_ids", "original"))
+    except McQaError as err:
+        raise McQaError(f"{single_hop}: {err}") from None
     save_stage_one(stage, out)
 
 

@@ -9,7 +9,8 @@ those whose answer is the item's gold answer (the band's inception year, the act
 company's headquarters, by English label) qualify, and the one with the smallest id is kept. A
 question without one is left out (counted in the file's metadata and the log).
 
-Each question with a bridge gives two MC-QA items of three choices, as the composed ones have:
+Each question with a bridge gives up to two MC-QA items of three choices, as the composed ones have
+(a hop without two distractors is left out; the counts are in the file's metadata and the log):
 
 - the first hop (``which band did {entity} play in?``, ``which actor played in {entity}?``,
   ``what company did {entity} establish?``): the bridge, against the bridges of two other
@@ -17,7 +18,8 @@ Each question with a bridge gives two MC-QA items of three choices, as the compo
 - the second hop (``when did {bridge} first form?``, ``who is the spouse of {bridge}?``,
   ``where is the headquarters of {bridge} located?``): the composed item's gold answer, against the
   answers of two other questions of its type that are none of the composed item's choices (seeded),
-  so that no composed item's distractors are trained on, labelled, before its dev items are tested.
+  so that no composed item's own choice set is trained on with its label (its answer is, as the
+  paper's facts give it).
 
 The paper gives one example and no format: these templates and distractors are this workflow's.
 Items keep their question's split; the first stage trains on both splits, as the paper does.
@@ -160,8 +162,8 @@ def chosen_bridge(candidates: list[Bridge], answer: str) -> Bridge | None:
 
 
 def single_hop_items(composed: pd.DataFrame, client: SparqlClient, *, seed: int) -> tuple[pd.DataFrame, dict]:
-    """The two single-hop items of every composed question with a bridge (SCHEMA rows, both splits) and
-    the counts per question type (questions, with a bridge)."""
+    """Up to two single-hop items of every composed question with a bridge (SCHEMA rows, both splits) and
+    the counts per question type (questions, with a bridge, first and second hops made)."""
     questions = composed[(composed["task"] == TASK) & (composed["variant"] == "standard")]
     if questions.empty:
         raise SingleHopError(f"no {TASK} questions (standard variant) to look up")
@@ -175,13 +177,16 @@ def single_hop_items(composed: pd.DataFrame, client: SparqlClient, *, seed: int)
         bridge = chosen_bridge(reached[kind].get(nfc(label), []), item["choices"][item["answer"]])
         if bridge is not None:
             facts.append((item, kind, label, bridge))
-    counts = {kind: {"questions": sum(k == kind for k, _ in parsed), "with_bridge": sum(f[1] == kind for f in facts)}
-              for kind in LOOKUPS}
-    log.info("%s single-hop bridges: %s", TASK, counts)
     if not facts:
         raise SingleHopError(f"no {TASK} question reached a bridge whose answer is its gold answer "
                              "(suites.olmpics.learning_curves.single_hop: false fine-tunes without this stage)")
-    return _items(facts, reached, seed), counts
+    items = _items(facts, reached, seed)
+    made = items["template_id"].value_counts()
+    counts = {kind: {"questions": sum(k == kind for k, _ in parsed), "with_bridge": sum(f[1] == kind for f in facts),
+                     **{hop: int(made.get(f"{TASK}/{kind}/{hop}", 0)) for hop in ("hop1", "hop2")}}
+              for kind in LOOKUPS}
+    log.info("%s single-hop bridges and items made: %s", TASK, counts)
+    return items, counts
 
 
 def _items(facts: list, reached: dict, seed: int) -> pd.DataFrame:

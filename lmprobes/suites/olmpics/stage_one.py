@@ -22,6 +22,7 @@ from lmprobes.io import atomic_path
 FORMAT_VERSION = 1
 METADATA_KEY = "lmprobes_stage_one"
 PARTS = ("encoder", "head")
+DESCRIBED = ("format_version", "model", "seed", "pooling", "items")
 
 
 class StageOneError(ValueError):
@@ -59,6 +60,9 @@ def load_stage_one(path: str | Path) -> StageOne:
             tensors = {name: handle.get_tensor(name) for name in handle.keys()}  # noqa: SIM118 (not a dict)
     except (OSError, KeyError, ValueError, SafetensorError) as err:
         raise StageOneError(f"{path}: not a single-hop stage file written by save_stage_one ({err})") from None
+    missing = [key for key in DESCRIBED if not isinstance(metadata, dict) or key not in metadata]
+    if missing:
+        raise StageOneError(f"{path}: the stage's metadata lacks {missing}")
     if metadata.get("format_version") != FORMAT_VERSION:
         raise StageOneError(f"{path}: stage format {metadata.get('format_version')!r}, this version reads "
                             f"{FORMAT_VERSION}; delete the file to remake it")
