@@ -25,6 +25,9 @@ from lmprobes.suites.blimp.tables import TITLES as BLIMP_TITLES
 from lmprobes.suites.ettinger.datasets import DATASETS as ETTINGER_DATASETS
 from lmprobes.suites.ettinger.tables import QUALITATIVE, QUANTITATIVE
 from lmprobes.suites.lama.pipeline import TABLES as LAMA_TABLES
+from lmprobes.suites.olmpics.pipeline import (
+    CANDIDATE_SETTING as OLMPICS_CANDIDATE_SETTING,
+)
 from lmprobes.suites.olmpics.pipeline import GENERATED_SOURCES as OLMPICS_GENERATED
 from lmprobes.suites.olmpics.pipeline import WORDNET_TASKS as OLMPICS_WORDNET_TASKS
 from lmprobes.suites.olmpics.pipeline import (
@@ -254,17 +257,14 @@ def get_blimp_methods(wildcards):
 
 
 def get_olmpics_zero_shot_settings(wildcards):
-    """What a zero-shot job reads for the model's family: masked models their methods and the PLL
-    variant of `candidates`, causal models the BOS/EOS policy of `candidates`."""
-    candidates = OLMPICS.get("candidates", {})
-    if MODELS[wildcards.model]["family"] == "causal":
-        return {
-            "candidates": {k: v for k, v in candidates.items() if k == "causal_policy"}
-        }
-    return {
-        "masked_methods": OLMPICS["masked_methods"],
-        "candidates": {k: v for k, v in candidates.items() if k == "pll_variant"},
-    }
+    """What a zero-shot job reads for the model's family: the one setting of `candidates` its family
+    reads, and for masked models their methods."""
+    family = MODELS[wildcards.model]["family"]
+    read = OLMPICS_CANDIDATE_SETTING[family]
+    candidates = {k: v for k, v in OLMPICS.get("candidates", {}).items() if k == read}
+    if family == "causal":
+        return {"candidates": candidates}
+    return {"masked_methods": OLMPICS["masked_methods"], "candidates": candidates}
 
 
 def get_model_batch_tokens(wildcards):

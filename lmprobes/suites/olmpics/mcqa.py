@@ -208,10 +208,15 @@ def load_encoder(model_dir: str | Path, *, slug: str, device: torch.device, spec
     trim = trims_padding(slug, getattr(config, "model_type", None), spec.get("padding", "auto"))
     return PretrainedEncoder(
         slug=slug, tokenizer=tokenizer, encoder=encoder,
-        initial_state={name: value.detach().cpu().clone() for name, value in encoder.state_dict().items()},
+        initial_state=cpu_state(encoder),
         fresh_keys=tuple(sorted(info["missing_keys"])), init_std=getattr(config, "initializer_range", HEAD_STD),
         dropout=getattr(config, "hidden_dropout_prob", 0.1), hidden=config.hidden_size, trim=trim,
     )
+
+
+def cpu_state(module: nn.Module) -> dict[str, torch.Tensor]:
+    """A CPU copy of ``module``'s state, untouched by later training."""
+    return {name: value.detach().cpu().clone() for name, value in module.state_dict().items()}
 
 
 def trims_padding(slug: str, model_type: str | None, padding: str) -> bool:
@@ -306,17 +311,15 @@ def mc_qa_curves(model_dir: str | Path, spec: dict, items: pd.DataFrame, *, grid
                 for key, frame in groups.items()}
     plan = [(key, n, seed) for key, frame in groups.items() for n in curve_points(count_split(frame, "train"), grid)
             for seed in seeds]
-    rows = {}
-    with tqdm(total=len(plan), desc=f"mc_qa {slug}", disable=not progress) as bar:
-        for key, n, seed in plan:
-            train, dev = examples[key]
-            subset = train.subset(training_subset(len(train), n, seed))
-            start, head = starting_point(pretrained, starts[seed])
-            result, _ = fine_tune(start, subset, dev, seed=seed, hp=hp, device=target, pooling=pooling,
-                                  description=f"{key[0]}/{key[2]} N={n} seed={seed}", head_state=head)
-            rows[key, n, seed] = curve_row(key, slug, SETTING, n, seed, result, len(dev))
-            bar.update()
-    return curve_frame([rows[step] for step in plan])
+    rows = []
+    for key, n, seed in tqdm(plan, desc=f"mc_qa {slug}", disable=not progress):
+        train, dev = examples[key]
+        subset = train.subset(training_subset(len(train), n, seed))
+        start, head = starting_point(pretrained, starts[seed])
+        result, _ = fine_tune(start, subset, dev, seed=seed, hp=hp, device=target, pooling=pooling,
+                              description=f"{key[0]}/{key[2]} N={n} seed={seed}", head_state=head)
+        rows.append(curve_row(key, slug, SETTING, n, seed, result, len(dev)))
+    return curve_frame(rows)
 
 
 def require_masked(slug: str, spec: dict, tasks: Sequence[str]) -> None:
@@ -371,8 +374,7 @@ def single_hop_stage(model_dir: str | Path, spec: dict, items: pd.DataFrame, *, 
              "by epoch %s; the last epoch's weights are kept", slug, len(everything), seed,
              [round(value, 1) for value in result.epoch_accuracies])
     return StageOne(model=slug, seed=seed, pooling=pooling, items=len(items),
-                    encoder={name: value.detach().cpu().clone() for name, value in model.encoder.state_dict().items()},
-                    head={name: value.detach().cpu().clone() for name, value in model.classifier.state_dict().items()})
+                    encoder=cpu_state(model.encoder), head=cpu_state(model.classifier))
 
 
 def split_examples(tokenizer, frame: pd.DataFrame, max_pieces: int,
