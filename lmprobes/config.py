@@ -57,6 +57,26 @@ def check_config(config: dict) -> None:
         _check_olmpics_curves(config, suites["olmpics"].get("learning_curves", {}))
 
 
+ORIGINS = ("hub_id", "path", "tiny")
+
+
+def check_model_entries(config: dict) -> None:
+    """Each model's origin, before the schema fills in defaults: exactly one of ``ORIGINS``, and a
+    ``revision`` only for a hub model (the schema's own message for these is hard to read)."""
+    models = config.get("models")
+    for slug, spec in models.items() if isinstance(models, dict) else ():
+        if not isinstance(spec, dict):
+            continue  # the schema names the type
+        origins = [key for key in ORIGINS if key in spec]
+        if len(origins) != 1:
+            given = f"not both {' and '.join(origins)}" if origins else "none is given"
+            raise ConfigError(f"models.{slug}: give exactly one of hub_id (a hub repository), path (a local "
+                              f"folder) or tiny (built by the workflow); {given}")
+        if "revision" in spec and origins != ["hub_id"]:
+            raise ConfigError(f"models.{slug}.revision: only a hub_id model is pinned to a revision; a {origins[0]} "
+                              "model is identified by the sha256 of its files, recorded in each score file")
+
+
 def _check_suite_models(config: dict, suite: str, settings: dict) -> None:
     for i, slug in enumerate(settings.get("models", [])):
         if slug not in config["models"]:
@@ -126,7 +146,7 @@ def _check_olmpics_curves(config: dict, settings: dict) -> None:
 
 def model_kind(spec: dict) -> str:
     """``hub`` (downloaded), ``local`` (a path used as is) or ``tiny`` (built by the workflow)."""
-    for kind, key in (("hub", "hub_id"), ("local", "path"), ("tiny", "tiny")):
+    for kind, key in zip(("hub", "local", "tiny"), ORIGINS, strict=True):
         if key in spec:
             return kind
     raise ConfigError(f"model has none of hub_id, path, tiny: {spec}")

@@ -19,6 +19,7 @@ them) and checks the snapshot by the same rules before it becomes ``resources/mo
 
 from __future__ import annotations
 
+import hashlib
 import json
 import logging
 import os
@@ -192,6 +193,30 @@ def snapshot_commit(model_dir: Path) -> str | None:
     return path.read_text(encoding="utf-8").strip() or None if path.is_file() else None
 
 
+def model_source(spec: dict) -> str:
+    """Where a model comes from, as score metadata records it: the hub id, ``tiny``, or ``path:`` and the
+    folder's name (not the whole path, which names this machine's layout)."""
+    if "hub_id" in spec:
+        return spec["hub_id"]
+    if "path" in spec:
+        return f"path:{Path(spec['path']).name}"
+    return "tiny"
+
+
+def folder_sha256(model_dir: Path) -> str:
+    """One sha256 over a model folder's files (names and contents; hidden files aside): what identifies
+    a local or tiny model, which has no hub commit."""
+    from lmprobes.sources import sha256_of
+
+    model_dir = Path(model_dir)
+    digest = hashlib.sha256()
+    for path in sorted(p for p in model_dir.rglob("*") if p.is_file()):
+        relative = path.relative_to(model_dir).as_posix()
+        if not any(part.startswith(".") for part in relative.split("/")):
+            digest.update(f"{relative}\t{sha256_of(path)}\n".encode())
+    return digest.hexdigest()
+
+
 def check_loaded_weights(slug: str, model_dir: Path, model_class: str, loading: dict, allow: bool) -> None:
     """Refuse a checkpoint that left weights of ``model_class`` at their random initialisation."""
     missing = sorted(loading.get("missing_keys") or [])
@@ -265,9 +290,10 @@ def load_lm(slug: str, spec: dict, model_dir: Path, device: str = "auto") -> LM:
         padding=spec.get("padding", "auto"),
         head_dtype=spec.get("head_dtype", "auto"),
         residual_dtype=residual_dtype,
-        revision=spec.get("revision"),
-        source=spec.get("hub_id") or spec.get("path") or "tiny",
+        revision=spec.get("revision") if "hub_id" in spec else None,
+        source=model_source(spec),
         commit=snapshot_commit(model_dir),
+        files_sha256=None if "hub_id" in spec else folder_sha256(model_dir),
     )
     freeze_collector()
     return lm

@@ -69,6 +69,7 @@ MAX_SYMLINK_DEPTH = 40
 LOCKFILE_HEADER = ("url", "sha256", "bytes")
 # Where downloads of unpinned sources record what they got (relative to the working directory).
 LOCKFILE = "resources/sources/sources.lock.tsv"
+SOURCES_ROOT = Path("resources/sources")
 SHA256_HEX = re.compile(r"[0-9a-f]{64}")
 BYTE_COUNT = re.compile(r"[0-9]+")
 
@@ -98,11 +99,19 @@ class LockfileError(SourceError, ValueError):
     """A line of the sources lockfile that is not ``url, sha256, bytes``; the message names it."""
 
 
+class SourceChangedError(SourceError, ValueError):
+    """A downloaded source file whose bytes changed after it was fetched and verified."""
+
+
 class ChecksumError(SourceError):
     """The bytes fetched for a URL do not have the sha256 pinned for it."""
 
-    def __init__(self, url: str, dest: Path, expected: str, seen: str) -> None:
-        super().__init__(f"sha256 mismatch for {url} -> {dest}: expected {expected}, got {seen}")
+    def __init__(self, url: str, dest: Path, expected: str, seen: str, *, read_from: Path | None = None,
+                 pinned_by: str | None = None) -> None:
+        origin = f" (read from {read_from})" if read_from is not None else ""
+        pin = f" as pinned by {pinned_by}" if pinned_by else ""
+        super().__init__(f"sha256 mismatch for {url}{origin} -> {dest}: expected {expected}{pin}, got {seen}; "
+                         f"{dest} was not written")
         self.url, self.dest, self.expected, self.seen = url, dest, expected, seen
 
 
@@ -184,6 +193,7 @@ def fetch(
     backoff: float = 2.0,
     user_agent: str = DEFAULT_USER_AGENT,
     log: Log | None = None,
+    pinned_by: str | None = None,
 ) -> str:
     """Put the file at ``url`` at ``dest`` and return its sha256.
 
@@ -193,7 +203,8 @@ def fetch(
     ``mirror_path(mirror, url)`` and the network is never used; ``file://`` URLs are always
     read from their local path. ``retries`` counts attempts after the first one. An attempt
     fails when no byte arrives for ``timeout`` seconds, or no ``CHUNK_SIZE`` bytes do (a
-    trickling body): 16 KiB a minute at the default 60 s.
+    trickling body): 16 KiB a minute at the default 60 s. ``pinned_by`` names where the sha256
+    comes from (a config key, a manifest) in a mismatch's message.
     """
     dest = Path(dest)
     warn = log or logger.warning
@@ -209,18 +220,23 @@ def fetch(
     else:
         with _session(user_agent) as session:
             _download_with_retries(session, url, part, timeout, retries, backoff, warn)
-    digest = _verify_and_commit(url, part, dest, expected)
+    try:
+        digest = _verify_and_commit(url, part, dest, expected)
+    except ChecksumError as error:
+        raise ChecksumError(url, dest, expected, error.seen, read_from=local, pinned_by=pinned_by) from None
     if expected is None:
         _report_unpinned(url, dest, digest, lockfile, warn)
     return digest
 
 
 def fetch_configured(
-    source: dict, dest: str | os.PathLike, *, mirror, lockfile, download: dict, log: Log | None = None
+    source: dict, dest: str | os.PathLike, *, mirror, lockfile, download: dict, log: Log | None = None,
+    pinned_by: str | None = None,
 ) -> str:
     """``fetch`` with a config entry (``url``, ``sha256``) and the config's ``download`` settings."""
     return fetch(source["url"], dest, source.get("sha256"), mirror=mirror, lockfile=lockfile,
-                 timeout=download["timeout"], retries=download["retries"], backoff=download["backoff"], log=log)
+                 timeout=download["timeout"], retries=download["retries"], backoff=download["backoff"], log=log,
+                 pinned_by=pinned_by)
 
 
 def _local_source(url: str, mirror: str | os.PathLike | None) -> Path | None:
@@ -440,6 +456,35 @@ def locked_provenance(provenance, lockfile: str | os.PathLike = LOCKFILE):
         if recorded is not None:
             entry["sha256"], entry["sha256_from"] = recorded[0], "lockfile"
     return entry
+
+
+def check_sources_unchanged(paths: Iterable[str | os.PathLike], provenance) -> None:
+    """Refuse a downloaded source among ``paths`` (files under resources/sources) whose bytes no longer
+    have the sha256 that ``provenance`` (``locked_provenance``) gives for its URL: edited after the
+    download, it would be read into a dataset whose metadata records the pinned hash."""
+    pins: dict[str, set[str]] = {}
+    for entry in _source_entries(provenance):
+        if isinstance(entry.get("url"), str) and entry.get("sha256"):
+            pins.setdefault(entry["url"].rstrip("/").rsplit("/", 1)[-1], set()).add(entry["sha256"].lower())
+    for path in map(Path, paths):
+        expected = pins.get(path.name)
+        if not expected or path.parts[:2] != SOURCES_ROOT.parts or not path.is_file():
+            continue
+        digest = sha256_of(path)
+        if digest not in expected:
+            raise SourceChangedError(f"{path}: sha256 {digest}, not the {' or '.join(sorted(expected))} it was "
+                                     "downloaded with; it changed since. Delete it so that Snakemake fetches it "
+                                     "again, or pin the new hash in config.yaml if the change is meant")
+
+
+def _source_entries(provenance) -> Iterator[dict]:
+    if isinstance(provenance, list):
+        for item in provenance:
+            yield from _source_entries(item)
+    elif isinstance(provenance, dict):
+        yield provenance
+        for value in provenance.values():
+            yield from _source_entries(value)
 
 
 def read_lockfile(lockfile: str | os.PathLike) -> dict[str, tuple[str, str]]:

@@ -33,10 +33,12 @@ def logged(log_files, name: str = "lmprobes") -> Iterator[logging.Logger]:
 
 def provenance(smk) -> dict:
     """A dataset job's source provenance (``params.provenance``), unpinned sources' sha256 filled in
-    from the lockfile their download wrote."""
-    from lmprobes.sources import locked_provenance
+    from the lockfile their download wrote; a source file read that no longer has its sha256 is refused."""
+    from lmprobes.sources import check_sources_unchanged, locked_provenance
 
-    return locked_provenance(smk.params.provenance)
+    sources = locked_provenance(smk.params.provenance)
+    check_sources_unchanged(smk.input, sources)
+    return sources
 
 
 def model_spec(smk) -> dict:

@@ -11,8 +11,7 @@ rule download_blimp:
         "../envs/lmprobes.yaml"
     params:
         release=get_blimp_release,
-        mirror=config["mirror"],
-        download=config["download"],
+        pinned_by=BLIMP["release"]["manifest"],
         lockfile=LOCKFILE,
     script:
         "../scripts/download_release.py"

@@ -9,8 +9,10 @@ from snakemake.utils import validate
 sys.path.insert(0, workflow.basedir)
 
 from lmprobes.config import (
+    ConfigError,
     check_config,
     check_config_file,
+    check_model_entries,
     curve_settings,
     config_file_labels,
     download_spec,
@@ -37,10 +39,12 @@ from lmprobes.suites.lama.release import CORPORA as LAMA_CORPORA
 from lmprobes.revisions import REVISIONS
 from lmprobes.sources import LOCKFILE
 from lmprobes.suites.olmpics.schema import TASKS as OLMPICS_TASKS
+from lmprobes.suites.olmpics.schema import baseline_kind
 
 # Snakemake's YAML loader keeps the last of two equal keys: catch them first.
 for path in workflow.configfiles:
     check_config_file(path)
+check_model_entries(config)
 validate(config, "schemas/config.schema.yaml")
 BLIMP = config["suites"]["blimp"]
 BLIMP_PARADIGMS = read_release_manifest(BLIMP["release"]["manifest"])
@@ -64,9 +68,6 @@ MC_MLM_CURVE_SETTINGS = curve_settings(
 MC_QA_CURVE_SETTINGS = curve_settings(
     CURVES, "grid", "seeds", "mc_qa_segment_ids", training=["mc_qa"]
 )
-BASELINE_CURVE_SETTINGS = curve_settings(
-    CURVES, "grid", "seeds", "variants", training=["mlm_baseline", "esim"]
-)
 STAGE_ONE_SETTINGS = curve_settings(CURVES, "mc_qa_segment_ids", training=["mc_qa"])
 # Generated tasks scored zero-shot beside the release (MC-QA tasks have no zero-shot setting).
 OLMPICS_SCORED_GENERATED = [
@@ -81,7 +82,6 @@ CURVES_QA_COMPARISON = [
     if t in CURVES["tasks"] and "standard" in CURVES["variants"]
 ]
 # The report: tiny stand-ins, the verdict tables, the models some suite runs.
-REPORT_TINY_MODELS = sorted(s for s in MODELS if model_kind(MODELS[s]) == "tiny")
 REPORT_SUITES = ["summary", "lama", "blimp", "olmpics", "ettinger"]
 # The models some suite runs (config order) and the suites that run any model.
 REPORT_SUITE_MODELS = {
@@ -91,6 +91,7 @@ REPORT_SUITE_MODELS = {
     "ettinger": ETTINGER["models"],
 }
 REPORT_MODELS = [s for s in MODELS if any(s in m for m in REPORT_SUITE_MODELS.values())]
+REPORT_TINY_MODELS = sorted(s for s in REPORT_MODELS if model_kind(MODELS[s]) == "tiny")
 REPORT_RUN_SUITES = [suite for suite, models in REPORT_SUITE_MODELS.items() if models]
 
 
@@ -281,6 +282,17 @@ def get_tiny_spec(wildcards):
 
 def get_model_dir(wildcards):
     return str(model_dir(config, wildcards.model))
+
+
+def get_masked_model_dir(wildcards):
+    """A masked model's folder, for oLMpics fine-tuning: a causal model asked for by a target path
+    (not in a suite's checked lists) fails here, before any job."""
+    if MODELS[wildcards.model]["family"] != "masked":
+        raise ConfigError(
+            f"model {wildcards.model!r} is a causal model; oLMpics learning curves and their caches "
+            f"need a masked LM (models.{wildcards.model}.family: masked)"
+        )
+    return get_model_dir(wildcards)
 
 
 def get_scoring_mem_mb(wildcards, attempt):
@@ -534,6 +546,17 @@ def get_olmpics_single_hop_stage(wildcards):
 
 def get_olmpics_glove(wildcards):
     return str(source_path(config, OLMPICS["sources"]["glove"]))
+
+
+def get_baseline_curve_settings(wildcards):
+    """The baseline curve job's settings: its own baseline's training block only (MLM-BASELINE or ESIM)."""
+    return curve_settings(
+        CURVES,
+        "grid",
+        "seeds",
+        "variants",
+        training=[baseline_kind(wildcards.curve_task)],
+    )
 
 
 def get_olmpics_curves(wildcards):

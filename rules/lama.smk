@@ -86,7 +86,6 @@ rule lama_wikidata_fresh:
         revision=REVISIONS["lama_wikidata_fresh"],
         settings=get_lama_generated_settings("wikidata_fresh"),
         seed=config["seed"],
-        download=config["download"],
         provenance=get_lama_generated_provenance("wikidata_fresh"),
     script:
         "../scripts/lama_wikidata_fresh.py"

@@ -11,8 +11,7 @@ rule download_olmpics:
         "../envs/lmprobes.yaml"
     params:
         release=get_olmpics_release,
-        mirror=config["mirror"],
-        download=config["download"],
+        pinned_by=OLMPICS["release"]["manifest"],
         lockfile=LOCKFILE,
     script:
         "../scripts/download_release.py"
@@ -238,7 +237,7 @@ rule olmpics_encode:
     input:
         release="results/datasets/olmpics/release.parquet",
         controls="results/datasets/olmpics/controls.parquet",
-        model=get_model_dir,
+        model=get_masked_model_dir,
     output:
         hidden=expand(
             "results/cache/olmpics/{{model}}/hidden/{task}.{variant}.parquet",
@@ -298,7 +297,7 @@ rule olmpics_mc_mlm_curves:
 rule olmpics_single_hop_stage:
     input:
         single_hop="results/datasets/olmpics/single_hop.parquet",
-        model=get_model_dir,
+        model=get_masked_model_dir,
     output:
         temp("results/cache/olmpics/{model}/single_hop/seed{seed}.safetensors"),
     log:
@@ -330,7 +329,7 @@ rule olmpics_mc_qa_curves:
         release="results/datasets/olmpics/release.parquet",
         controls="results/datasets/olmpics/controls.parquet",
         stage_one=get_olmpics_single_hop_stage,
-        model=get_model_dir,
+        model=get_masked_model_dir,
     output:
         "results/curves/olmpics/{model}/{qa_task}.{variant}.parquet",
     log:
@@ -375,7 +374,7 @@ rule olmpics_baseline_curves:
         runtime=get_runtime(240),
     params:
         revision=REVISIONS["olmpics_baseline_curves"],
-        curves=BASELINE_CURVE_SETTINGS,
+        curves=get_baseline_curve_settings,
         seed=config["seed"],
     script:
         "../scripts/olmpics_baseline_curves.py"

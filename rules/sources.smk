@@ -7,8 +7,6 @@ rule download_source:
         "../envs/lmprobes.yaml"
     params:
         source=get_source,
-        mirror=config["mirror"],
-        download=config["download"],
         lockfile=LOCKFILE,
     script:
         "../scripts/download_source.py"

@@ -1,13 +1,15 @@
 from lmprobes.sources import fetch_configured
 from lmprobes.workflow import logged
 
+# mirror and download settings come from the config, not params: changing them refetches nothing.
 with logged(snakemake.log) as log:
     for source, out in zip(snakemake.params.release, snakemake.output, strict=True):
         fetch_configured(
             source,
             out,
-            mirror=snakemake.params.mirror,
+            mirror=snakemake.config["mirror"],
             lockfile=snakemake.params.lockfile,
-            download=snakemake.params.download,
+            download=snakemake.config["download"],
             log=log.warning,
+            pinned_by=snakemake.params.pinned_by,
         )

@@ -1,12 +1,14 @@
 from lmprobes.sources import fetch_configured
 from lmprobes.workflow import logged
 
+# mirror and download settings come from the config, not params: changing them refetches nothing.
 with logged(snakemake.log) as log:
     fetch_configured(
         snakemake.params.source,
         snakemake.output[0],
-        mirror=snakemake.params.mirror,
+        mirror=snakemake.config["mirror"],
         lockfile=snakemake.params.lockfile,
-        download=snakemake.params.download,
+        download=snakemake.config["download"],
         log=log.warning,
+        pinned_by=f"sources.{snakemake.wildcards.source}",
     )

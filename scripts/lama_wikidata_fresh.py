@@ -8,6 +8,6 @@ with logged(snakemake.log):
         snakemake.output[0],
         seed=snakemake.params.seed,
         settings=snakemake.params.settings,
-        download=snakemake.params.download,
+        download=snakemake.config["download"],
         provenance=provenance(snakemake),
     )

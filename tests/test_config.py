@@ -10,6 +10,7 @@ from snakemake.utils import validate
 from lmprobes.config import (
     ConfigError,
     check_config,
+    check_model_entries,
     config_file_labels,
     download_spec,
     model_dir,
@@ -142,3 +143,25 @@ def test_a_model_needs_exactly_one_origin():
     config["models"]["gpt2"]["path"] = "/somewhere"
     with pytest.raises(WorkflowError, match="gpt2"):
         validate(config, SCHEMA)
+
+
+@pytest.mark.parametrize(
+    "entry, message",
+    [
+        ({"hub_id": "org/m", "path": "/m", "family": "masked"}, r"models\.mine: give exactly one of .*; not both hub_id and path"),
+        ({"family": "masked"}, r"models\.mine: give exactly one of .*; none is given"),
+        ({"path": "/m", "revision": "abc", "family": "masked"}, r"models\.mine\.revision: only a hub_id model .* a path model"),
+        ({"tiny": {"arch": "bert"}, "revision": "v1", "family": "masked"}, r"models\.mine\.revision: .* a tiny model"),
+    ],
+)
+def test_model_origin_errors_name_the_model_before_the_schema_fills_defaults(entry, message):
+    config = load()
+    config["models"]["mine"] = entry
+    with pytest.raises(ConfigError, match=message):
+        check_model_entries(config)
+
+
+def test_model_entries_of_the_shipped_configs_pass():
+    for path in ("config.yaml", "resources/demo/config.yaml"):
+        check_model_entries(load(path))
+    check_model_entries({"models": {"mine": {"hub_id": "org/m", "revision": "abc", "family": "causal"}}})

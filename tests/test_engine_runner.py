@@ -149,3 +149,33 @@ def test_load_lm_freezes_what_is_alive_once_the_model_is_loaded(tiny_dir) -> Non
         assert id(later) in tracked
     finally:
         gc.unfreeze()
+
+
+def test_score_metadata_identifies_a_local_model_by_its_files_not_its_path(tiny_dir, tmp_path) -> None:
+    import hashlib
+    import shutil
+
+    from lmprobes.models import load_lm
+
+    folder = tmp_path / "checkout" / "my-bert"
+    shutil.copytree(tiny_dir("bert"), folder)
+    spec = {"path": str(folder), "revision": "main", "family": "masked"}  # the schema's default revision filled in
+    described = load_lm("mine", spec, folder, "cpu").describe()
+    plain = hashlib.sha256("".join(
+        f"{p.relative_to(folder).as_posix()}\t{hashlib.sha256(p.read_bytes()).hexdigest()}\n"
+        for p in sorted(folder.rglob("*")) if p.is_file()
+    ).encode()).hexdigest()
+    assert described["model_source"] == "path:my-bert" and str(tmp_path) not in str(described)
+    assert described["model_revision"] == "" and described["model_commit"] == ""
+    assert described["model_files_sha256"] == plain
+
+    moved = tmp_path / "elsewhere" / "my-bert"
+    shutil.copytree(folder, moved)
+    (moved / ".cache").mkdir()
+    (moved / ".cache" / "lock").write_text("hidden files are not the model's")
+    again = load_lm("mine", {**spec, "path": str(moved)}, moved, "cpu").describe()
+    assert again == {**described, "threads": again["threads"]}  # same files, same provenance, wherever they lie
+    (moved / "notes.txt").write_text("another file")
+    assert load_lm("mine", {**spec, "path": str(moved)}, moved, "cpu").describe()["model_files_sha256"] != plain
+    tiny = load_lm("tiny-bert", {"tiny": {"arch": "bert"}, "revision": "main", "family": "masked"}, folder, "cpu")
+    assert tiny.describe()["model_source"] == "tiny" and tiny.describe()["model_files_sha256"] == plain

@@ -159,6 +159,13 @@ def test_device_and_revision_as_run_come_from_score_metadata(tmp_path):
     committed_row = next(line for line in with_commit.splitlines() if line.startswith("<tr><td>n</td>"))
     assert f"<td>abc123</td><td>{'f00d' * 10}</td>" in committed_row  # revision configured, then the commit it ran at
     assert "<tr><td>torch</td><td>2.0</td><td>9.9</td></tr>" in page
+    built = tmp_path / "built.parquet"
+    write_parquet(pd.DataFrame({"row_id": ["a"]}), built, schema,
+                  {"model": "s", "model_revision": "", "model_files_sha256": "beef" * 16, "dtype": "float32"})
+    tiny_page = landing_page(make_config({"s": {**tiny(), "revision": "main"}}, ["s"]), None,
+                             tmp_path / "no-benchmarks", scores=[built], versions=VERSIONS)
+    tiny_row = next(line for line in tiny_page.splitlines() if line.startswith("<tr><td>s</td>"))
+    assert "<td>-</td><td>files sha256 beefbeefbeef</td>" in tiny_row  # no revision: its files identify it
     auto = landing_page(make_config({"n": hub()}, ["n"]), None, tmp_path / "no-benchmarks", versions=VERSIONS)
     assert "<td>not recorded</td>" in auto
 

@@ -17,8 +17,10 @@ import pytest
 from lmprobes import sources
 from lmprobes.sources import (
     ChecksumError,
+    SourceChangedError,
     SourceError,
     UnsafeArchiveError,
+    check_sources_unchanged,
     fetch,
     mirror_path,
     safe_extract,
@@ -384,12 +386,15 @@ def test_missing_mirror_file_names_url_and_mirror_path(tmp_path, sleeps):
     assert sleeps == []
 
 
-def test_wrong_sha256_in_mirror(tmp_path):
+def test_wrong_sha256_in_mirror_names_the_mirror_file_and_the_pin(tmp_path):
     url = UNREACHABLE + "/x/data.bin"
     mirror = make_mirror(tmp_path / "mirror", url, b"tampered")
     dest = tmp_path / "data.bin"
-    with pytest.raises(ChecksumError, match=re.escape(url)):
-        fetch(url, dest, DATA_SHA, mirror=mirror)
+    with pytest.raises(ChecksumError, match=re.escape(url)) as caught:
+        fetch(url, dest, DATA_SHA, mirror=mirror, pinned_by="sources.mine")
+    message = str(caught.value)
+    assert f"(read from {mirror_path(mirror, url)})" in message
+    assert f"expected {DATA_SHA} as pinned by sources.mine" in message
     assert not dest.exists()
     assert leftovers(tmp_path) == []
 
@@ -659,3 +664,31 @@ def test_a_malformed_lockfile_line_is_named_and_never_dropped_by_a_rewrite(tmp_p
         with pytest.raises(sources.LockfileError):
             sources._record_in_lockfile(lockfile, "https://example.org/c.zip", "ef" * 32, 1)
         assert lockfile.read_text() == good + bad + "\n"
+
+
+# ---------------------------------------------------------------------------------------------
+# Sources read by a dataset job
+
+
+def test_a_source_edited_after_its_download_is_refused_by_the_job_reading_it(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    blimp = Path("resources/sources/blimp")
+    blimp.mkdir(parents=True)
+    (blimp / "a.jsonl").write_bytes(DATA)
+    (blimp / "b.jsonl").write_bytes(b"unpinned")
+    provenance = {"url": "https://example.org/blimp/", "files": [
+        {"url": "https://example.org/blimp/a.jsonl", "sha256": DATA_SHA.upper()},
+        {"url": "https://example.org/blimp/b.jsonl", "sha256": None},
+    ]}
+    paths = [str(blimp / "a.jsonl"), str(blimp / "b.jsonl"), "results/elsewhere/a.jsonl"]
+    check_sources_unchanged(paths, provenance)  # the bytes verified at download; the unpinned one unchecked
+    edited = DATA + b"\n{}"
+    (blimp / "a.jsonl").write_bytes(edited)
+    with pytest.raises(SourceChangedError) as caught:
+        check_sources_unchanged(paths, provenance)
+    assert str(caught.value).startswith(f"resources/sources/blimp/a.jsonl: sha256 {hashlib.sha256(edited).hexdigest()}, "
+                                        f"not the {DATA_SHA} it was downloaded with")
+    check_sources_unchanged([str(blimp / "b.jsonl")], provenance)
+    locked = {"url": "https://example.org/blimp/b.jsonl", "sha256": "0" * 64, "sha256_from": "lockfile"}
+    with pytest.raises(SourceChangedError, match="b.jsonl: sha256"):
+        check_sources_unchanged([str(blimp / "b.jsonl")], locked)

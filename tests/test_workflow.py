@@ -182,6 +182,15 @@ def test_rerun_does_nothing(demo):
     assert "Nothing to be done" in run.stdout + run.stderr
 
 
+def test_where_and_how_sources_are_fetched_reruns_nothing(demo):
+    """The mirror's path and the download settings say how a pinned file is fetched, not what it holds."""
+    name = write_config(demo, "fetch.yaml", {"mirror": str(demo / "resources/demo/mirror"),
+                                             "download": {"timeout": 5, "retries": 1, "backoff": 1.0}})
+    run = snakemake(demo, "-n", "all", configs=(DEMO, "fast.yaml", name))
+    assert run.returncode == 0, run.stderr[-3000:]
+    assert set(job_counts(run.stdout)) == {"all", "report_landing"}, "the run page lists the config files given"
+
+
 def test_two_clean_runs_give_byte_identical_parquet(demo, tmp_path):
     other = copy_workflow(tmp_path / "again")
     # Another job order and string hashing: no output may depend on either.
@@ -328,6 +337,13 @@ def test_causal_model_under_masked_only_method_fails_naming_it(demo):
     assert "suites.ettinger.models[2]: 'tiny-gpt2' is a causal model" in out
 
 
+def test_causal_model_asked_for_curves_by_path_fails_before_any_job(demo):
+    target = "results/curves/olmpics/tiny-gpt2/age_comparison.parquet"
+    out = failing(demo, target)
+    assert "model 'tiny-gpt2' is a causal model; oLMpics learning curves and their caches need a masked LM" in out
+    assert "rule olmpics_encode:" not in out and not (demo / "results/cache/olmpics/tiny-gpt2").exists()
+
+
 def test_wrong_key_fails_naming_it(demo):
     name = write_config(demo, "typo.yaml", {"suites": {"ettinger": {"shufles": 3}}})
     assert "shufles" in failing(demo, "all", name)
@@ -381,6 +397,13 @@ def test_dropping_a_model_from_each_suite_reruns_no_job_of_the_others(demo):
                        "report_landing", "report_verdicts", "report_models"}, planned
 
 
+def test_a_model_no_suite_runs_reruns_nothing(demo):
+    name = write_config(demo, "spare.yaml", {"models": {"spare": {"tiny": {"arch": "bert"}, "family": "masked"}}})
+    run = snakemake(demo, "-n", "all", configs=(DEMO, "fast.yaml", name))
+    assert run.returncode == 0, run.stderr[-3000:]
+    assert set(job_counts(run.stdout)) == {"all", "report_landing"}, "the run page lists the config files given"
+
+
 def test_a_setting_of_the_other_model_family_reruns_no_job(demo):
     """BLiMP's masked methods rerun only the masked models' scoring, its causal methods only the causal
     model's; oLMpics' causal BOS/EOS policy reruns none of the demo's masked models."""
@@ -397,14 +420,18 @@ def test_a_setting_of_the_other_model_family_reruns_no_job(demo):
 
 
 def test_a_curve_setting_reruns_only_the_curve_jobs_that_read_it(demo):
-    for curves, rerun in (({"mc_qa_segment_ids": "tokenizer"}, "olmpics_mc_qa_curves"),
-                          ({"training": {"esim": {"epochs": 1}}}, "olmpics_baseline_curves"),
-                          ({"mc_mlm_settings": ["linear"]}, "olmpics_mc_mlm_curves")):
+    for curves, rerun, jobs in (({"mc_qa_segment_ids": "tokenizer"}, "olmpics_mc_qa_curves", None),
+                                # ESIM is property_conjunction's baseline only, MLM-BASELINE the other two's
+                                ({"training": {"esim": {"epochs": 1}}}, "olmpics_baseline_curves", 1),
+                                ({"training": {"mlm_baseline": {"epochs": 1}}}, "olmpics_baseline_curves", 2),
+                                ({"mc_mlm_settings": ["linear"]}, "olmpics_mc_mlm_curves", None)):
         name = write_config(demo, "curve_setting.yaml", {"suites": {"olmpics": {"learning_curves": curves}}})
         run = snakemake(demo, "-n", "all", configs=(DEMO, "fast.yaml", name))
         assert run.returncode == 0, run.stderr[-3000:]
-        planned = {rule for rule in job_counts(run.stdout) if "curves" in rule}
+        counts = job_counts(run.stdout)
+        planned = {rule for rule in counts if "curves" in rule}
         assert planned == {rerun}, (curves, planned)
+        assert jobs is None or counts[rerun] == jobs, (curves, counts)
 
 
 def test_the_seed_remakes_cprag_alone_of_the_ettinger_datasets(demo):
@@ -427,6 +454,21 @@ def test_wrong_sha256_fails_and_leaves_no_file(demo):
     assert not (demo / target).exists()
     assert not list((demo / "resources/sources/ettinger_role").glob("*.part"))
     assert snakemake(demo, target).returncode == 0
+
+
+def test_source_edited_after_download_fails_the_dataset_naming_it(demo):
+    source = demo / "resources/sources/ettinger_role/ROLE-88.tsv"
+    dataset = demo / "results/datasets/ettinger/role.parquet"
+    original = source.read_bytes()
+    try:
+        source.write_bytes(original.replace(b"\n", b" \n", 1))
+        dataset.unlink()
+        out = failing(demo, "results/datasets/ettinger/role.parquet")
+        assert "resources/sources/ettinger_role/ROLE-88.tsv: sha256 " in out and "it changed since" in out
+        assert not dataset.exists()
+    finally:
+        source.write_bytes(original)
+    assert snakemake(demo, "results/datasets/ettinger/role.parquet").returncode == 0
 
 
 def test_tsv_missing_a_column_fails_naming_file_and_column(demo):

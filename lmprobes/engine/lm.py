@@ -53,6 +53,7 @@ class LM:
     revision: str | None = None
     source: str | None = None
     commit: str | None = None  # the hub commit a downloaded snapshot was taken at
+    files_sha256: str | None = None  # identifies a local or tiny model's folder (``models.folder_sha256``)
 
     def __post_init__(self) -> None:
         if self.head_dtype not in HEAD_DTYPES:
@@ -95,6 +96,7 @@ class LM:
             "model_source": str(self.source or ""),
             "model_revision": str(self.revision or ""),
             "model_commit": str(self.commit or ""),
+            "model_files_sha256": str(self.files_sha256 or ""),
             "model_family": self.family,
             "dtype": str(self.dtype).removeprefix("torch."),
             "device": str(self.device),

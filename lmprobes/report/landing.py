@@ -126,7 +126,8 @@ def recorded_runs(scores: Iterable[Path]) -> dict[str, dict[str, set[str]]]:
     for path in scores:
         metadata = read_metadata(path)
         fields = runs.setdefault(str(metadata.get("model", Path(path).parent.name)), {})
-        for key in ("model_revision", "model_commit", "dtype", "device", "torch", "transformers", "tokenizers"):
+        for key in ("model_revision", "model_commit", "model_files_sha256", "dtype", "device", "torch",
+                    "transformers", "tokenizers"):
             if metadata.get(key) not in (None, ""):
                 fields.setdefault(key, set()).add(str(metadata[key]))
     return runs
@@ -225,6 +226,16 @@ def model_source(spec: dict) -> str:
     return "tiny random (built)"
 
 
+def revision_as_run(ran: Mapping[str, set[str]]) -> str:
+    """The hub commit a snapshot was taken at, where recorded; else the revision as configured; for a
+    local or tiny model, the start of its files' sha256."""
+    if ran.get("model_commit") or ran.get("model_revision"):
+        return ", ".join(sorted(ran.get("model_commit") or ran["model_revision"]))
+    if ran.get("model_files_sha256"):
+        return ", ".join(f"files sha256 {digest[:12]}" for digest in sorted(ran["model_files_sha256"]))
+    return "not scored"
+
+
 def device_as_run(configured: str, recorded: set[str]) -> str:
     if recorded:
         return ", ".join(sorted(recorded))
@@ -238,9 +249,8 @@ def models_section(config: dict, runs: Mapping[str, Mapping[str, set[str]]]) -> 
         spec = config["models"][slug]
         ran = runs.get(slug, {})
         rows.append((
-            slug, model_source(spec), spec.get("revision", "main" if model_kind(spec) == "hub" else "-"),
-            # The hub commit a snapshot was taken at, where recorded; else the revision as configured.
-            ", ".join(sorted(ran.get("model_commit") or ran.get("model_revision", set()))) or "not scored",
+            slug, model_source(spec), spec.get("revision", "main") if model_kind(spec) == "hub" else "-",
+            revision_as_run(ran),
             spec.get("dtype", "float32"), ", ".join(sorted(ran.get("dtype", set()))) or "not scored",
             configured_device, device_as_run(configured_device, ran.get("device", set())), ", ".join(suites),
         ))

@@ -26,7 +26,7 @@ from lmprobes.suites.olmpics.hidden import encode_mask_states, read_hidden_cache
 from lmprobes.suites.olmpics.learning_tables import single_hop_note, write_learning_tables
 from lmprobes.suites.olmpics.mcqa import McQaError, mc_qa_curves, single_hop_stage
 from lmprobes.suites.olmpics.probing import MC_MLM, mc_mlm_curves
-from lmprobes.suites.olmpics.schema import TASKS
+from lmprobes.suites.olmpics.schema import baseline_kind
 from lmprobes.suites.olmpics.stage_one import load_stage_one, save_stage_one
 from lmprobes.suites.olmpics.tables import read_published, zero_shot_accuracy
 from lmprobes.suites.olmpics.training import BASELINE, CURVE_SCHEMA, TRANSFORMER, HyperParameters
@@ -34,7 +34,6 @@ from lmprobes.suites.olmpics.training import BASELINE, CURVE_SCHEMA, TRANSFORMER
 log = logging.getLogger("lmprobes.olmpics")
 
 DEFAULT_TRAINING = {"mc_mlm": MC_MLM, "mc_qa": TRANSFORMER, "mlm_baseline": BASELINE, "esim": ESIM}
-BASELINE_KIND = {"mc_mlm": "mlm_baseline", "mc_qa": "esim"}
 
 
 def hyper_parameters(curves: dict, setting: str) -> HyperParameters:
@@ -116,7 +115,7 @@ def baseline_curves_file(release: Path, controls: Path, glove: Path, out: Path, 
                          progress: bool = True) -> pd.DataFrame:
     """The task's baseline (MLM-BASELINE or ESIM) curves, every variant; MLM-BASELINE also untrained (N = 0)."""
     items = curve_items(release, controls, tasks=[task], variants=curves["variants"])
-    kind = BASELINE_KIND[TASKS[task].setup]
+    kind = baseline_kind(task)
     vectors = read_glove(glove, vocabulary=words_needed(items))
     frame = baseline_curves(items, vectors, kind=kind, grid=curves["grid"], seeds=curves["seeds"],
                             hp=hyper_parameters(curves, kind), progress=progress)

@@ -42,6 +42,14 @@ TASKS = {
         Task("encyclopedic_composition", "composition_v2", "mc_qa", 3),
     )
 }
+# The non-pretrained baseline each setup is compared with (the paper's MLM-BASELINE and ESIM).
+BASELINE_KIND = {"mc_mlm": "mlm_baseline", "mc_qa": "esim"}
+
+
+def baseline_kind(task: str) -> str:
+    """The baseline a task's curves are drawn beside: MLM-BASELINE (MC-MLM) or ESIM (MC-QA)."""
+    return BASELINE_KIND[TASKS[task].setup]
+
 
 SCHEMA = pa.schema(
     [
