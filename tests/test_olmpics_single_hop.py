@@ -284,7 +284,11 @@ def test_the_dataset_and_curve_files_record_the_first_stage(tmp_path, tiny_dir):
                                                 "pooling": "pooler", "items": 8}
     mc_qa_curves_file(release, controls, tiny_dir("bert"), out, slug="tiny-bert", spec={"family": "masked"},
                       task=TASK, variant="standard", curves=curves, device="cpu", progress=False, stage_one=[stage])
-    assert read_metadata(out)["single_hop_items"] == len(facts) == 8
+    metadata = read_metadata(out)
+    assert metadata["single_hop_items"] == len(facts) == 8
+    assert (metadata["grid"], metadata["seeds"], metadata["mc_qa_segment_ids"]) == ([2], [1], "original")
+    trained = metadata["hyper_parameters"]  # the original's MC-QA settings with the config's overrides
+    assert (trained["epochs"], trained["batch_size"], trained["lr"], trained["weight_decay"]) == (1, 4, 1e-5, 0.1)
     assert read_parquet(out)["n_train"].tolist() == [2]
     # Table 10's section says how its runs began.
     from pathlib import Path

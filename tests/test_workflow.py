@@ -816,6 +816,11 @@ def test_demo_learning_curves(demo):
     assert set(baseline["n_train"]) == {0, 8, 16} and set(baseline["model"]) == {"mlm_baseline"}
     esim = read_parquet(demo / "results/curves/olmpics/baselines/property_conjunction.parquet")
     assert set(esim["setting"]) == {"esim"} and set(esim["n_train"]) == {8, 16}
+    # Each curve file records the grid, seeds and hyper-parameters its runs trained with (the demo's epochs).
+    for path, epochs in (("baselines/age_comparison", 3), ("baselines/property_conjunction", 2),
+                         ("tiny-bert/age_comparison", 4)):
+        metadata = read_metadata(demo / f"results/curves/olmpics/{path}.parquet")
+        assert (metadata["grid"], metadata["seeds"], metadata["hyper_parameters"]["epochs"]) == ([8, 16], [1], epochs)
     tables = demo / "results/tables/olmpics"
     markdown = (tables / "learning_curves.md").read_text()
     assert "### Table 2: Age comparison" in markdown and "RoBERTa-L (paper)" in markdown and "tiny-bert" in markdown

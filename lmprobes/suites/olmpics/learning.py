@@ -52,6 +52,12 @@ def _metadata(dataset: str, **extra) -> dict:
     return {"suite": "olmpics", "dataset": dataset, "generator": f"lmprobes {__version__}", **extra}
 
 
+def _curve_metadata(model: str, curves: dict, hp: HyperParameters, **extra) -> dict:
+    """A curve file's provenance: the grid, the seeds and every hyper-parameter its runs trained with."""
+    return _metadata("curves", model=model, grid=list(curves["grid"]), seeds=list(curves["seeds"]),
+                     hyper_parameters=asdict(hp), **extra)
+
+
 def encode_model(release: Path, controls: Path, model_dir: Path, hidden_outs: Sequence[Path], head_out: Path, *,
                  slug: str, spec: dict, tasks: Sequence[str], variants: Sequence[str], device: str,
                  progress: bool = True) -> None:
@@ -76,10 +82,11 @@ def mc_mlm_curves_file(hidden: Sequence[Path], head: Path, out: Path, *, model: 
                        progress: bool = True) -> pd.DataFrame:
     """MLP_MLM and LINEAR curves of one (model, task) from its cached states: the encoder is not run."""
     caches = [read_hidden_cache(path) for path in hidden]
+    hp = hyper_parameters(curves, "mc_mlm")
     frame = mc_mlm_curves(caches, load_head(head), settings=curves["mc_mlm_settings"], grid=curves["grid"],
-                          seeds=curves["seeds"], hp=hyper_parameters(curves, "mc_mlm"), model=model,
-                          progress=progress)
-    write_parquet(frame, out, CURVE_SCHEMA, _metadata("curves", model=model))
+                          seeds=curves["seeds"], hp=hp, model=model, progress=progress)
+    write_parquet(frame, out, CURVE_SCHEMA,
+                  _curve_metadata(model, curves, hp, mc_mlm_settings=list(curves["mc_mlm_settings"])))
     return frame
 
 
@@ -90,11 +97,13 @@ def mc_qa_curves_file(release: Path, controls: Path, model_dir: Path, out: Path,
     ``stage_one`` file if given (encyclopedic composition's single-hop stage, as the paper)."""
     items = curve_items(release, controls, tasks=[task], variants=[variant])
     stages = {stage.seed: stage for stage in map(load_stage_one, stage_one)} or None
-    frame = mc_qa_curves(model_dir, spec, items, grid=curves["grid"], seeds=curves["seeds"],
-                         hp=hyper_parameters(curves, "mc_qa"), device=device, progress=progress, slug=slug,
-                         stage_one=stages, segment_ids=curves.get("mc_qa_segment_ids", "original"))
+    hp = hyper_parameters(curves, "mc_qa")
+    segment_ids = curves.get("mc_qa_segment_ids", "original")
+    frame = mc_qa_curves(model_dir, spec, items, grid=curves["grid"], seeds=curves["seeds"], hp=hp, device=device,
+                         progress=progress, slug=slug, stage_one=stages, segment_ids=segment_ids)
     first_stage = {} if stages is None else {"single_hop_items": stages[curves["seeds"][0]].items}
-    write_parquet(frame, out, CURVE_SCHEMA, _metadata("curves", model=slug, **first_stage))
+    write_parquet(frame, out, CURVE_SCHEMA,
+                  _curve_metadata(slug, curves, hp, mc_qa_segment_ids=segment_ids, **first_stage))
     return frame
 
 
@@ -117,11 +126,12 @@ def baseline_curves_file(release: Path, controls: Path, glove: Path, out: Path, 
     items = curve_items(release, controls, tasks=[task], variants=curves["variants"])
     kind = baseline_kind(task)
     vectors = read_glove(glove, vocabulary=words_needed(items))
-    frame = baseline_curves(items, vectors, kind=kind, grid=curves["grid"], seeds=curves["seeds"],
-                            hp=hyper_parameters(curves, kind), progress=progress)
+    hp = hyper_parameters(curves, kind)
+    frame = baseline_curves(items, vectors, kind=kind, grid=curves["grid"], seeds=curves["seeds"], hp=hp,
+                            progress=progress)
     if kind == "mlm_baseline":
         frame = pd.concat([untrained_rows(baseline_zero_shot(items, vectors, seed)), frame], ignore_index=True)
-    write_parquet(frame, out, CURVE_SCHEMA, _metadata("curves", model=kind))
+    write_parquet(frame, out, CURVE_SCHEMA, _curve_metadata(kind, curves, hp))
     return frame
 
 
