@@ -181,8 +181,10 @@ def model_dir(config: dict, slug: str) -> Path:
 
 def source_path(config: dict, name: str) -> Path:
     """Where a source is stored: resources/sources/<name>/<file name of the URL>."""
+    from lmprobes.sources import url_filename
+
     url = config["sources"][name]["url"]
-    filename = url.rstrip("/").rsplit("/", 1)[-1]
+    filename = url_filename(url)
     if filename in ("", ".", "..") or filename.endswith(":"):
         raise ConfigError(f"sources.{name}.url: {url!r} names no file (its last path segment is {filename!r})")
     return SOURCES_DIR / name / filename

@@ -204,16 +204,15 @@ def model_source(spec: dict) -> str:
 
 
 def folder_sha256(model_dir: Path) -> str:
-    """One sha256 over a model folder's files (names and contents; hidden files aside): what identifies
-    a local or tiny model, which has no hub commit."""
+    """One sha256 over the files at the top of a model folder, where transformers loads config,
+    tokenizer and weights from (names and contents; hidden files and subfolders such as
+    ``checkpoint-*`` aside): what identifies a local or tiny model, which has no hub commit."""
     from lmprobes.sources import sha256_of
 
-    model_dir = Path(model_dir)
     digest = hashlib.sha256()
-    for path in sorted(p for p in model_dir.rglob("*") if p.is_file()):
-        relative = path.relative_to(model_dir).as_posix()
-        if not any(part.startswith(".") for part in relative.split("/")):
-            digest.update(f"{relative}\t{sha256_of(path)}\n".encode())
+    for path in sorted(Path(model_dir).iterdir()):
+        if path.is_file() and not path.name.startswith("."):
+            digest.update(f"{path.name}\t{sha256_of(path)}\n".encode())
     return digest.hexdigest()
 
 

@@ -4,7 +4,8 @@ Snakemake reruns a job when its script or params change, but not when the packag
 does. So a change that alters what a rule writes for the same inputs and settings bumps that rule's
 revision here, in the same commit (as lm-evaluation-harness versions its tasks): ``snakemake all``
 then remakes exactly those jobs and what depends on them, and nothing else. Refactors, speed-ups
-with identical outputs and changes to messages leave revisions alone.
+with identical outputs, changes to messages and new provenance fields in a file's metadata leave
+revisions alone (a file made before keeps the metadata it had).
 """
 
 # Their outputs are the upstream bytes, whatever the code that fetched them.

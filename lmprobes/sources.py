@@ -155,6 +155,11 @@ def sha256_of(path: str | os.PathLike) -> str:
     return digest.hexdigest()
 
 
+def url_filename(url: str) -> str:
+    """The name a source's file is stored under: the last segment of its URL, as written."""
+    return url.rstrip("/").rsplit("/", 1)[-1]
+
+
 def mirror_path(mirror: str | os.PathLike, url: str) -> Path:
     """Where ``url`` lives in a mirror: ``<mirror>/<host>/<url path>``.
 
@@ -465,7 +470,7 @@ def check_sources_unchanged(paths: Iterable[str | os.PathLike], provenance) -> N
     pins: dict[str, set[str]] = {}
     for entry in _source_entries(provenance):
         if isinstance(entry.get("url"), str) and entry.get("sha256"):
-            pins.setdefault(entry["url"].rstrip("/").rsplit("/", 1)[-1], set()).add(entry["sha256"].lower())
+            pins.setdefault(url_filename(entry["url"]), set()).add(entry["sha256"].lower())
     for path in map(Path, paths):
         expected = pins.get(path.name)
         if not expected or path.parts[:2] != SOURCES_ROOT.parts or not path.is_file():
@@ -474,7 +479,14 @@ def check_sources_unchanged(paths: Iterable[str | os.PathLike], provenance) -> N
         if digest not in expected:
             raise SourceChangedError(f"{path}: sha256 {digest}, not the {' or '.join(sorted(expected))} it was "
                                      "downloaded with; it changed since. Delete it so that Snakemake fetches it "
-                                     "again, or pin the new hash in config.yaml if the change is meant")
+                                     "again (to use other bytes on purpose, serve them from a mirror or a file:// "
+                                     "URL and pin their sha256 where the source is pinned)")
+
+
+def extract_verified(archive: str | os.PathLike, target: str | os.PathLike, source: dict) -> list[Path]:
+    """``safe_extract`` of a configured source's archive, refused if the archive changed since its download."""
+    check_sources_unchanged([archive], locked_provenance(source))
+    return safe_extract(archive, target)
 
 
 def _source_entries(provenance) -> Iterator[dict]:

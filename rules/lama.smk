@@ -7,6 +7,8 @@ rule extract_source:
         "logs/sources/{source}.extract.log",
     conda:
         "../envs/lmprobes.yaml"
+    params:
+        source=get_source,
     script:
         "../scripts/extract_archive.py"
 

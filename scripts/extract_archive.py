@@ -1,5 +1,5 @@
-from lmprobes.sources import safe_extract
+from lmprobes.sources import extract_verified
 from lmprobes.workflow import logged
 
 with logged(snakemake.log):
-    safe_extract(snakemake.input[0], snakemake.output[0])
+    extract_verified(snakemake.input[0], snakemake.output[0], snakemake.params.source)

@@ -163,7 +163,7 @@ def test_score_metadata_identifies_a_local_model_by_its_files_not_its_path(tiny_
     described = load_lm("mine", spec, folder, "cpu").describe()
     plain = hashlib.sha256("".join(
         f"{p.relative_to(folder).as_posix()}\t{hashlib.sha256(p.read_bytes()).hexdigest()}\n"
-        for p in sorted(folder.rglob("*")) if p.is_file()
+        for p in sorted(folder.iterdir()) if p.is_file()
     ).encode()).hexdigest()
     assert described["model_source"] == "path:my-bert" and str(tmp_path) not in str(described)
     assert described["model_revision"] == "" and described["model_commit"] == ""
@@ -173,6 +173,8 @@ def test_score_metadata_identifies_a_local_model_by_its_files_not_its_path(tiny_
     shutil.copytree(folder, moved)
     (moved / ".cache").mkdir()
     (moved / ".cache" / "lock").write_text("hidden files are not the model's")
+    (moved / "checkpoint-10").mkdir()  # nor are subfolders: transformers loads from the top
+    (moved / "checkpoint-10" / "model.safetensors").write_text("an older checkpoint")
     again = load_lm("mine", {**spec, "path": str(moved)}, moved, "cpu").describe()
     assert again == {**described, "threads": again["threads"]}  # same files, same provenance, wherever they lie
     (moved / "notes.txt").write_text("another file")

@@ -21,6 +21,7 @@ from lmprobes.sources import (
     SourceError,
     UnsafeArchiveError,
     check_sources_unchanged,
+    extract_verified,
     fetch,
     mirror_path,
     safe_extract,
@@ -692,3 +693,19 @@ def test_a_source_edited_after_its_download_is_refused_by_the_job_reading_it(tmp
     locked = {"url": "https://example.org/blimp/b.jsonl", "sha256": "0" * 64, "sha256_from": "lockfile"}
     with pytest.raises(SourceChangedError, match="b.jsonl: sha256"):
         check_sources_unchanged([str(blimp / "b.jsonl")], locked)
+
+
+def test_an_archive_edited_after_its_download_is_not_extracted(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    archive = Path("resources/sources/release/data.zip")
+    archive.parent.mkdir(parents=True)
+    with zipfile.ZipFile(archive, "w") as bundle:
+        bundle.writestr("data/a.txt", "as released")
+    source = {"url": "https://example.org/files/data.zip", "sha256": sha256_of(archive)}
+    files = extract_verified(archive, "resources/extracted/release", source)
+    assert [f.read_text() for f in files] == ["as released"]
+    with zipfile.ZipFile(archive, "a") as bundle:
+        bundle.writestr("data/b.txt", "added by hand")
+    with pytest.raises(SourceChangedError, match="resources/sources/release/data.zip: sha256"):
+        extract_verified(archive, "resources/extracted/again", source)
+    assert not Path("resources/extracted/again").exists()

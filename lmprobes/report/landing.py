@@ -217,7 +217,8 @@ def warning_box(tiny: Sequence[str]) -> str:
             f"{esc(', '.join(tiny))}.</div>\n")
 
 
-def model_source(spec: dict) -> str:
+def source_label(spec: dict) -> str:
+    """Where a model comes from, as the run page shows it (the path as configured)."""
     kind = model_kind(spec)
     if kind == "hub":
         return f"hub: {spec['hub_id']}"
@@ -249,7 +250,7 @@ def models_section(config: dict, runs: Mapping[str, Mapping[str, set[str]]]) -> 
         spec = config["models"][slug]
         ran = runs.get(slug, {})
         rows.append((
-            slug, model_source(spec), spec.get("revision", "main") if model_kind(spec) == "hub" else "-",
+            slug, source_label(spec), spec.get("revision", "main") if model_kind(spec) == "hub" else "-",
             revision_as_run(ran),
             spec.get("dtype", "float32"), ", ".join(sorted(ran.get("dtype", set()))) or "not scored",
             configured_device, device_as_run(configured_device, ran.get("device", set())), ", ".join(suites),
