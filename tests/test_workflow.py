@@ -100,6 +100,8 @@ def test_scores_cover_every_item_with_provenance(demo):
             assert kept["target_prob"].between(0, 1).all() and scores.loc[~scores["kept"], "target_prob"].isna().all()
             meta = read_metadata(demo / f"results/scores/ettinger/{model}/{dataset}.parquet")
             assert meta["model"] == model and meta["dtype"] == "float32" and meta["transformers"]
+            assert meta["model_source"] == "tiny" and meta["model_revision"] == "" and meta["pyarrow"]
+            assert re.fullmatch(r"[0-9a-f]{64}", meta["model_files_sha256"])
     roberta = read_parquet(demo / "results/scores/ettinger/tiny-roberta/neg_simp.parquet")
     assert roberta["input_text"].iloc[0].endswith(" <mask> .")
     dataset_meta = read_metadata(demo / "results/datasets/ettinger/cprag.parquet")

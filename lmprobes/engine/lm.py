@@ -88,6 +88,8 @@ class LM:
 
     def describe(self) -> dict[str, str]:
         """Provenance recorded in the metadata of every score file."""
+        import numpy
+        import pyarrow
         import tokenizers
         import transformers
 
@@ -109,4 +111,6 @@ class LM:
             "torch": torch.__version__,
             "transformers": transformers.__version__,
             "tokenizers": tokenizers.__version__,
+            "numpy": numpy.__version__,
+            "pyarrow": pyarrow.__version__,  # writes the Parquet bytes
         }
