@@ -134,14 +134,20 @@ def _check_olmpics_curves(config: dict, settings: dict) -> None:
         if slug not in config["models"]:
             raise ConfigError(f"{key}.models[{i}]: unknown model {slug!r}; configured models: "
                               f"{', '.join(sorted(config['models']))}")
-        if config["models"][slug]["family"] != "masked":
-            raise ConfigError(f"{key}.models[{i}]: {slug!r} is a causal model; the oLMpics learning curves "
-                              "(MC-MLM heads, MC-QA fine-tuning of an encoder) need a masked LM")
+        require_masked_for_curves(config["models"], slug, where=f"{key}.models[{i}]: ")
     for setting, options in settings.get("training", {}).items():
         try:
             HyperParameters.from_config({"lr": 1.0, **options})  # lr defaults per setting
         except (TrainingError, TypeError) as error:
             raise ConfigError(f"{key}.training.{setting}: {error}") from None
+
+
+def require_masked_for_curves(models: dict, slug: str, *, where: str = "model ") -> None:
+    """The oLMpics learning curves (MC-MLM heads on mask states, MC-QA fine-tuning of an encoder) and
+    their caches need a masked LM; ``where`` starts the message (the config key, or ``model ``)."""
+    if models[slug]["family"] != "masked":
+        raise ConfigError(f"{where}{slug!r} is a causal model; oLMpics learning curves and their caches need a "
+                          "masked LM (MC-MLM heads on its mask states, MC-QA fine-tuning of its encoder)")
 
 
 def model_kind(spec: dict) -> str:

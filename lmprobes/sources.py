@@ -225,10 +225,7 @@ def fetch(
     else:
         with _session(user_agent) as session:
             _download_with_retries(session, url, part, timeout, retries, backoff, warn)
-    try:
-        digest = _verify_and_commit(url, part, dest, expected)
-    except ChecksumError as error:
-        raise ChecksumError(url, dest, expected, error.seen, read_from=local, pinned_by=pinned_by) from None
+    digest = _verify_and_commit(url, part, dest, expected, read_from=local, pinned_by=pinned_by)
     if expected is None:
         _report_unpinned(url, dest, digest, lockfile, warn)
     return digest
@@ -269,11 +266,12 @@ def _session(user_agent: str) -> requests.Session:
     return session
 
 
-def _verify_and_commit(url: str, part: Path, dest: Path, expected: str | None) -> str:
+def _verify_and_commit(url: str, part: Path, dest: Path, expected: str | None, *, read_from: Path | None,
+                       pinned_by: str | None) -> str:
     digest = sha256_of(part)
     if expected is not None and digest != expected:
         part.unlink(missing_ok=True)
-        raise ChecksumError(url, dest, expected, digest)
+        raise ChecksumError(url, dest, expected, digest, read_from=read_from, pinned_by=pinned_by)
     os.replace(part, dest)
     return digest
 

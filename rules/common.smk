@@ -9,7 +9,6 @@ from snakemake.utils import validate
 sys.path.insert(0, workflow.basedir)
 
 from lmprobes.config import (
-    ConfigError,
     check_config,
     check_config_file,
     check_model_entries,
@@ -18,6 +17,7 @@ from lmprobes.config import (
     download_spec,
     model_dir,
     model_kind,
+    require_masked_for_curves,
     scoring_spec,
     source_path,
 )
@@ -287,11 +287,7 @@ def get_model_dir(wildcards):
 def get_masked_model_dir(wildcards):
     """A masked model's folder, for oLMpics fine-tuning: a causal model asked for by a target path
     (not in a suite's checked lists) fails here, before any job."""
-    if MODELS[wildcards.model]["family"] != "masked":
-        raise ConfigError(
-            f"model {wildcards.model!r} is a causal model; oLMpics learning curves and their caches "
-            f"need a masked LM (models.{wildcards.model}.family: masked)"
-        )
+    require_masked_for_curves(MODELS, wildcards.model)
     return get_model_dir(wildcards)
 
 
