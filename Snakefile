@@ -30,6 +30,7 @@ localrules:
     lama_wikidata_fresh,
     olmpics_encyclopedic,
     olmpics_single_hop,
+    olmpics_mc_qa_curves,
     report_landing,
     report_verdicts,
     report_models,

@@ -43,6 +43,7 @@ REVISIONS = {
     "olmpics_encode": 1,
     "olmpics_mc_mlm_curves": 1,
     "olmpics_single_hop_stage": 1,
+    "olmpics_mc_qa_seed": 1,
     "olmpics_mc_qa_curves": 2,
     "olmpics_baseline_curves": 1,
     "olmpics_learning_tables": 1,

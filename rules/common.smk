@@ -65,8 +65,9 @@ CURVES_QA_TASKS = [t for t in CURVES["tasks"] if OLMPICS_TASKS[t].setup == "mc_q
 MC_MLM_CURVE_SETTINGS = curve_settings(
     CURVES, "grid", "seeds", "mc_mlm_settings", training=["mc_mlm"]
 )
-MC_QA_CURVE_SETTINGS = curve_settings(
-    CURVES, "grid", "seeds", "mc_qa_segment_ids", training=["mc_qa"]
+# Without the seeds: one job runs one seed, so adding a seed reruns none of the others.
+MC_QA_SEED_SETTINGS = curve_settings(
+    CURVES, "grid", "mc_qa_segment_ids", training=["mc_qa"]
 )
 STAGE_ONE_SETTINGS = curve_settings(CURVES, "mc_qa_segment_ids", training=["mc_qa"])
 # Generated tasks scored zero-shot beside the release (MC-QA tasks have no zero-shot setting).
@@ -530,14 +531,19 @@ def get_olmpics_task_hidden(wildcards):
 
 
 def get_olmpics_single_hop_stage(wildcards):
-    """Each seed's single-hop stage, where encyclopedic composition's curve runs start."""
+    """The seed's single-hop stage, where encyclopedic composition's curve runs start."""
     if CURVES["single_hop"] and wildcards.qa_task == "encyclopedic_composition":
-        return expand(
-            "results/cache/olmpics/{model}/single_hop/seed{seed}.safetensors",
-            model=wildcards.model,
-            seed=CURVES["seeds"],
-        )
+        return f"results/cache/olmpics/{wildcards.model}/single_hop/seed{wildcards.seed}.safetensors"
     return []
+
+
+def get_olmpics_mc_qa_seeds(wildcards):
+    """The MC-QA runs of every seed of one (model, task, variant), which make its curve file."""
+    return expand(
+        "results/curves/olmpics/{model}/seeds/{qa_task}.{variant}.seed{seed}.parquet",
+        seed=CURVES["seeds"],
+        **wildcards,
+    )
 
 
 def get_olmpics_glove(wildcards):

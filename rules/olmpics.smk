@@ -322,20 +322,20 @@ rule olmpics_single_hop_stage:
         "../scripts/olmpics_single_hop_stage.py"
 
 
-# MC-QA fine-tunes the whole network for every N and seed: one GPU job per (model, task, variant),
-# on the MC-QA tasks and, standard variant only, on the MC-MLM tasks of mc_qa_comparison.
-rule olmpics_mc_qa_curves:
+# MC-QA fine-tunes the whole network for every N: one GPU job per (model, task, variant, seed), on the
+# MC-QA tasks and, standard variant only, on the MC-MLM tasks of mc_qa_comparison.
+rule olmpics_mc_qa_seed:
     input:
         release="results/datasets/olmpics/release.parquet",
         controls="results/datasets/olmpics/controls.parquet",
         stage_one=get_olmpics_single_hop_stage,
         model=get_masked_model_dir,
     output:
-        "results/curves/olmpics/{model}/{qa_task}.{variant}.parquet",
+        "results/curves/olmpics/{model}/seeds/{qa_task}.{variant}.seed{seed}.parquet",
     log:
-        "logs/curves/olmpics/{model}/{qa_task}.{variant}.log",
+        "logs/curves/olmpics/{model}/seeds/{qa_task}.{variant}.seed{seed}.log",
     benchmark:
-        "benchmarks/curves/olmpics/{model}/{qa_task}.{variant}.tsv"
+        "benchmarks/curves/olmpics/{model}/seeds/{qa_task}.{variant}.seed{seed}.tsv"
     retries: 2
     conda:
         "../envs/lmprobes.yaml"
@@ -344,12 +344,28 @@ rule olmpics_mc_qa_curves:
         gpu=1,
         mem_mb=get_finetuning_mem_mb,
         batch_tokens=get_model_batch_tokens,
-        runtime=get_runtime(720),
+        runtime=get_runtime(240),
+    params:
+        revision=REVISIONS["olmpics_mc_qa_seed"],
+        spec=get_model_spec,
+        curves=MC_QA_SEED_SETTINGS,
+        device=config["device"],
+    script:
+        "../scripts/olmpics_mc_qa_seed.py"
+
+
+# A (model, task, variant)'s curve file: its seeds' runs, merged.
+rule olmpics_mc_qa_curves:
+    input:
+        get_olmpics_mc_qa_seeds,
+    output:
+        "results/curves/olmpics/{model}/{qa_task}.{variant}.parquet",
+    log:
+        "logs/curves/olmpics/{model}/{qa_task}.{variant}.log",
+    conda:
+        "../envs/lmprobes.yaml"
     params:
         revision=REVISIONS["olmpics_mc_qa_curves"],
-        spec=get_model_spec,
-        curves=MC_QA_CURVE_SETTINGS,
-        device=config["device"],
     script:
         "../scripts/olmpics_mc_qa_curves.py"
 

@@ -1,21 +1,5 @@
-import torch
-
-from lmprobes.suites.olmpics.learning import mc_qa_curves_file
-from lmprobes.workflow import logged, model_spec
+from lmprobes.suites.olmpics.learning import merge_seed_curves
+from lmprobes.workflow import logged
 
 with logged(snakemake.log):
-    torch.set_num_threads(snakemake.threads)
-    mc_qa_curves_file(
-        snakemake.input.release,
-        snakemake.input.controls,
-        snakemake.input.model,
-        snakemake.output[0],
-        slug=snakemake.wildcards.model,
-        spec=model_spec(snakemake),
-        task=snakemake.wildcards.qa_task,
-        variant=snakemake.wildcards.variant,
-        curves=snakemake.params.curves,
-        device=snakemake.params.device,
-        progress=snakemake.config["progress"],
-        stage_one=snakemake.input.stage_one,
-    )
+    merge_seed_curves(snakemake.input, snakemake.output[0])

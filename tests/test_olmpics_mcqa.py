@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pandas as pd
 import pytest
 import torch
@@ -288,10 +290,53 @@ def test_the_configured_segment_ids_reach_the_curves_and_the_single_hop_stage(tm
     rows = qa_rows(2, 2)
     for name in ("release", "controls"):
         write_parquet(rows, tmp_path / f"{name}.parquet", SCHEMA, {})
-    for curves in ({"grid": [2], "seeds": [1]}, {"grid": [2], "seeds": [1], "mc_qa_segment_ids": "tokenizer"}):
-        learning.mc_qa_curves_file(tmp_path / "release.parquet", tmp_path / "controls.parquet", tmp_path, tmp_path / "c",
-                                   slug="m", spec={}, task=rows["task"][0], variant="standard", curves=curves,
-                                   device="cpu", progress=False)
+    for curves in ({"grid": [2]}, {"grid": [2], "mc_qa_segment_ids": "tokenizer"}):
+        learning.mc_qa_seed_file(tmp_path / "release.parquet", tmp_path / "controls.parquet", tmp_path, tmp_path / "c",
+                                 slug="m", spec={}, task=rows["task"][0], variant="standard", seed=1, curves=curves,
+                                 device="cpu", progress=False)
         learning.single_hop_stage_file(tmp_path / "release.parquet", tmp_path, tmp_path / "s", slug="m", spec={},
                                        seed=1, curves=curves, device="cpu", progress=False)
     assert seen == ["original", "original", "tokenizer", "tokenizer"]
+
+
+def test_seed_files_merge_into_the_curve_one_job_would_make_and_disagreeing_ones_are_refused(tmp_path, tiny_dir,
+                                                                                            capsys):
+    from lmprobes.io import read_metadata, read_parquet, write_parquet
+    from lmprobes.suites.olmpics import split_seeds
+    from lmprobes.suites.olmpics.curves import CurveError
+    from lmprobes.suites.olmpics.learning import mc_qa_seed_file, merge_seed_curves, split_seed_curves
+
+    rows = qa_rows(10, 6)
+    release, controls = tmp_path / "release.parquet", tmp_path / "controls.parquet"
+    write_parquet(rows, release, SCHEMA, {})
+    write_parquet(rows.iloc[0:0], controls, SCHEMA, {})
+    curves = {"grid": [4, 8], "training": {"mc_qa": {"lr": 1e-3, "epochs": 2, "batch_size": 4}}}
+
+    def seed_file(seed: int, **changes) -> Path:
+        out = tmp_path / f"seed{seed}{len(changes)}.parquet"
+        mc_qa_seed_file(release, controls, tiny_dir("roberta"), out, slug="tiny-roberta", spec={"family": "masked"},
+                        task="property_conjunction", variant="standard", seed=seed, curves={**curves, **changes},
+                        device="cpu", progress=False)
+        return out
+
+    parts = [seed_file(2), seed_file(1)]  # in the config's order, which need not be sorted
+    assert read_metadata(parts[0])["seeds"] == [2] and read_parquet(parts[0])["seed"].tolist() == [2, 2]
+    merged = merge_seed_curves(parts, tmp_path / "curve.parquet")
+    at_once = mc_qa_curves(tiny_dir("roberta"), {"family": "masked"}, rows, grid=(4, 8), seeds=(1, 2), hp=FAST,
+                           device="cpu", slug="tiny-roberta")
+    pd.testing.assert_frame_equal(merged, at_once)  # sharding by seed changes no run
+    pd.testing.assert_frame_equal(read_parquet(tmp_path / "curve.parquet"), at_once)
+    metadata = read_metadata(tmp_path / "curve.parquet")
+    assert metadata["seeds"] == [2, 1] and metadata["grid"] == [4, 8] and metadata["hyper_parameters"]["lr"] == 1e-3
+    # A curve file made in one job before the seeds had their own splits into the files they write.
+    split_seeds.main([str(tmp_path / "curve.parquet")])
+    split = [Path(line) for line in capsys.readouterr().out.splitlines()]
+    assert split == [tmp_path / "seeds/curve.seed2.parquet", tmp_path / "seeds/curve.seed1.parquet"]
+    assert [path.read_bytes() for path in split] == [path.read_bytes() for path in parts]
+    with pytest.raises(CurveError, match=r"release\.parquet: not an MC-QA curve file"):
+        split_seed_curves(release)
+    with pytest.raises(CurveError, match=r"seed11\.parquet: its \['grid'\] differ from .*seed20\.parquet"):
+        merge_seed_curves([parts[0], seed_file(1, grid=[4])], tmp_path / "bad.parquet")
+    with pytest.raises(CurveError, match=r"seeds \[2, 2\] .* repeat"):
+        merge_seed_curves([parts[0], parts[0]], tmp_path / "bad.parquet")
+    assert not (tmp_path / "bad.parquet").exists()

@@ -258,7 +258,7 @@ def test_a_file_that_is_not_a_stage_is_refused_naming_it(stages, tmp_path):
 
 def test_the_dataset_and_curve_files_record_the_first_stage(tmp_path, tiny_dir):
     from lmprobes.io import read_metadata, read_parquet, write_parquet
-    from lmprobes.suites.olmpics.learning import mc_qa_curves_file, single_hop_stage_file
+    from lmprobes.suites.olmpics.learning import mc_qa_seed_file, single_hop_stage_file
     from lmprobes.suites.olmpics.pipeline import make_single_hop
 
     release, controls = tmp_path / "release.parquet", tmp_path / "controls.parquet"
@@ -275,15 +275,16 @@ def test_the_dataset_and_curve_files_record_the_first_stage(tmp_path, tiny_dir):
     assert metadata["bridges"]["band_inception"] == {"questions": 4, "with_bridge": 4, "hop1": 4, "hop2": 4}
     assert metadata["bridges"]["film_spouse"] == {"questions": 1, "with_bridge": 1, "hop1": 0, "hop2": 0}
     facts = read_parquet(tmp_path / "single_hop.parquet")
-    curves = {"grid": [2], "seeds": [1], "training": {"mc_qa": {"epochs": 1, "batch_size": 4}}}
+    curves = {"grid": [2], "training": {"mc_qa": {"epochs": 1, "batch_size": 4}}}
     out = tmp_path / "curves.parquet"
     stage = tmp_path / "stage" / "seed1.safetensors"
     single_hop_stage_file(tmp_path / "single_hop.parquet", tiny_dir("bert"), stage, slug="tiny-bert",
                           spec={"family": "masked"}, seed=1, curves=curves, device="cpu", progress=False)
     assert load_stage_one(stage).describe() == {"format_version": 1, "model": "tiny-bert", "seed": 1,
                                                 "pooling": "pooler", "items": 8}
-    mc_qa_curves_file(release, controls, tiny_dir("bert"), out, slug="tiny-bert", spec={"family": "masked"},
-                      task=TASK, variant="standard", curves=curves, device="cpu", progress=False, stage_one=[stage])
+    mc_qa_seed_file(release, controls, tiny_dir("bert"), out, slug="tiny-bert", spec={"family": "masked"},
+                    task=TASK, variant="standard", seed=1, curves=curves, device="cpu", progress=False,
+                    stage_one=stage)
     metadata = read_metadata(out)
     assert metadata["single_hop_items"] == len(facts) == 8
     assert (metadata["grid"], metadata["seeds"], metadata["mc_qa_segment_ids"]) == ([2], [1], "original")

@@ -14,6 +14,7 @@ import pandas as pd
 import pytest
 import yaml
 
+import fake_slurm
 from fake_bridges import FakeBridgeService, bridges_to_gold
 from fake_wdqs import empty_answer, recorded_service
 from lmprobes.io import read_metadata, read_parquet
@@ -199,8 +200,8 @@ def test_two_clean_runs_give_byte_identical_parquet(demo, tmp_path):
     run = snakemake(other, *DEMO_RUN, cores=1, env={"PYTHONHASHSEED": "12345"})
     assert run.returncode == 0, run.stderr[-5000:]
     files = sorted(p.relative_to(demo) for p in (demo / "results").rglob("*.parquet"))
-    # datasets (2 generated), scores (generated too), caches, curves (2 for Figure 2D)
-    olmpics = 3 + 2 + 2 * 3 + 2 * 2 * 3 + (2 * 2 + 2 * 3 + 2 + 3)
+    # datasets (2 generated), scores (generated too), caches, curves (2 for Figure 2D), MC-QA seed files
+    olmpics = 3 + 2 + 2 * 3 + 2 * 2 * 3 + (2 * 2 + 2 * 3 + 2 + 3) + 2 * (3 + 1)
     assert len(files) == 4 + 12 + 1 + 3 + olmpics, "Ettinger datasets and scores, BLiMP's, then oLMpics'"
     for rel in files:
         assert (demo / rel).read_bytes() == (other / rel).read_bytes(), rel
@@ -265,10 +266,43 @@ def test_slurm_profile_sends_every_gpu_job_to_the_gpu_partition(tmp_path):
     gpu_rules = {block.split(":", 1)[0] for block in jobs if "gpu=1" in block}
     assert gpu_rules == {"lama_score", "blimp_score", "ettinger_score", "olmpics_zero_shot",
                          "olmpics_zero_shot_generated", "olmpics_encode", "olmpics_single_hop_stage",
-                         "olmpics_mc_qa_curves"}
+                         "olmpics_mc_qa_seed"}
     for block in jobs:
         partition = "slurm_partition=gpu" if "gpu=1" in block else "slurm_partition=cpu"
         assert partition in block, block[:300]
+
+
+def test_the_slurm_profile_submits_each_job_with_its_partition_and_resources(demo, tmp_path):
+    """The cluster profile through the real SLURM executor plugin, against stand-in SLURM commands
+    (``fake_slurm``): each job is one sbatch call with the partition, memory, time, CPUs and GPU it
+    asks for, runs inside its allocation through the jobstep plugin, and writes what a local run does."""
+    pytest.importorskip("snakemake_executor_plugin_slurm")
+    workdir = copy_workflow(tmp_path / "wf")
+    profile = tmp_path / "profile"
+    profile.mkdir()
+    settings = yaml.safe_load((ROOT / "profiles/slurm/config.yaml").read_text())
+    settings.update({"slurm-no-account": True, "slurm-init-seconds-before-status-checks": 1})
+    (profile / "config.yaml").write_text(yaml.safe_dump(settings))
+    state = tmp_path / "slurm"
+    env = fake_slurm.install(tmp_path / "bin", state)
+    target = "results/scores/ettinger/tiny-bert/role.parquet"
+    run = snakemake(workdir, target, "--workflow-profile", str(profile), env=env)
+    assert run.returncode == 0, run.stdout[-3000:] + run.stderr[-3000:]
+    pd.testing.assert_frame_equal(read_parquet(workdir / target), read_parquet(demo / target))
+    by_rule = {}
+    for args in fake_slurm.submissions(state):
+        by_rule.setdefault(fake_slurm.option(args, "--comment").split("_wildcards_")[0], []).append(args)
+    # The downloads and the tiny model's build are localrules: no sbatch call.
+    assert sorted((rule, len(calls)) for rule, calls in by_rule.items()) == [
+        ("rule_ettinger_dataset", 4), ("rule_ettinger_score", 1)]
+    [score] = by_rule["rule_ettinger_score"]
+    assert fake_slurm.option(score, "-p") == "gpu" and "--gpus=1" in score
+    assert (fake_slurm.option(score, "--mem"), fake_slurm.option(score, "-t")) == ("1000", "60")
+    assert "--cpus-per-task=1" in score and fake_slurm.option(score, "-A") is None  # the model's threads
+    for dataset in by_rule["rule_ettinger_dataset"]:
+        assert fake_slurm.option(dataset, "-p") == "cpu" and not any(arg.startswith("--gpus") for arg in dataset)
+        assert (fake_slurm.option(dataset, "--mem"), fake_slurm.option(dataset, "-t")) == ("4000", "30")
+    assert fake_slurm.option(score, "-D") == str(workdir)
 
 
 def test_full_config_plans_every_rule_for_every_model(tmp_path):
@@ -287,7 +321,8 @@ def test_full_config_plans_every_rule_for_every_model(tmp_path):
                       "olmpics_zero_shot": 6, "olmpics_zero_shot_generated": 6, "olmpics_tables": 1,
                       "olmpics_generated": 6,
                       "olmpics_encyclopedic": 1, "olmpics_single_hop": 1, "olmpics_controls": 1,
-                      "olmpics_single_hop_stage": 5 * 6, "olmpics_encode": 5, "olmpics_mc_mlm_curves": 5 * 6, "olmpics_mc_qa_curves": 5 * 2 * 3 + 5,
+                      "olmpics_single_hop_stage": 5 * 6, "olmpics_encode": 5, "olmpics_mc_mlm_curves": 5 * 6, "olmpics_mc_qa_seed": (5 * 2 * 3 + 5) * 6,
+                      "olmpics_mc_qa_curves": 5 * 2 * 3 + 5,
                       "olmpics_baseline_curves": 8, "olmpics_learning_tables": 1,
                       "report_landing": 1, "report_verdicts": 1, "report_models": 1}
     # Generated tasks are scored only when asked, and MC-QA ones never (no zero-shot setting).
@@ -312,7 +347,7 @@ def test_full_config_plans_every_rule_for_every_model(tmp_path):
             counts = job_counts(run.stdout)
             assert counts.get("olmpics_single_hop", 0) == wanted, (single_hop, task)
             assert counts.get("olmpics_single_hop_stage", 0) == 6 * wanted, (single_hop, task)
-            assert counts["olmpics_mc_qa_curves"] == 3
+            assert (counts["olmpics_mc_qa_seed"], counts["olmpics_mc_qa_curves"]) == (3 * 6, 3)
 
 
 def write_config(workdir: Path, name: str, config: dict) -> str:
@@ -422,7 +457,7 @@ def test_a_setting_of_the_other_model_family_reruns_no_job(demo):
 
 
 def test_a_curve_setting_reruns_only_the_curve_jobs_that_read_it(demo):
-    for curves, rerun, jobs in (({"mc_qa_segment_ids": "tokenizer"}, "olmpics_mc_qa_curves", None),
+    for curves, rerun, jobs in (({"mc_qa_segment_ids": "tokenizer"}, "olmpics_mc_qa_seed", 8),
                                 # ESIM is property_conjunction's baseline only, MLM-BASELINE the other two's
                                 ({"training": {"esim": {"epochs": 1}}}, "olmpics_baseline_curves", 1),
                                 ({"training": {"mlm_baseline": {"epochs": 1}}}, "olmpics_baseline_curves", 2),
@@ -431,9 +466,23 @@ def test_a_curve_setting_reruns_only_the_curve_jobs_that_read_it(demo):
         run = snakemake(demo, "-n", "all", configs=(DEMO, "fast.yaml", name))
         assert run.returncode == 0, run.stderr[-3000:]
         counts = job_counts(run.stdout)
-        planned = {rule for rule in counts if "curves" in rule}
+        planned = {rule for rule in counts if "curves" in rule or "mc_qa" in rule} - {"olmpics_mc_qa_curves"}
         assert planned == {rerun}, (curves, planned)
         assert jobs is None or counts[rerun] == jobs, (curves, counts)
+
+
+def test_a_seed_added_runs_only_that_seeds_fine_tuning(demo):
+    """MC-QA runs one job per seed, so a seed added to the list fine-tunes that seed alone; the curve
+    files merge it in (the cheap MC-MLM probes and baselines run every seed again)."""
+    name = write_config(demo, "seeds.yaml", {"suites": {"olmpics": {"learning_curves": {"seeds": [1, 2]}}}})
+    run = snakemake(demo, "-n", "all", configs=(DEMO, "fast.yaml", name))
+    assert run.returncode == 0, run.stderr[-3000:]
+    counts = job_counts(run.stdout)
+    assert (counts["olmpics_mc_qa_seed"], counts["olmpics_mc_qa_curves"]) == (8, 8), counts
+    seeds = [re.search(r"seed=(\d+)", block).group(1) for block in run.stdout.split("\nrule ")[1:]
+             if block.startswith("olmpics_mc_qa_seed:")]
+    assert seeds == ["2"] * 8
+    assert "olmpics_encode" not in counts and "olmpics_single_hop_stage" not in counts
 
 
 def test_the_seed_remakes_cprag_alone_of_the_ettinger_datasets(demo):
@@ -773,8 +822,9 @@ def test_encyclopedic_curves_start_from_one_single_hop_stage_per_seed(demo):
         assert plan.returncode == 0, plan.stderr[-3000:]
         counts = job_counts(plan.stdout)
         assert {rule: counts.get(rule) for rule in ("olmpics_single_hop", "olmpics_single_hop_stage",
-                                                    "olmpics_mc_qa_curves")} == {
-            "olmpics_single_hop": 1, "olmpics_single_hop_stage": 2, "olmpics_mc_qa_curves": 3}
+                                                    "olmpics_mc_qa_seed", "olmpics_mc_qa_curves")} == {
+            "olmpics_single_hop": 1, "olmpics_single_hop_stage": 2, "olmpics_mc_qa_seed": 3 * 2,
+            "olmpics_mc_qa_curves": 3}
         run = snakemake(demo, *targets, configs=configs)
     assert run.returncode == 0, run.stdout[-3000:] + run.stderr[-3000:]
     facts = read_parquet(demo / "results/datasets/olmpics/single_hop.parquet")

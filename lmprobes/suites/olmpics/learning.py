@@ -20,6 +20,7 @@ from lmprobes.io import read_metadata, read_parquet, write_parquet
 from lmprobes.models import load_lm
 from lmprobes.suites.olmpics.baselines import ESIM, baseline_curves, baseline_zero_shot, words_needed
 from lmprobes.suites.olmpics.curve_plots import plot_learning_curves, plot_setup_comparison
+from lmprobes.suites.olmpics.curves import CurveError
 from lmprobes.suites.olmpics.glove import read_glove
 from lmprobes.suites.olmpics.heads import extract_head, load_head, save_head
 from lmprobes.suites.olmpics.hidden import encode_mask_states, read_hidden_cache, write_hidden_cache
@@ -32,6 +33,9 @@ from lmprobes.suites.olmpics.tables import read_published, zero_shot_accuracy
 from lmprobes.suites.olmpics.training import BASELINE, CURVE_SCHEMA, TRANSFORMER, HyperParameters
 
 log = logging.getLogger("lmprobes.olmpics")
+
+# A merged curve file's row order: each run of a (task, flavour, variant) by N, then seed.
+CURVE_ORDER = ["task", "flavour", "variant", "n_train", "seed"]
 
 DEFAULT_TRAINING = {"mc_mlm": MC_MLM, "mc_qa": TRANSFORMER, "mlm_baseline": BASELINE, "esim": ESIM}
 
@@ -90,21 +94,61 @@ def mc_mlm_curves_file(hidden: Sequence[Path], head: Path, out: Path, *, model: 
     return frame
 
 
-def mc_qa_curves_file(release: Path, controls: Path, model_dir: Path, out: Path, *, slug: str, spec: dict, task: str,
-                      variant: str, curves: dict, device: str, progress: bool = True,
-                      stage_one: Sequence[Path] = ()) -> pd.DataFrame:
-    """MC-QA fine-tuning curves of one (model, task, variant); each seed's runs start from its
-    ``stage_one`` file if given (encyclopedic composition's single-hop stage, as the paper)."""
+def mc_qa_seed_file(release: Path, controls: Path, model_dir: Path, out: Path, *, slug: str, spec: dict, task: str,
+                    variant: str, seed: int, curves: dict, device: str, progress: bool = True,
+                    stage_one: Path | None = None) -> pd.DataFrame:
+    """One seed's MC-QA fine-tuning runs of one (model, task, variant), every N of the grid; they start
+    from the ``stage_one`` file of that seed if given (encyclopedic composition's single-hop stage, as the
+    paper)."""
     items = curve_items(release, controls, tasks=[task], variants=[variant])
-    stages = {stage.seed: stage for stage in map(load_stage_one, stage_one)} or None
+    stage = load_stage_one(stage_one) if stage_one else None
     hp = hyper_parameters(curves, "mc_qa")
     segment_ids = curves.get("mc_qa_segment_ids", "original")
-    frame = mc_qa_curves(model_dir, spec, items, grid=curves["grid"], seeds=curves["seeds"], hp=hp, device=device,
-                         progress=progress, slug=slug, stage_one=stages, segment_ids=segment_ids)
-    first_stage = {} if stages is None else {"single_hop_items": stages[curves["seeds"][0]].items}
-    write_parquet(frame, out, CURVE_SCHEMA,
-                  _curve_metadata(slug, curves, hp, mc_qa_segment_ids=segment_ids, **first_stage))
+    frame = mc_qa_curves(model_dir, spec, items, grid=curves["grid"], seeds=[seed], hp=hp, device=device,
+                         progress=progress, slug=slug, stage_one=None if stage is None else {stage.seed: stage},
+                         segment_ids=segment_ids)
+    first_stage = {} if stage is None else {"single_hop_items": stage.items}
+    write_parquet(frame, out, CURVE_SCHEMA, _curve_metadata(slug, {**curves, "seeds": [seed]}, hp,
+                                                            mc_qa_segment_ids=segment_ids, **first_stage))
     return frame
+
+
+def merge_seed_curves(parts: Sequence[Path], out: Path) -> pd.DataFrame:
+    """One curve file from its seeds' files (``mc_qa_seed_file``), which must agree on everything but
+    the seed: model, grid, hyper-parameters and how the runs began."""
+    if not parts:
+        raise CurveError(f"{out}: no seed files to merge")
+    metadata = [read_metadata(path) for path in parts]
+    shared = {key: value for key, value in metadata[0].items() if key != "seeds"}
+    for path, meta in zip(parts, metadata):
+        differ = sorted(key for key in set(shared) | set(meta) - {"seeds"} if meta.get(key) != shared.get(key))
+        if differ:
+            raise CurveError(f"{path}: its {differ} differ from {parts[0]}'s; a curve file merges runs of one setting")
+    seeds = [seed for meta in metadata for seed in meta["seeds"]]
+    if len(set(seeds)) != len(seeds):
+        raise CurveError(f"{out}: seeds {seeds} of {list(map(str, parts))} repeat")
+    frame = pd.concat([read_parquet(path) for path in parts], ignore_index=True)
+    frame = frame.sort_values(CURVE_ORDER, kind="stable").reset_index(drop=True)
+    write_parquet(frame, out, CURVE_SCHEMA, {**shared, "seeds": seeds})
+    return frame
+
+
+def split_seed_curves(curve: Path) -> list[Path]:
+    """An MC-QA curve file made in one job, before each seed had its own, written as the seed files
+    ``merge_seed_curves`` reads (``<folder>/seeds/<task>.<variant>.seed<seed>.parquet``); each holds the
+    file's metadata with its seed alone. Returns the files written."""
+    curve = Path(curve)
+    frame, metadata = read_parquet(curve), read_metadata(curve)
+    settings = sorted(set(frame["setting"])) if "setting" in frame else []
+    if metadata.get("dataset") != "curves" or settings != ["mc_qa"]:
+        raise CurveError(f"{curve}: not an MC-QA curve file (dataset {metadata.get('dataset')!r}, settings {settings})")
+    outs = []
+    for seed in metadata["seeds"]:
+        out = curve.parent / "seeds" / f"{curve.stem}.seed{seed}.parquet"
+        runs = frame[frame["seed"] == seed].reset_index(drop=True)
+        write_parquet(runs, out, CURVE_SCHEMA, {**metadata, "seeds": [seed]})
+        outs.append(out)
+    return outs
 
 
 def single_hop_stage_file(single_hop: Path, model_dir: Path, out: Path, *, slug: str, spec: dict, seed: int,
