@@ -361,7 +361,7 @@ rule olmpics_mc_qa_curves:
     output:
         "results/curves/olmpics/{model}/{qa_task}.{variant}.parquet",
     log:
-        "logs/curves/olmpics/{model}/{qa_task}.{variant}.log",
+        "logs/curves/olmpics/{model}/{qa_task}.{variant}.merge.log",
     conda:
         "../envs/lmprobes.yaml"
     params:

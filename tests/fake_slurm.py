@@ -58,19 +58,26 @@ def _new_job_id(state: Path) -> int:
             job_id += 1
 
 
+def _write_atomic(path: Path, text: str) -> None:
+    """sacct may read while sbatch writes (the plugin submits from several threads)."""
+    tmp = path.with_name(path.name + ".tmp")
+    tmp.write_text(text)
+    os.replace(tmp, path)
+
+
 def sbatch(args: list[str]) -> int:
     state = Path(os.environ["FAKE_SLURM_STATE"])
     job_id = _new_job_id(state)
     script = sys.stdin.read() if "/dev/stdin" in args else option(args, "--wrap")
     record = {"args": args, "name": option(args, "--job-name", "-J")}
-    (state / f"{job_id}.json").write_text(json.dumps(record))
+    _write_atomic(state / f"{job_id}.json", json.dumps(record))
     log = Path(option(args, "--output", "-o").replace("%j", str(job_id)))
     log.parent.mkdir(parents=True, exist_ok=True)
     env = {**os.environ, "SLURM_JOB_ID": str(job_id), "SLURM_JOBID": str(job_id)}
     with log.open("w") as out:
         status = subprocess.run(["sh", "-c", script], cwd=option(args, "-D", "--chdir"), stdout=out,
                                 stderr=subprocess.STDOUT, env=env, check=False).returncode
-    (state / f"{job_id}.state").write_text("COMPLETED" if status == 0 else "FAILED")
+    _write_atomic(state / f"{job_id}.state", "COMPLETED" if status == 0 else "FAILED")
     print(job_id)
     return 0
 
@@ -85,13 +92,18 @@ def sacct(args: list[str]) -> int:
     return 0
 
 
+# srun options written with their value as a separate word (the rest are ``--name=value`` or flags).
+SRUN_VALUE_OPTIONS = {"-J", "--job-name", "--jobid", "-c", "--cpus-per-task", "-n", "--ntasks", "--mem",
+                      "--mem-per-cpu", "-N", "--nodes"}
+
+
 def srun(args: list[str]) -> int:
+    """Run the step's command as srun would: its own argument list, no shell in between."""
     command = list(args)
     while command and command[0].startswith("-"):
-        command.pop(0)
-    if command == ["sh", "-s"]:
-        return subprocess.run(["sh", "-s"], stdin=sys.stdin, check=False).returncode
-    return subprocess.run(["sh", "-c", " ".join(command)], check=False).returncode
+        if command.pop(0) in SRUN_VALUE_OPTIONS:
+            command.pop(0)
+    return subprocess.run(command, check=False).returncode
 
 
 def main(argv: list[str]) -> int:

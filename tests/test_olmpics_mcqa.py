@@ -322,7 +322,7 @@ def test_seed_files_merge_into_the_curve_one_job_would_make_and_disagreeing_ones
     parts = [seed_file(2), seed_file(1)]  # in the config's order, which need not be sorted
     assert read_metadata(parts[0])["seeds"] == [2] and read_parquet(parts[0])["seed"].tolist() == [2, 2]
     merged = merge_seed_curves(parts, tmp_path / "curve.parquet")
-    at_once = mc_qa_curves(tiny_dir("roberta"), {"family": "masked"}, rows, grid=(4, 8), seeds=(1, 2), hp=FAST,
+    at_once = mc_qa_curves(tiny_dir("roberta"), {"family": "masked"}, rows, grid=(4, 8), seeds=(2, 1), hp=FAST,
                            device="cpu", slug="tiny-roberta")
     pd.testing.assert_frame_equal(merged, at_once)  # sharding by seed changes no run
     pd.testing.assert_frame_equal(read_parquet(tmp_path / "curve.parquet"), at_once)
@@ -339,4 +339,15 @@ def test_seed_files_merge_into_the_curve_one_job_would_make_and_disagreeing_ones
         merge_seed_curves([parts[0], seed_file(1, grid=[4])], tmp_path / "bad.parquet")
     with pytest.raises(CurveError, match=r"seeds \[2, 2\] .* repeat"):
         merge_seed_curves([parts[0], parts[0]], tmp_path / "bad.parquet")
+    mislabelled = tmp_path / "mislabelled.parquet"
+    write_parquet(read_parquet(parts[0]), mislabelled, CURVE_SCHEMA, {**read_metadata(parts[0]), "seeds": [3]})
+    with pytest.raises(CurveError, match=r"mislabelled\.parquet: rows of seeds \[2\], its metadata says 3"):
+        merge_seed_curves([parts[1], mislabelled], tmp_path / "bad.parquet")
+    with pytest.raises(CurveError, match=r"release\.parquet: not one seed's curve file"):
+        merge_seed_curves([parts[1], release], tmp_path / "bad.parquet")
+    # Which version wrote a seed file is provenance: a seed added after an upgrade still merges.
+    newer = tmp_path / "newer.parquet"
+    write_parquet(read_parquet(parts[0]), newer, CURVE_SCHEMA, {**read_metadata(parts[0]), "generator": "lmprobes 9"})
+    merge_seed_curves([newer, parts[1]], tmp_path / "mixed.parquet")
+    assert read_metadata(tmp_path / "mixed.parquet")["generator"] == f"{metadata['generator']}; lmprobes 9"
     assert not (tmp_path / "bad.parquet").exists()

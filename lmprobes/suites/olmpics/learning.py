@@ -34,8 +34,8 @@ from lmprobes.suites.olmpics.training import BASELINE, CURVE_SCHEMA, TRANSFORMER
 
 log = logging.getLogger("lmprobes.olmpics")
 
-# A merged curve file's row order: each run of a (task, flavour, variant) by N, then seed.
-CURVE_ORDER = ["task", "flavour", "variant", "n_train", "seed"]
+# What the seed files of one curve file must agree on (the rest is provenance, and the seed).
+SEED_SETTINGS = ("suite", "dataset", "model", "grid", "hyper_parameters", "mc_qa_segment_ids", "single_hop_items")
 
 DEFAULT_TRAINING = {"mc_mlm": MC_MLM, "mc_qa": TRANSFORMER, "mlm_baseline": BASELINE, "esim": ESIM}
 
@@ -114,23 +114,39 @@ def mc_qa_seed_file(release: Path, controls: Path, model_dir: Path, out: Path, *
 
 
 def merge_seed_curves(parts: Sequence[Path], out: Path) -> pd.DataFrame:
-    """One curve file from its seeds' files (``mc_qa_seed_file``), which must agree on everything but
-    the seed: model, grid, hyper-parameters and how the runs began."""
+    """One curve file from its seeds' files (``mc_qa_seed_file``), in the rows and order one job over
+    all the seeds would write. The files must agree on the settings (``SEED_SETTINGS``); which version
+    wrote each is provenance and may differ (every version that did is recorded)."""
     if not parts:
         raise CurveError(f"{out}: no seed files to merge")
-    metadata = [read_metadata(path) for path in parts]
-    shared = {key: value for key, value in metadata[0].items() if key != "seeds"}
+    metadata = [_seed_file_metadata(path) for path in parts]
+    first = metadata[0]
     for path, meta in zip(parts, metadata):
-        differ = sorted(key for key in set(shared) | set(meta) - {"seeds"} if meta.get(key) != shared.get(key))
+        differ = [key for key in SEED_SETTINGS if meta.get(key) != first.get(key)]
         if differ:
             raise CurveError(f"{path}: its {differ} differ from {parts[0]}'s; a curve file merges runs of one setting")
-    seeds = [seed for meta in metadata for seed in meta["seeds"]]
+    seeds = [meta["seeds"][0] for meta in metadata]
     if len(set(seeds)) != len(seeds):
         raise CurveError(f"{out}: seeds {seeds} of {list(map(str, parts))} repeat")
-    frame = pd.concat([read_parquet(path) for path in parts], ignore_index=True)
-    frame = frame.sort_values(CURVE_ORDER, kind="stable").reset_index(drop=True)
-    write_parquet(frame, out, CURVE_SCHEMA, {**shared, "seeds": seeds})
-    return frame
+    frames = [read_parquet(path) for path in parts]
+    for path, frame, seed in zip(parts, frames, seeds):
+        if set(frame["seed"]) - {seed}:
+            raise CurveError(f"{path}: rows of seeds {sorted(set(frame['seed']) - {seed})}, its metadata says {seed}")
+    frame = pd.concat(frames, ignore_index=True)
+    order = frame.assign(_n=frame["n_train"].map(first["grid"].index), _seed=frame["seed"].map(seeds.index))
+    order = order.sort_values(["task", "flavour", "variant", "_n", "_seed"], kind="stable")
+    merged = frame.loc[order.index].reset_index(drop=True)
+    generators = sorted({meta.get("generator") for meta in metadata})
+    write_parquet(merged, out, CURVE_SCHEMA, {**first, "generator": "; ".join(generators), "seeds": seeds})
+    return merged
+
+
+def _seed_file_metadata(path: Path) -> dict:
+    meta = read_metadata(path)
+    if meta.get("dataset") != "curves" or len(meta.get("seeds", ())) != 1:
+        raise CurveError(f"{path}: not one seed's curve file (metadata dataset {meta.get('dataset')!r}, "
+                         f"seeds {meta.get('seeds')})")
+    return meta
 
 
 def split_seed_curves(curve: Path) -> list[Path]:
@@ -142,6 +158,9 @@ def split_seed_curves(curve: Path) -> list[Path]:
     settings = sorted(set(frame["setting"])) if "setting" in frame else []
     if metadata.get("dataset") != "curves" or settings != ["mc_qa"]:
         raise CurveError(f"{curve}: not an MC-QA curve file (dataset {metadata.get('dataset')!r}, settings {settings})")
+    unlisted = sorted(set(frame["seed"]) - set(metadata["seeds"]))
+    if unlisted:
+        raise CurveError(f"{curve}: rows of seeds {unlisted} that its metadata's seeds {metadata['seeds']} lack")
     outs = []
     for seed in metadata["seeds"]:
         out = curve.parent / "seeds" / f"{curve.stem}.seed{seed}.parquet"

@@ -3,7 +3,9 @@
     python -m lmprobes.suites.olmpics.split_seeds results/curves/olmpics/<model>/<task>.<variant>.parquet ...
 
 Run it once after upgrading, before ``snakemake all``: the seed jobs' outputs then exist, so the runs
-already done are merged again rather than fine-tuned again.
+already done are merged again rather than fine-tuned again. Then
+``snakemake --touch --cores 1 --forcerun olmpics_mc_qa_seed all`` records them as those jobs' outputs,
+so that a later change of their settings refits them (README, "After an upgrade").
 """
 
 from __future__ import annotations
