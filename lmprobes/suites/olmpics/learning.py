@@ -132,13 +132,17 @@ def merge_seed_curves(parts: Sequence[Path], out: Path) -> pd.DataFrame:
     for path, frame, seed in zip(parts, frames, seeds):
         if set(frame["seed"]) - {seed}:
             raise CurveError(f"{path}: rows of seeds {sorted(set(frame['seed']) - {seed})}, its metadata says {seed}")
-    frame = pd.concat(frames, ignore_index=True)
-    order = frame.assign(_n=frame["n_train"].map(first["grid"].index), _seed=frame["seed"].map(seeds.index))
-    order = order.sort_values(["task", "flavour", "variant", "_n", "_seed"], kind="stable")
-    merged = frame.loc[order.index].reset_index(drop=True)
+    merged = _in_run_order(pd.concat(frames, ignore_index=True), first["grid"], seeds)
     generators = sorted({meta.get("generator") for meta in metadata})
     write_parquet(merged, out, CURVE_SCHEMA, {**first, "generator": "; ".join(generators), "seeds": seeds})
     return merged
+
+
+def _in_run_order(frame: pd.DataFrame, grid: Sequence[int], seeds: Sequence[int]) -> pd.DataFrame:
+    """The rows in the order one job runs them: by (task, flavour, variant), then N and seed as listed."""
+    keys = frame.assign(_n=frame["n_train"].map(list(grid).index), _seed=frame["seed"].map(list(seeds).index))
+    keys = keys.sort_values(["task", "flavour", "variant", "_n", "_seed"], kind="stable")
+    return frame.loc[keys.index].reset_index(drop=True)
 
 
 def _seed_file_metadata(path: Path) -> dict:
