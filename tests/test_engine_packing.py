@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+import types
 
 import pytest
 import torch
@@ -58,6 +59,29 @@ def test_subtree_ends_follow_depth_first_order():
     # root a(0) with children b(1) -> c(2), and d(3); then a second root e(4)
     row = PackedRow(tokens=[10, 11, 12, 13, 14], depth=[0, 1, 2, 1, 0])
     assert row.subtree_ends() == [4, 3, 3, 4, 5]
+
+
+def test_the_batch_mask_lets_each_node_see_exactly_its_ancestors():
+    """``pack`` finds each node's subtree end as it fills a row (equal to the stack walk over the
+    depths), and the batch mask lets key ``j`` be seen from ``j..end[j]-1`` only (padding sees
+    itself only), over rows of many shapes and widths."""
+    generator = torch.Generator().manual_seed(0)
+    sequences = [torch.randint(0, 3, (int(n),), generator=generator).tolist()
+                 for n in torch.randint(1, 9, (120,), generator=generator)]
+    rows = pack(sequences, row_tokens=23).rows
+    assert len(rows) > 5 and all(row.ends == row.subtree_ends() for row in rows)
+    on_cpu = types.SimpleNamespace(device=torch.device("cpu"), dtype=torch.float32)  # all it reads of an LM
+    input_ids, position_ids, mask = packing._batch_tensors(rows, -5, on_cpu)
+    width = max(len(row.tokens) for row in rows)
+    for b, row in enumerate(rows):
+        n, ends = len(row.tokens), row.subtree_ends()
+        expected = torch.eye(width, dtype=torch.bool)
+        for key in range(n):
+            expected[key : ends[key], key] = True
+        assert torch.equal(mask[b, 0] == 0, expected)
+        assert input_ids[b].tolist() == row.tokens + [-5] * (width - n)
+        assert position_ids[b].tolist() == row.depth + [0] * (width - n)
+    assert set(mask.unique().tolist()) == {0.0, torch.finfo(torch.float32).min}
 
 
 def plain_logprobs(lm: LM, texts: list[str]) -> list[list[float]]:
@@ -149,14 +173,14 @@ def test_wanted_log_probs_are_asked_once_per_node_and_next_token():
     packing = pack(sequences, row_tokens=100)
     wanted = wanted_log_probs(packing, sequences, positions)
     row = packing.rows[0]
-    asked = list(zip(wanted.nodes[0], wanted.targets[0], strict=True))
+    asked = wanted.row(0)
     assert len(asked) == len(set(asked)) == 4  # (1->2), (1,2->3), (1,2->4), (5->6)
-    for sequence, at, where in zip(sequences, positions, wanted.index, strict=True):
-        for p, k in zip(at, where, strict=True):
+    for i, (sequence, at) in enumerate(zip(sequences, positions, strict=True)):
+        for p, k in zip(at, wanted.of_sequence(i), strict=True):
             node, target = asked[k]
             assert target == sequence[p + 1]
             assert row.depth[node] == p and row.tokens[node] == sequence[p]
-    assert wanted.index[0] == wanted.index[1]
+    assert wanted.of_sequence(0) == wanted.of_sequence(1)
     with pytest.raises(ValueError, match="sequence 3: position 1 has no next token"):
         wanted_log_probs(packing, sequences, [[0], [0], [0], [1]])
 

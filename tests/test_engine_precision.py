@@ -9,10 +9,12 @@ import pytest
 import torch
 import torch.nn.functional as F
 
+from lmprobes.bench import CORPUS
 from lmprobes.engine import pseudo_log_likelihoods, sequence_logprobs
-from lmprobes.engine.fusion import Conv1DGELU
+from lmprobes.engine.fusion import Conv1DGELU, LinearGELU, onednn_bf16_available
 from lmprobes.engine.head import CastLogits, Float32Logits
 from lmprobes.engine.lm import LM
+from lmprobes.tiny import read_corpus
 
 TEXTS = [
     "the cat sat on the mat",
@@ -64,13 +66,26 @@ def _float32_rounded_at_linear_layers(family: str, tokenizer) -> LM:
                     module.bias.copy_(_round(module.bias))
             module.register_forward_pre_hook(lambda m, args: (_round(args[0]), *args[1:]))
             module.register_forward_hook(lambda m, args, out: _round(out))
+        if isinstance(module, (LinearGELU, Conv1DGELU)) and not onednn_bf16_available():
+            module.register_forward_hook(_rounded_before_and_after_gelu)
     bias = None if head.bias is None else _round(head.bias)
     head.register_forward_hook(lambda m, args, out: _round(F.linear(_round(args[0]), _round(m.weight), bias)))
     return lm
 
 
-def _totals(lm: LM, family: str) -> np.ndarray:
-    scores = sequence_logprobs(lm, TEXTS, progress=False) if family == "causal" else pseudo_log_likelihoods(lm, TEXTS, progress=False)
+def _rounded_before_and_after_gelu(module, args, out) -> torch.Tensor:
+    """Where oneDNN has no bfloat16 (CPUs without AVX-512), the mixed model's linear+GELU runs
+    unfused: the bfloat16 matmul rounds its output, then the GELU runs (and rounds) in bfloat16."""
+    x = args[0]
+    if isinstance(module, Conv1DGELU):
+        pre = torch.addmm(module.bias, x.view(-1, x.size(-1)), module.weight).view(*x.shape[:-1], module.nf)
+    else:
+        pre = F.linear(x, module.weight, module.bias)
+    return F.gelu(pre.to(torch.bfloat16), approximate=module.approximate).float()  # the bfloat16 kernel itself
+
+
+def _totals(lm: LM, family: str, texts: list[str] = TEXTS) -> np.ndarray:
+    scores = sequence_logprobs(lm, texts, progress=False) if family == "causal" else pseudo_log_likelihoods(lm, texts, progress=False)
     return np.array([s.total for s in scores])
 
 
@@ -98,7 +113,8 @@ def test_linear_layers_hold_bfloat16_and_everything_else_stays_float32(family_an
 
 def test_scores_equal_float32_rounded_at_exactly_the_linear_layers(family_and_tokenizer, monkeypatch):
     family, tokenizer = family_and_tokenizer
-    mixed = _totals(_lm(family, tokenizer, torch.bfloat16, "float32"), family)
+    texts = read_corpus(CORPUS)[:40]
+    mixed = _totals(_lm(family, tokenizer, torch.bfloat16, "float32"), family, texts)
     sdpa = F.scaled_dot_product_attention
 
     def attention_in_bfloat16(query, key, value, attn_mask=None, **kwargs):
@@ -109,11 +125,13 @@ def test_scores_equal_float32_rounded_at_exactly_the_linear_layers(family_and_to
         return sdpa(*args, attn_mask=attn_mask, **kwargs).float()
 
     monkeypatch.setattr(F, "scaled_dot_product_attention", attention_in_bfloat16)
-    plain = _totals(_float32_rounded_at_linear_layers(family, tokenizer), family)
+    plain = _totals(_float32_rounded_at_linear_layers(family, tokenizer), family, texts)
     monkeypatch.undo()
-    float32 = _totals(_lm(family, tokenizer), family)
-    assert np.abs(mixed - float32).max() > 1e-3  # bfloat16 did move the scores
-    assert np.abs(mixed - plain).max() < np.abs(mixed - float32).max() / 20
+    float32 = _totals(_lm(family, tokenizer), family, texts)
+    assert np.median(np.abs(mixed - float32)) > 1e-3  # bfloat16 did move the scores
+    # Medians: a float32 sum landing within a hair of a bfloat16 rounding boundary rounds either way
+    # with another accumulation order (a rare sentence moves by ~1e-3); a wrong rounding point moves all.
+    assert np.median(np.abs(mixed - plain)) < np.median(np.abs(mixed - float32)) / 20
 
 
 def test_the_error_is_well_below_plain_bfloat16s(family_and_tokenizer):
@@ -121,9 +139,10 @@ def test_the_error_is_well_below_plain_bfloat16s(family_and_tokenizer):
     # of width 64 the linear layers' own rounding dominates and the two errors are alike).
     family, tokenizer = family_and_tokenizer
     size = {"layers": 12, "width": 128}
-    float32 = _totals(_lm(family, tokenizer, **size), family)
-    rounded = np.abs(_totals(_lm(family, tokenizer, torch.bfloat16, **size), family) - float32)
-    kept = np.abs(_totals(_lm(family, tokenizer, torch.bfloat16, "float32", **size), family) - float32)
+    texts = read_corpus(CORPUS)[:40]
+    float32 = _totals(_lm(family, tokenizer, **size), family, texts)
+    rounded = np.abs(_totals(_lm(family, tokenizer, torch.bfloat16, **size), family, texts) - float32)
+    kept = np.abs(_totals(_lm(family, tokenizer, torch.bfloat16, "float32", **size), family, texts) - float32)
     assert kept.mean() < 0.6 * rounded.mean()
 
 

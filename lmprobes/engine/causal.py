@@ -165,10 +165,10 @@ def _rescales_logits(lm: LM) -> bool:
 def _score(lm: LM, sequences: list[list[int]], positions: list[list[int]], progress: bool, desc: str) -> list[SequenceScore]:
     projection = causal_projection(lm)
     if can_pack(lm) and not projection.full_forward and fits_attention_window(lm, sequences):
-        results = packed_next_token_logprobs(
+        targets, values = packed_next_token_logprobs(
             lm, projection, sequences, positions, pad_id=_pad_id(lm), progress=progress, desc=f"{lm.name} {desc}"
         )
-        return [SequenceScore([t for t, _ in pairs], [v for _, v in pairs]) for pairs in results]
+        return [SequenceScore(ids, logprobs) for ids, logprobs in zip(targets, values, strict=True)]
 
     def next_token_logprob(logprobs: torch.Tensor, rows: list[Row]) -> list[tuple[int, float]]:
         targets = [sequences[row.item][row.position + 1] for row in rows]

@@ -23,6 +23,7 @@ import itertools
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
+import numpy as np
 import torch
 
 from lmprobes.engine import runner
@@ -53,6 +54,7 @@ class PackedRow:
 
     tokens: list[int] = field(default_factory=list)
     depth: list[int] = field(default_factory=list)
+    ends: list[int] = field(default_factory=list)  # subtree ends as ``pack`` found them
 
     def subtree_ends(self) -> list[int]:
         """``end[j]``: one past the last node of ``j``'s subtree."""
@@ -126,16 +128,28 @@ def pack(sequences: Sequence[Sequence[int]], row_tokens: int | None = None) -> P
         sequence = sequences[index]
         shared = _common_prefix(previous, sequence) if rows else 0
         if not rows or len(rows[-1].tokens) + len(sequence) - shared > row_tokens:
+            if rows:
+                _close_subtrees(rows[-1], path, 0)
             rows.append(PackedRow())
             shared, path = 0, []
         row = rows[-1]
-        del path[shared:]
+        _close_subtrees(row, path, shared)  # no later sequence of the row shares these nodes
         for position in range(shared, len(sequence)):
             path.append(len(row.tokens))
             row.tokens.append(sequence[position])
             row.depth.append(position)
+            row.ends.append(0)
         home[index], nodes[index], previous = len(rows) - 1, list(path), sequence
+    if rows:
+        _close_subtrees(rows[-1], path, 0)
     return Packing(rows, home, nodes)
+
+
+def _close_subtrees(row: PackedRow, path: list[int], keep: int) -> None:
+    """End the subtrees of the path's nodes from depth ``keep`` on at the row's current length."""
+    for node in path[keep:]:
+        row.ends[node] = len(row.tokens)
+    del path[keep:]
 
 
 def packed_next_token_logprobs(
@@ -148,84 +162,105 @@ def packed_next_token_logprobs(
     progress: bool,
     desc: str,
     row_tokens: int | None = None,
-) -> list[list[tuple[int, float]]]:
-    """For each sequence, ``(t[p+1], log p(t[p+1] | t[:p+1]))`` at each position ``p`` given.
+) -> tuple[list[list[int]], list[list[float]]]:
+    """For each sequence, the next tokens ``t[p+1]`` and their ``log p(t[p+1] | t[:p+1])`` at each position ``p`` given.
 
     ``projection`` is the causal stack and its output layer (``causal.causal_projection``).
     """
+    if not sequences:
+        return [], []
     packing = pack(sequences, row_tokens or ROW_TOKENS)
     wanted = wanted_log_probs(packing, sequences, positions)
-    values = [0.0] * wanted.offsets[-1]
+    values = np.zeros(len(wanted.node), dtype=np.float64)
     lm.model.eval()
 
-    def run(batch: list[int]) -> list[tuple[int, list[float]]]:
+    def run(batch: list[int]) -> list[tuple[np.ndarray, list[float]]]:
         return _run_rows(lm, projection, packing.rows, wanted, batch, pad_id)
 
     lengths = [len(row.tokens) for row in packing.rows]
     backoff = Backoff(padded_size(lengths))
     with _progress_bar(len(packing.rows), progress, f"{desc} (packed rows)") as bar, forward_mode(lm):
         for batch in token_budget_batches(lengths, lm.batch_tokens, equal_lengths=lm.equal_length_batches):
-            for r, row_values in run_halving_on_oom(batch, run, backoff):
-                values[wanted.offsets[r] : wanted.offsets[r + 1]] = row_values
+            for where, batch_values in run_halving_on_oom(batch, run, backoff):
+                values[where] = batch_values
             bar.update(len(batch))
-    return [
-        [(sequence[p + 1], values[k]) for p, k in zip(at, where, strict=True)]
-        for sequence, at, where in zip(sequences, positions, wanted.index, strict=True)
-    ]
+    ends = np.cumsum(wanted.counts)[:-1]
+    targets = np.split(wanted.target[wanted.index], ends)
+    return [part.tolist() for part in targets], [part.tolist() for part in np.split(values[wanted.index], ends)]
 
 
 @dataclass(frozen=True)
 class Wanted:
-    """The distinct ``(node, next token)`` log-probs each row must give, and where each sequence finds its own.
+    """The distinct ``(node, next token)`` log-probs the rows must give, and where each sequence finds its own.
 
-    Row ``r``'s values fill ``offsets[r]:offsets[r + 1]`` of one flat list, in the order of
-    ``nodes[r]`` and ``targets[r]``; ``index[i]`` holds the flat index of each wanted position of
-    sequence ``i``.
+    Row ``r``'s entries are ``offsets[r]:offsets[r + 1]`` of the flat ``node`` and ``target`` arrays;
+    ``index`` holds the flat entry of every wanted position, sequence after sequence.
     """
 
-    nodes: list[list[int]]
-    targets: list[list[int]]
-    offsets: list[int]
-    index: list[list[int]]
+    node: np.ndarray
+    target: np.ndarray
+    offsets: np.ndarray
+    index: np.ndarray
+    counts: list[int]
+
+    def row(self, r: int) -> list[tuple[int, int]]:
+        """Row ``r``'s ``(node, next token)`` entries, in flat order."""
+        at = slice(self.offsets[r], self.offsets[r + 1])
+        return list(zip(self.node[at].tolist(), self.target[at].tolist(), strict=True))
+
+    def of_sequence(self, i: int) -> list[int]:
+        """The flat entries of sequence ``i``'s wanted positions, in the order given."""
+        start = sum(self.counts[:i])
+        return self.index[start : start + self.counts[i]].tolist()
 
 
 def wanted_log_probs(packing: Packing, sequences: Sequence[Sequence[int]], positions: Sequence[Sequence[int]]) -> Wanted:
-    """What ``packing``'s rows must compute so that each sequence gets the next-token log-prob at its positions."""
-    per_row: list[dict[tuple[int, int], int]] = [{} for _ in packing.rows]
-    local: list[list[int]] = []
-    for index, (sequence, at) in enumerate(zip(sequences, positions, strict=True)):
-        row, nodes = per_row[packing.home[index]], packing.nodes[index]
-        here = []
-        for p in at:
-            if not 0 <= p < len(sequence) - 1:
-                raise ValueError(f"sequence {index}: position {p} has no next token (length {len(sequence)})")
-            here.append(row.setdefault((nodes[p], sequence[p + 1]), len(row)))
-        local.append(here)
-    offsets = [0]
-    for row in per_row:
-        offsets.append(offsets[-1] + len(row))
-    return Wanted(
-        nodes=[[node for node, _ in row] for row in per_row],
-        targets=[[target for _, target in row] for row in per_row],
-        offsets=offsets,
-        index=[[offsets[packing.home[i]] + k for k in here] for i, here in enumerate(local)],
-    )
+    """What ``packing``'s rows must compute so that each sequence gets the next-token log-prob at its positions.
+
+    Equal ``(row, node, next token)`` requests (a prefix shared by sentences that go on alike) become
+    one entry; entries are sorted by row, node and token (one vectorised pass, no Python per token).
+    """
+    counts = [len(at) for at in positions]
+    owner = np.repeat(np.arange(len(sequences)), counts)
+    position = _flat(positions)
+    lengths = np.array([len(s) for s in sequences], dtype=np.int64)
+    outside = (position < 0) | (position >= lengths[owner] - 1)
+    if outside.any():
+        k = int(np.argmax(outside))
+        i = int(owner[k])
+        raise ValueError(f"sequence {i}: position {int(position[k])} has no next token (length {len(sequences[i])})")
+    token_start = np.concatenate(([0], np.cumsum(lengths)[:-1])).astype(np.int64)
+    node = _flat(packing.nodes)[token_start[owner] + position]
+    target = _flat(sequences)[token_start[owner] + position + 1]
+    row = np.asarray(packing.home, dtype=np.int64)[owner]
+    order = np.lexsort((target, node, row))
+    row, node, target = row[order], node[order], target[order]
+    new = np.ones(len(order), dtype=bool)
+    new[1:] = (row[1:] != row[:-1]) | (node[1:] != node[:-1]) | (target[1:] != target[:-1])
+    index = np.empty(len(order), dtype=np.int64)
+    index[order] = np.cumsum(new) - 1
+    offsets = np.searchsorted(row[new], np.arange(len(packing.rows) + 1))
+    return Wanted(node=node[new], target=target[new], offsets=offsets, index=index, counts=counts)
+
+
+def _flat(lists: Sequence[Sequence[int]]) -> np.ndarray:
+    return np.fromiter(itertools.chain.from_iterable(lists), dtype=np.int64)
 
 
 def _run_rows(lm: LM, projection: Projection, rows: list[PackedRow], wanted: Wanted, batch: list[int],
-              pad_id: int) -> list[tuple[int, list[float]]]:
-    """``(row, its wanted log-probs)`` for each row of ``batch``."""
+              pad_id: int) -> list[tuple[np.ndarray, list[float]]]:
+    """``[(flat entries, their log-probs)]`` for the rows of ``batch`` (one pair; a list so halves concatenate)."""
     input_ids, position_ids, mask = _batch_tensors([rows[r] for r in batch], pad_id, lm)
     hidden = runner.run_model(projection.base, input_ids, mask, position_ids=position_ids,
                               **projection.forward_kwargs)[0]
-    counts = [len(wanted.nodes[r]) for r in batch]
-    if not sum(counts):
-        return [(r, []) for r in batch]
+    starts, stops = wanted.offsets[batch], wanted.offsets[np.asarray(batch) + 1]
+    counts = stops - starts
+    where = _ranges(starts, counts)
+    if not len(where):
+        return [(where, [])]
     width = hidden.shape[1]
-    flat_node = torch.tensor(
-        [slot * width + node for slot, r in enumerate(batch) for node in wanted.nodes[r]], device=lm.device
-    )
-    target = torch.tensor([t for r in batch for t in wanted.targets[r]], device=lm.device)
+    flat_node = torch.from_numpy(np.repeat(np.arange(len(batch)) * width, counts) + wanted.node[where]).to(lm.device)
+    target = torch.from_numpy(wanted.target[where]).to(lm.device)
     # One head row per distinct node; several children of one node share it.
     distinct, inverse = torch.unique(flat_node, return_inverse=True)
     states = hidden.reshape(-1, hidden.shape[-1])[distinct]
@@ -237,28 +272,37 @@ def _run_rows(lm: LM, projection: Projection, rows: list[PackedRow], wanted: Wan
         logprobs = projection.head(states[start : start + chunk]).float().log_softmax(dim=-1)
         here = by_head_row[bounds[k] : bounds[k + 1]]
         values[here] = logprobs[inverse[here] - start, target[here]]
-    flat = values.tolist()
-    ends = list(itertools.accumulate(counts))
-    return [(r, flat[end - count : end]) for r, count, end in zip(batch, counts, ends, strict=True)]
+    return [(where, values.tolist())]
+
+
+def _ranges(starts: np.ndarray, counts: np.ndarray) -> np.ndarray:
+    """``concat(arange(start, start + count))`` over the pairs, without a Python loop."""
+    total = int(counts.sum())
+    shift = np.repeat(starts - np.concatenate(([0], np.cumsum(counts)[:-1])), counts)
+    return np.arange(total, dtype=np.int64) + shift
 
 
 def _batch_tensors(rows: list[PackedRow], pad_id: int, lm: LM) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
-    """Input ids, position ids and the additive 4-D ancestor mask, right-padded to the longest row."""
-    width = max(len(row.tokens) for row in rows)
-    input_ids = torch.full((len(rows), width), pad_id, dtype=torch.long)
-    position_ids = torch.zeros((len(rows), width), dtype=torch.long)
-    ends = torch.zeros((len(rows), width), dtype=torch.long)
-    for b, row in enumerate(rows):
-        n = len(row.tokens)
-        input_ids[b, :n] = torch.tensor(row.tokens)
-        position_ids[b, :n] = torch.tensor(row.depth)
-        ends[b, :n] = torch.tensor(row.subtree_ends())
-    k = torch.arange(width)
+    """Input ids, position ids and the additive 4-D ancestor mask, right-padded to the longest row.
+
+    Built from flat lists (one tensor each, not one per row); the mask is compared out on ``lm``'s
+    device. Padding attends to itself only, so its softmax stays finite.
+    """
+    lengths = torch.tensor([len(row.tokens) for row in rows])
+    width = int(lengths.max())
+    inside = torch.arange(width)[None, :] < lengths[:, None]
+
+    def padded(field: str, pad: int) -> torch.Tensor:
+        values = torch.full((len(rows), width), pad, dtype=torch.long)
+        values[inside] = torch.tensor(list(itertools.chain.from_iterable(getattr(row, field) for row in rows)))
+        return values.to(lm.device)
+
+    input_ids, position_ids, ends = padded("tokens", pad_id), padded("depth", 0), padded("ends", 0)
+    k = torch.arange(width, device=lm.device)
     allowed = (k[None, None, :] <= k[None, :, None]) & (k[None, :, None] < ends[:, None, :])
-    # Padding attends to itself only, so its softmax stays finite.
-    allowed |= torch.eye(width, dtype=torch.bool)[None]
-    mask = torch.zeros(allowed.shape, dtype=lm.dtype).masked_fill(~allowed, torch.finfo(lm.dtype).min)
-    return input_ids.to(lm.device), position_ids.to(lm.device), mask[:, None].to(lm.device)
+    allowed |= torch.eye(width, dtype=torch.bool, device=lm.device)[None]
+    mask = torch.zeros(allowed.shape, dtype=lm.dtype, device=lm.device).masked_fill_(~allowed, torch.finfo(lm.dtype).min)
+    return input_ids, position_ids, mask[:, None]
 
 
 def _common_prefix(a: Sequence[int], b: Sequence[int]) -> int:

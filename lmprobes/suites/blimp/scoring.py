@@ -18,6 +18,7 @@ from lmprobes.engine import (
 )
 from lmprobes.engine.causal import SequenceScore
 from lmprobes.engine.lm import LM
+from lmprobes.engine.runner import gc_paused
 from lmprobes.suites.blimp.methods import DEFAULT_METHODS, METHODS, Method, ScoringError, check_tie_rule, decide
 
 SCORE_SCHEMA = pa.schema(
@@ -54,6 +55,7 @@ def method_for(lm: LM, method: str | None = None) -> Method:
     return chosen
 
 
+@gc_paused()
 def score_pairs(
     lm: LM, pairs: pd.DataFrame, method: str | None = None, *, tie: str | None = None, progress: bool = True,
     cache: dict | None = None,
@@ -76,14 +78,7 @@ def score_pairs(
         good, bad, reasons = _score_both(lm, pairs, chosen, progress)
         cache[scoring] = good, bad, _with_unknown_tokens(lm, good, bad, reasons)
     good, bad, reasons = cache[scoring]
-    rows = [
-        _row(lm, name, tie_rule, pair, g, b, reason, chosen.reduction)
-        for pair, g, b, reason in zip(pairs.itertuples(index=False), good, bad, reasons, strict=True)
-    ]
-    out = pd.DataFrame.from_records(rows, columns=SCORE_SCHEMA.names)
-    for column in ("tie", "correct"):
-        out[column] = out[column].astype("boolean")
-    return out
+    return _score_frame(lm.name, name, tie_rule, pairs, good, bad, reasons, chosen.reduction)
 
 
 def _with_unknown_tokens(lm: LM, good: list[SequenceScore], bad: list[SequenceScore], reasons: list[str]) -> list[str]:
@@ -145,28 +140,33 @@ def _unique_continuation_scores(lm: LM, requests: list[tuple], progress: bool) -
     return dict(zip(unique, scores, strict=True))
 
 
-def _row(lm: LM, method: str, tie: str, pair, good: SequenceScore, bad: SequenceScore, reason: str,
-         reduction: str = "sum") -> dict:
-    kept = not reason
-    score_good = _reduced(good, reduction) if kept else math.nan
-    score_bad = _reduced(bad, reduction) if kept else math.nan
-    return {
-        "row_id": pair.row_id,
-        "paradigm": pair.paradigm,
-        "category": pair.category,
-        "model": lm.name,
-        "method": method,
+def _score_frame(model: str, method: str, tie: str, pairs: pd.DataFrame, good: list[SequenceScore],
+                 bad: list[SequenceScore], reasons: list[str], reduction: str = "sum") -> pd.DataFrame:
+    """The ``SCORE_SCHEMA`` frame, built column by column (a dict per pair cost 44 us a pair)."""
+    kept = [not reason for reason in reasons]
+    score_good = [_reduced(g, reduction) if k else math.nan for g, k in zip(good, kept, strict=True)]
+    score_bad = [_reduced(b, reduction) if k else math.nan for b, k in zip(bad, kept, strict=True)]
+    n = len(pairs)
+    out = pd.DataFrame({
+        "row_id": pairs["row_id"].tolist(),
+        "paradigm": pairs["paradigm"].tolist(),
+        "category": pairs["category"].tolist(),
+        "model": [model] * n,
+        "method": [method] * n,
         "kept": kept,
-        "skip_reason": reason,
+        "skip_reason": list(reasons),
         "score_good": score_good,
         "score_bad": score_bad,
-        "token_ids_good": list(good.token_ids),
-        "token_ids_bad": list(bad.token_ids),
-        "token_logprobs_good": list(good.token_logprobs),
-        "token_logprobs_bad": list(bad.token_logprobs),
-        "tie": score_good == score_bad if kept else None,
-        "correct": decide(score_good, score_bad, tie) if kept else None,
-    }
+        "token_ids_good": [list(g.token_ids) for g in good],
+        "token_ids_bad": [list(b.token_ids) for b in bad],
+        "token_logprobs_good": [list(g.token_logprobs) for g in good],
+        "token_logprobs_bad": [list(b.token_logprobs) for b in bad],
+        "tie": [g == b if k else None for g, b, k in zip(score_good, score_bad, kept, strict=True)],
+        "correct": [decide(g, b, tie) if k else None for g, b, k in zip(score_good, score_bad, kept, strict=True)],
+    }, columns=SCORE_SCHEMA.names)
+    for column in ("tie", "correct"):
+        out[column] = out[column].astype("boolean")
+    return out
 
 
 def _reduced(score: SequenceScore, reduction: str) -> float:
