@@ -135,3 +135,31 @@ def test_a_configured_head_dtype_reaches_the_loaded_model_and_its_provenance(tin
     plain = load_lm("tiny-bert", {"family": "masked", "dtype": "bfloat16"}, tiny_dir("bert"), "cpu")
     # a bfloat16 head left as it is: its logits round to bfloat16
     assert type(plain.model.get_output_embeddings()) is torch.nn.Linear and plain.describe()["head_dtype"] == "auto"
+
+
+def test_a_cuda_head_is_padded_to_aligned_rows_sharing_its_parameters():
+    """On CUDA a bfloat16 head whose vocabulary is no multiple of 64 multiplies against a zero-padded
+    copy (cuBLAS's aligned kernels) and cuts the padding off; the numbers are the plain layer's.
+    Run here on CPU tensors, which take the same code path once the head is swapped."""
+    from lmprobes.engine.head import VOCAB_ALIGNMENT, AlignedLogits, align_head_on_cuda
+
+    cuda = torch.device("cuda")
+    assert not align_head_on_cuda(_gpt2(torch.float32), cuda)  # float32: no swap
+    assert not align_head_on_cuda(_gpt2(torch.bfloat16), torch.device("cpu"))
+    assert not align_head_on_cuda(_gpt2(torch.bfloat16, vocab=320), cuda)  # already a multiple of 64
+    for model in (_gpt2(torch.bfloat16), _bert(torch.bfloat16)):
+        plain = model.get_output_embeddings()
+        assert align_head_on_cuda(model, cuda)
+        head = model.get_output_embeddings()
+        assert type(head) is AlignedLogits and head.weight is plain.weight and head.bias is plain.bias
+        if model.config.model_type == "gpt2":
+            assert head.weight is model.get_input_embeddings().weight  # still tied
+        assert not align_head_on_cuda(model, cuda)  # swapped once
+        x = torch.randn(5, 64).to(torch.bfloat16)
+        with torch.inference_mode():
+            out = head(x)
+            assert out.shape == (5, 300) and head._padded()[0].shape == (-(-300 // VOCAB_ALIGNMENT) * VOCAB_ALIGNMENT, 64)
+            assert torch.equal(out, F.linear(x, plain.weight, plain.bias))
+            with torch.no_grad():
+                head.weight.mul_(2)  # fine-tuning or a reload changes the weight: the copy follows
+            assert torch.equal(head(x), F.linear(x, plain.weight, plain.bias))

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import math
 
+import numpy as np
 import pytest
 import torch
 
@@ -155,3 +156,23 @@ def test_scores_do_not_depend_on_how_the_logits_are_chunked(tiny_bert, monkeypat
     for a, b in zip(whole, chunked, strict=True):
         assert a.token_ids == b.token_ids
         assert a.token_logprobs == pytest.approx(b.token_logprobs, abs=1e-6)
+
+
+@pytest.mark.parametrize("collide", [False, True])
+def test_equal_masked_copies_are_grouped_as_a_plain_dictionary_groups_them(collide, monkeypatch) -> None:
+    """Groups in first-occurrence order, members ascending, exactly the copies with equal ids: texts that
+    share all but one token, repeat, or hold the mask id itself; with every hash forced equal too."""
+    from lmprobes.engine import pll
+
+    if collide:
+        monkeypatch.setattr(pll, "_mix", lambda ids, positions: np.zeros(len(ids), dtype=np.uint64))
+    generator = torch.Generator().manual_seed(0)
+    texts = [torch.randint(0, 4, (int(n),), generator=generator).tolist() for n in torch.randint(1, 7, (60,), generator=generator)]
+    texts += [texts[3], [9, 9, 9], [9, 1, 9]]  # 9 is the mask id
+    spans = [pll.masked_spans([0] * len(t), "original") for t in texts]
+    copies = pll.MaskedCopies(texts, spans, mask_id=9)
+    expected: dict[tuple, list[int]] = {}
+    for index in range(len(copies)):
+        expected.setdefault(tuple(copies[index]), []).append(index)
+    assert pll.DistinctCopies(copies).aliases == list(expected.values())
+    assert len(expected) < len(copies)

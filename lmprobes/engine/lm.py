@@ -8,7 +8,7 @@ from typing import Literal
 import torch
 
 from lmprobes.engine.fusion import fuse_activations, fuse_linear_gelu
-from lmprobes.engine.head import HEAD_DTYPES, use_float32_head
+from lmprobes.engine.head import HEAD_DTYPES, align_head_on_cuda, use_float32_head
 from lmprobes.engine.precision import RESIDUAL_DTYPES, keep_residual_float32
 
 Family = Literal["masked", "causal"]
@@ -73,6 +73,7 @@ class LM:
                 except ValueError as error:
                     raise ValueError(f"{self.name}: {error}") from None
             use_float32_head(self.model, self.head_dtype)
+            align_head_on_cuda(self.model, torch.device(self.device))
 
     @property
     def equal_length_batches(self) -> bool:

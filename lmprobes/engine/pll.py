@@ -13,9 +13,11 @@ sentences of a minimal pair that differ only in the masked token) run once and s
 
 from __future__ import annotations
 
+import itertools
 import math
 from collections.abc import Sequence
 
+import numpy as np
 import torch
 
 from lmprobes.engine.batching import TokenTable
@@ -116,26 +118,22 @@ class DistinctCopies(TokenTable):
 
     def __init__(self, copies: MaskedCopies) -> None:
         self.copies = copies
-        self.aliases: list[list[int]] = []
-        first_with_hash: dict[int, list[int]] = {}  # hashes, not tuples: a tuple per copy would hold them all
-        for index in range(len(copies)):
-            ids = copies[index]
-            candidates = first_with_hash.setdefault(hash(tuple(ids)), [])
-            same = next((k for k in candidates if copies[self.aliases[k][0]] == ids), None)
-            if same is None:
-                candidates.append(len(self.aliases))
-                self.aliases.append([index])
-            else:
-                self.aliases[same].append(index)
-        representatives = [aliases[0] for aliases in self.aliases]
-        self.positions = _Positions([copies.spans[copy] for copy in representatives])
-        self._owner = torch.tensor([copies.owner[copy] for copy in representatives], dtype=torch.long)
-        self._spans = torch.tensor([copies.spans[copy] for copy in representatives], dtype=torch.long).reshape(-1, 2)
-        text_lengths = [len(ids) for ids in copies.sequences]
-        self._lengths = [text_lengths[copies.owner[copy]] for copy in representatives]
-        self._text_lengths = torch.tensor(text_lengths, dtype=torch.long)
-        self._offsets = torch.tensor([0, *text_lengths], dtype=torch.long).cumsum(0)[:-1]
-        self._flat = torch.tensor([token for ids in copies.sequences for token in ids] or [0], dtype=torch.long)
+        owner = np.asarray(copies.owner, dtype=np.int64)
+        spans = np.asarray(copies.spans, dtype=np.int64).reshape(-1, 2)
+        text_lengths = np.array([len(ids) for ids in copies.sequences], dtype=np.int64)
+        group = _equal_copy_groups(copies, owner, spans, text_lengths)
+        self.aliases = [[] for _ in range(int(group.max(initial=-1)) + 1)]
+        for index, k in enumerate(group.tolist()):
+            self.aliases[k].append(index)
+        representatives = np.unique(group, return_index=True)[1]  # each group's first copy
+        self.positions = _Positions(spans[representatives].tolist())
+        self._owner = torch.from_numpy(owner[representatives])
+        self._spans = torch.from_numpy(spans[representatives])
+        self._lengths = text_lengths[owner[representatives]].tolist()
+        self._text_lengths = torch.from_numpy(text_lengths)
+        self._offsets = torch.from_numpy(np.concatenate(([0], np.cumsum(text_lengths)[:-1])).astype(np.int64))
+        flat = np.fromiter(itertools.chain.from_iterable(copies.sequences), dtype=np.int64)
+        self._flat = torch.from_numpy(flat if len(flat) else np.zeros(1, dtype=np.int64))
 
     def __len__(self) -> int:
         return len(self.aliases)
@@ -163,6 +161,69 @@ class DistinctCopies(TokenTable):
             for copy, value in zip(aliases, row_values, strict=True):
                 values[copy] = value
         return values
+
+
+def _equal_copy_groups(copies: MaskedCopies, owner: np.ndarray, span: np.ndarray, lengths: np.ndarray) -> np.ndarray:
+    """For each copy, the number of the group of copies equal to it, groups numbered in order of first occurrence
+    (``owner``, ``span``: each copy's text and masked span; ``lengths``: each text's).
+
+    Each copy's ids are hashed without being built: a sum of per-token terms ``mix(id, position)``
+    over its text, less the terms of its masked span, plus the mask id's there (uint64, wrapping).
+    Copies sharing a length and a hash are compared as lists, so a collision never merges two copies.
+    """
+    n = len(copies)
+    if n == 0:
+        return np.zeros(0, dtype=np.int64)
+    starts = np.concatenate(([0], np.cumsum(lengths)))
+    flat = np.fromiter(itertools.chain.from_iterable(copies.sequences), dtype=np.int64)
+    position = np.arange(len(flat), dtype=np.int64) - np.repeat(starts[:-1], lengths)
+    prefix = _prefix_sums(_mix(flat, position))
+    mask_prefix = _prefix_sums(_mix(np.full(lengths.max(), copies.mask_id), np.arange(lengths.max())))
+    base = starts[owner]
+    with np.errstate(over="ignore"):
+        digest = (prefix[base + lengths[owner]] - prefix[base] - (prefix[base + span[:, 1]] - prefix[base + span[:, 0]])
+                  + mask_prefix[span[:, 1]] - mask_prefix[span[:, 0]])
+    size = lengths[owner]
+    order = np.lexsort((np.arange(n), digest, size))
+    same_as_previous = np.zeros(n, dtype=bool)
+    same_as_previous[1:] = (digest[order][1:] == digest[order][:-1]) & (size[order][1:] == size[order][:-1])
+    candidate = np.cumsum(~same_as_previous) - 1  # per sorted copy; members in index order
+    group_first = np.empty(n, dtype=np.int64)  # per copy: the first copy of its group
+    group_first[order] = order[np.flatnonzero(~same_as_previous)][candidate]
+    bounds = np.append(np.flatnonzero(~same_as_previous), n)
+    for c in np.flatnonzero(np.diff(bounds) > 1).tolist():
+        _split_collisions(copies, order[bounds[c] : bounds[c + 1]].tolist(), group_first)
+    _, group = np.unique(group_first, return_inverse=True)  # firsts ascending: first-occurrence order
+    return group.reshape(-1)
+
+
+def _prefix_sums(terms: np.ndarray) -> np.ndarray:
+    """``[0, t0, t0 + t1, ...]`` in uint64, wrapping (a plain ``[0]`` would promote to float64)."""
+    return np.concatenate((np.zeros(1, dtype=np.uint64), np.cumsum(terms, dtype=np.uint64)))
+
+
+def _split_collisions(copies: MaskedCopies, members: list[int], group_first: np.ndarray) -> None:
+    """Point each of ``members`` (equal hashes, index order) at the first member whose ids equal its own."""
+    seen: list[tuple[list[int], int]] = []
+    for index in members:
+        ids = copies[index]
+        first = next((k for k_ids, k in seen if k_ids == ids), None)
+        if first is None:
+            seen.append((ids, index))
+            first = index
+        group_first[index] = first
+
+
+def _mix(ids: np.ndarray, positions: np.ndarray) -> np.ndarray:
+    """A 64-bit mixing of (token id, position) pairs (splitmix64's finaliser), wrapping."""
+    with np.errstate(over="ignore"):
+        x = ids.astype(np.uint64) * np.uint64(0x9E3779B97F4A7C15) + (positions.astype(np.uint64) + np.uint64(1)) * np.uint64(
+            0xC2B2AE3D27D4EB4F)
+        x ^= x >> np.uint64(30)
+        x *= np.uint64(0xBF58476D1CE4E5B9)
+        x ^= x >> np.uint64(27)
+        x *= np.uint64(0x94D049BB133111EB)
+        return x ^ (x >> np.uint64(31))
 
 
 def _padded(rows: list[list[int]], device: torch.device) -> torch.Tensor:
