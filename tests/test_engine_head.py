@@ -163,3 +163,5 @@ def test_a_cuda_head_is_padded_to_aligned_rows_sharing_its_parameters():
             with torch.no_grad():
                 head.weight.mul_(2)  # fine-tuning or a reload changes the weight: the copy follows
             assert torch.equal(head(x), F.linear(x, plain.weight, plain.bias))
+        assert use_float32_head(model, "float32")  # an LM built again with float32 logits still gets them
+        assert type(model.get_output_embeddings()) is Float32Logits and model.get_output_embeddings().weight is plain.weight

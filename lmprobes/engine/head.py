@@ -34,7 +34,8 @@ def use_float32_head(model: torch.nn.Module, head_dtype: str = "auto") -> bool:
     if head_dtype not in HEAD_DTYPES:
         raise ValueError(f"head_dtype must be one of {HEAD_DTYPES}, not {head_dtype!r}")
     head = model.get_output_embeddings()
-    if type(head) is not torch.nn.Linear or (head.weight.dtype != torch.float32 and head_dtype == "auto"):
+    # An AlignedLogits head (an LM built before on CUDA around this model) is a plain layer too.
+    if type(head) not in (torch.nn.Linear, AlignedLogits) or (head.weight.dtype != torch.float32 and head_dtype == "auto"):
         return False
     model.set_output_embeddings(Float32Logits.sharing(head))
     return True
