@@ -5,6 +5,7 @@ from __future__ import annotations
 import dataclasses
 import types
 
+import numpy as np
 import pytest
 import torch
 from model_zoo import random_model
@@ -55,10 +56,22 @@ def test_rows_respect_their_size_and_a_long_sequence_gets_its_own_row():
         assert [row.tokens[k] for k in packing.nodes[index]] == sequence
 
 
+def subtree_ends(row: PackedRow) -> list[int]:
+    """The plain reference: one past the last node of each node's subtree, by a stack walk over the depths."""
+    ends = [len(row.tokens)] * len(row.tokens)
+    open_nodes: list[int] = []
+    for k, d in enumerate(row.depth):
+        while open_nodes and row.depth[open_nodes[-1]] >= d:
+            ends[open_nodes.pop()] = k
+        open_nodes.append(k)
+    return ends
+
+
 def test_subtree_ends_follow_depth_first_order():
     # root a(0) with children b(1) -> c(2), and d(3); then a second root e(4)
-    row = PackedRow(tokens=[10, 11, 12, 13, 14], depth=[0, 1, 2, 1, 0])
-    assert row.subtree_ends() == [4, 3, 3, 4, 5]
+    row = pack([[10, 11, 12], [10, 13], [14]], row_tokens=100).rows[0]
+    assert (row.tokens, row.depth) == ([10, 11, 12, 13, 14], [0, 1, 2, 1, 0])
+    assert row.ends == subtree_ends(row) == [4, 3, 3, 4, 5]
 
 
 def test_the_batch_mask_lets_each_node_see_exactly_its_ancestors():
@@ -69,12 +82,12 @@ def test_the_batch_mask_lets_each_node_see_exactly_its_ancestors():
     sequences = [torch.randint(0, 3, (int(n),), generator=generator).tolist()
                  for n in torch.randint(1, 9, (120,), generator=generator)]
     rows = pack(sequences, row_tokens=23).rows
-    assert len(rows) > 5 and all(row.ends == row.subtree_ends() for row in rows)
+    assert len(rows) > 5 and all(row.ends == subtree_ends(row) for row in rows)
     on_cpu = types.SimpleNamespace(device=torch.device("cpu"), dtype=torch.float32)  # all it reads of an LM
     input_ids, position_ids, mask = packing._batch_tensors(rows, -5, on_cpu)
     width = max(len(row.tokens) for row in rows)
     for b, row in enumerate(rows):
-        n, ends = len(row.tokens), row.subtree_ends()
+        n, ends = len(row.tokens), subtree_ends(row)
         expected = torch.eye(width, dtype=torch.bool)
         for key in range(n):
             expected[key : ends[key], key] = True
@@ -173,14 +186,16 @@ def test_wanted_log_probs_are_asked_once_per_node_and_next_token():
     packing = pack(sequences, row_tokens=100)
     wanted = wanted_log_probs(packing, sequences, positions)
     row = packing.rows[0]
-    asked = wanted.row(0)
+    asked = list(zip(wanted.node[wanted.offsets[0] : wanted.offsets[1]].tolist(),
+                     wanted.target[wanted.offsets[0] : wanted.offsets[1]].tolist(), strict=True))
     assert len(asked) == len(set(asked)) == 4  # (1->2), (1,2->3), (1,2->4), (5->6)
-    for i, (sequence, at) in enumerate(zip(sequences, positions, strict=True)):
-        for p, k in zip(at, wanted.of_sequence(i), strict=True):
+    per_sequence = np.split(wanted.index, np.cumsum(wanted.counts)[:-1])
+    for sequence, at, where in zip(sequences, positions, per_sequence, strict=True):
+        for p, k in zip(at, where.tolist(), strict=True):
             node, target = asked[k]
             assert target == sequence[p + 1]
             assert row.depth[node] == p and row.tokens[node] == sequence[p]
-    assert wanted.of_sequence(0) == wanted.of_sequence(1)
+    assert per_sequence[0].tolist() == per_sequence[1].tolist()
     with pytest.raises(ValueError, match="sequence 3: position 1 has no next token"):
         wanted_log_probs(packing, sequences, [[0], [0], [0], [1]])
 

@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import itertools
 from abc import ABC, abstractmethod
 from collections.abc import Sequence
 
+import numpy as np
 import torch
 
 
@@ -32,6 +34,11 @@ def token_budget_batches(lengths: Sequence[int], max_tokens: int, *, equal_lengt
 
 def _fits(batch_size: int, padded_len: int, max_tokens: int) -> bool:
     return batch_size * max(padded_len, 1) <= max_tokens
+
+
+def flatten(lists: Sequence[Sequence[int]]) -> np.ndarray:
+    """The integers of all ``lists``, one after another, as one int64 array."""
+    return np.fromiter(itertools.chain.from_iterable(lists), dtype=np.int64)
 
 
 def pad_right(sequences: Sequence[Sequence[int]], pad_id: int, device: torch.device) -> tuple[torch.Tensor, torch.Tensor]:

@@ -16,6 +16,9 @@ float32 matmul on AMD EPYC (172 against 91-107 GFLOP/s, 2 threads; GPT-2's 50,25
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from typing import Any
+
 import torch
 import torch.nn.functional as F
 
@@ -63,15 +66,20 @@ class CastLogits(torch.nn.Linear):
 
     def _cast(self, name: str, tensor: torch.Tensor) -> torch.Tensor:
         """``tensor`` in ``compute_dtype``, cast again after any in-place change (fine-tuning)."""
-        key = (tensor.data_ptr(), tensor._version, tensor.device)
-        cached = self._copies.get(name)
-        if cached is None or cached[0] != key:
-            cached = (key, tensor.detach().to(self.compute_dtype))
-            self._copies[name] = cached
-        return cached[1]
+        return derived_copy(self._copies, name, (tensor,), lambda: tensor.detach().to(self.compute_dtype))
 
     def extra_repr(self) -> str:
         return f"{super().extra_repr()}, output={str(self.compute_dtype).removeprefix('torch.')}"
+
+
+def derived_copy(cache: dict, name: str, sources: tuple[torch.Tensor | None, ...], make: Callable[[], Any]) -> Any:
+    """``make()``, kept in ``cache[name]`` until one of ``sources`` is replaced or changed in place."""
+    key = tuple((t.data_ptr(), t._version, t.device) for t in sources if t is not None)
+    cached = cache.get(name)
+    if cached is None or cached[0] != key:
+        cached = (key, make())
+        cache[name] = cached
+    return cached[1]
 
 
 class Float32Logits(CastLogits):
@@ -115,15 +123,13 @@ class AlignedLogits(torch.nn.Linear):
         return F.linear(x, weight, bias)[..., : self.out_features]
 
     def _padded(self) -> tuple[torch.Tensor, torch.Tensor | None]:
-        key = tuple((t.data_ptr(), t._version, t.device) for t in (self.weight, self.bias) if t is not None)
-        cached = self._copies.get("padded")
-        if cached is None or cached[0] != key:
+        def pad() -> tuple[torch.Tensor, torch.Tensor | None]:
             rows = -self.out_features % VOCAB_ALIGNMENT
             weight = torch.cat([self.weight.detach(), self.weight.new_zeros(rows, self.in_features)])
             bias = None if self.bias is None else torch.cat([self.bias.detach(), self.bias.new_zeros(rows)])
-            cached = (key, (weight, bias))
-            self._copies["padded"] = cached
-        return cached[1]
+            return weight, bias
+
+        return derived_copy(self._copies, "padded", (self.weight, self.bias), pad)
 
     def extra_repr(self) -> str:
         return f"{super().extra_repr()}, padded_to_multiple_of={VOCAB_ALIGNMENT}"

@@ -27,7 +27,7 @@ import numpy as np
 import torch
 
 from lmprobes.engine import runner
-from lmprobes.engine.batching import token_budget_batches
+from lmprobes.engine.batching import flatten, token_budget_batches
 from lmprobes.engine.lm import LM
 from lmprobes.engine.runner import (
     Backoff,
@@ -54,17 +54,7 @@ class PackedRow:
 
     tokens: list[int] = field(default_factory=list)
     depth: list[int] = field(default_factory=list)
-    ends: list[int] = field(default_factory=list)  # subtree ends as ``pack`` found them
-
-    def subtree_ends(self) -> list[int]:
-        """``end[j]``: one past the last node of ``j``'s subtree."""
-        ends = [len(self.tokens)] * len(self.tokens)
-        open_nodes: list[int] = []
-        for k, d in enumerate(self.depth):
-            while open_nodes and self.depth[open_nodes[-1]] >= d:
-                ends[open_nodes.pop()] = k
-            open_nodes.append(k)
-        return ends
+    ends: list[int] = field(default_factory=list)  # one past the last node of each node's subtree
 
 
 @dataclass(frozen=True)
@@ -203,16 +193,6 @@ class Wanted:
     index: np.ndarray
     counts: list[int]
 
-    def row(self, r: int) -> list[tuple[int, int]]:
-        """Row ``r``'s ``(node, next token)`` entries, in flat order."""
-        at = slice(self.offsets[r], self.offsets[r + 1])
-        return list(zip(self.node[at].tolist(), self.target[at].tolist(), strict=True))
-
-    def of_sequence(self, i: int) -> list[int]:
-        """The flat entries of sequence ``i``'s wanted positions, in the order given."""
-        start = sum(self.counts[:i])
-        return self.index[start : start + self.counts[i]].tolist()
-
 
 def wanted_log_probs(packing: Packing, sequences: Sequence[Sequence[int]], positions: Sequence[Sequence[int]]) -> Wanted:
     """What ``packing``'s rows must compute so that each sequence gets the next-token log-prob at its positions.
@@ -222,7 +202,7 @@ def wanted_log_probs(packing: Packing, sequences: Sequence[Sequence[int]], posit
     """
     counts = [len(at) for at in positions]
     owner = np.repeat(np.arange(len(sequences)), counts)
-    position = _flat(positions)
+    position = flatten(positions)
     lengths = np.array([len(s) for s in sequences], dtype=np.int64)
     outside = (position < 0) | (position >= lengths[owner] - 1)
     if outside.any():
@@ -230,8 +210,8 @@ def wanted_log_probs(packing: Packing, sequences: Sequence[Sequence[int]], posit
         i = int(owner[k])
         raise ValueError(f"sequence {i}: position {int(position[k])} has no next token (length {len(sequences[i])})")
     token_start = np.concatenate(([0], np.cumsum(lengths)[:-1])).astype(np.int64)
-    node = _flat(packing.nodes)[token_start[owner] + position]
-    target = _flat(sequences)[token_start[owner] + position + 1]
+    node = flatten(packing.nodes)[token_start[owner] + position]
+    target = flatten(sequences)[token_start[owner] + position + 1]
     row = np.asarray(packing.home, dtype=np.int64)[owner]
     order = np.lexsort((target, node, row))
     row, node, target = row[order], node[order], target[order]
@@ -241,10 +221,6 @@ def wanted_log_probs(packing: Packing, sequences: Sequence[Sequence[int]], posit
     index[order] = np.cumsum(new) - 1
     offsets = np.searchsorted(row[new], np.arange(len(packing.rows) + 1))
     return Wanted(node=node[new], target=target[new], offsets=offsets, index=index, counts=counts)
-
-
-def _flat(lists: Sequence[Sequence[int]]) -> np.ndarray:
-    return np.fromiter(itertools.chain.from_iterable(lists), dtype=np.int64)
 
 
 def _run_rows(lm: LM, projection: Projection, rows: list[PackedRow], wanted: Wanted, batch: list[int],

@@ -13,14 +13,13 @@ sentences of a minimal pair that differ only in the masked token) run once and s
 
 from __future__ import annotations
 
-import itertools
 import math
 from collections.abc import Sequence
 
 import numpy as np
 import torch
 
-from lmprobes.engine.batching import TokenTable
+from lmprobes.engine.batching import TokenTable, flatten
 from lmprobes.engine.causal import SequenceScore
 from lmprobes.engine.lm import LM
 from lmprobes.engine.masked import masked_projection
@@ -121,7 +120,9 @@ class DistinctCopies(TokenTable):
         owner = np.asarray(copies.owner, dtype=np.int64)
         spans = np.asarray(copies.spans, dtype=np.int64).reshape(-1, 2)
         text_lengths = np.array([len(ids) for ids in copies.sequences], dtype=np.int64)
-        group = _equal_copy_groups(copies, owner, spans, text_lengths)
+        offsets = np.concatenate(([0], np.cumsum(text_lengths))).astype(np.int64)
+        flat = flatten(copies.sequences)
+        group = _equal_copy_groups(copies, flat, offsets, owner, spans)
         self.aliases = [[] for _ in range(int(group.max(initial=-1)) + 1)]
         for index, k in enumerate(group.tolist()):
             self.aliases[k].append(index)
@@ -131,8 +132,7 @@ class DistinctCopies(TokenTable):
         self._spans = torch.from_numpy(spans[representatives])
         self._lengths = text_lengths[owner[representatives]].tolist()
         self._text_lengths = torch.from_numpy(text_lengths)
-        self._offsets = torch.from_numpy(np.concatenate(([0], np.cumsum(text_lengths)[:-1])).astype(np.int64))
-        flat = np.fromiter(itertools.chain.from_iterable(copies.sequences), dtype=np.int64)
+        self._offsets = torch.from_numpy(offsets[:-1])
         self._flat = torch.from_numpy(flat if len(flat) else np.zeros(1, dtype=np.int64))
 
     def __len__(self) -> int:
@@ -163,9 +163,11 @@ class DistinctCopies(TokenTable):
         return values
 
 
-def _equal_copy_groups(copies: MaskedCopies, owner: np.ndarray, span: np.ndarray, lengths: np.ndarray) -> np.ndarray:
+def _equal_copy_groups(copies: MaskedCopies, flat: np.ndarray, offsets: np.ndarray, owner: np.ndarray,
+                       span: np.ndarray) -> np.ndarray:
     """For each copy, the number of the group of copies equal to it, groups numbered in order of first occurrence
-    (``owner``, ``span``: each copy's text and masked span; ``lengths``: each text's).
+    (``flat``: all texts' ids, text ``t`` at ``offsets[t]:offsets[t + 1]``; ``owner``, ``span``: each copy's
+    text and masked span).
 
     Each copy's ids are hashed without being built: a sum of per-token terms ``mix(id, position)``
     over its text, less the terms of its masked span, plus the mask id's there (uint64, wrapping).
@@ -174,12 +176,11 @@ def _equal_copy_groups(copies: MaskedCopies, owner: np.ndarray, span: np.ndarray
     n = len(copies)
     if n == 0:
         return np.zeros(0, dtype=np.int64)
-    starts = np.concatenate(([0], np.cumsum(lengths)))
-    flat = np.fromiter(itertools.chain.from_iterable(copies.sequences), dtype=np.int64)
-    position = np.arange(len(flat), dtype=np.int64) - np.repeat(starts[:-1], lengths)
+    lengths = np.diff(offsets)
+    position = np.arange(len(flat), dtype=np.int64) - np.repeat(offsets[:-1], lengths)
     prefix = _prefix_sums(_mix(flat, position))
     mask_prefix = _prefix_sums(_mix(np.full(lengths.max(), copies.mask_id), np.arange(lengths.max())))
-    base = starts[owner]
+    base = offsets[owner]
     with np.errstate(over="ignore"):
         digest = (prefix[base + lengths[owner]] - prefix[base] - (prefix[base + span[:, 1]] - prefix[base + span[:, 0]])
                   + mask_prefix[span[:, 1]] - mask_prefix[span[:, 0]])
