@@ -1,4 +1,4 @@
-from lmprobes.suites.olmpics.learning import make_learning_tables
+from lmprobes.suites.olmpics.learning_report import make_learning_tables
 from lmprobes.workflow import logged
 
 with logged(snakemake.log):

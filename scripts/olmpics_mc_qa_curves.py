@@ -1,4 +1,4 @@
-from lmprobes.suites.olmpics.learning import merge_seed_curves
+from lmprobes.suites.olmpics.seed_curves import merge_seed_curves
 from lmprobes.workflow import logged
 
 with logged(snakemake.log):

@@ -139,7 +139,9 @@ def test_the_error_is_well_below_plain_bfloat16s(family_and_tokenizer):
     # of width 64 the linear layers' own rounding dominates and the two errors are alike).
     family, tokenizer = family_and_tokenizer
     size = {"layers": 12, "width": 128}
-    texts = read_corpus(CORPUS)[:40]
+    texts = read_corpus(CORPUS)
+    # PLL runs a forward per token: the masked model sees 40 sentences of 6-9 words (a fifth of the time).
+    texts = texts[:40] if family == "causal" else [t for t in texts if 6 <= len(t.split()) <= 9][:40]
     float32 = _totals(_lm(family, tokenizer, **size), family, texts)
     rounded = np.abs(_totals(_lm(family, tokenizer, torch.bfloat16, **size), family, texts) - float32)
     kept = np.abs(_totals(_lm(family, tokenizer, torch.bfloat16, "float32", **size), family, texts) - float32)

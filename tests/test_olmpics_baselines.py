@@ -25,8 +25,8 @@ from lmprobes.suites.olmpics.baselines import (
 )
 from lmprobes.suites.olmpics.glove import read_glove
 from lmprobes.suites.olmpics.mcqa import seeded
-from lmprobes.suites.olmpics.schema import SCHEMA, make_item
-from lmprobes.suites.olmpics.training import CURVE_SCHEMA, accuracy, fit, with_overrides
+from lmprobes.suites.olmpics.schema import CURVE_SCHEMA, SCHEMA, make_item
+from lmprobes.suites.olmpics.training import accuracy, fit, with_overrides
 from olmpics_rows import related_word_rows
 
 FIXTURE = Path(__file__).parent / "data" / "glove" / "glove.6B.50d.txt"

@@ -20,8 +20,8 @@ from lmprobes.suites.olmpics.mcqa import (
     split_examples,
     trims_padding,
 )
-from lmprobes.suites.olmpics.schema import SCHEMA, make_item
-from lmprobes.suites.olmpics.training import CURVE_SCHEMA, TRANSFORMER, with_overrides
+from lmprobes.suites.olmpics.schema import CURVE_SCHEMA, SCHEMA, make_item
+from lmprobes.suites.olmpics.training import TRANSFORMER, with_overrides
 from olmpics_rows import related_word_rows
 
 WORDS = ["dog", "cat", "boat", "water", "church", "man", "farmer", "doctor", "corn", "crop", "bird", "tree"]
@@ -304,7 +304,8 @@ def test_seed_files_merge_into_the_curve_one_job_would_make_and_disagreeing_ones
     from lmprobes.io import read_metadata, read_parquet, write_parquet
     from lmprobes.suites.olmpics import split_seeds
     from lmprobes.suites.olmpics.curves import CurveError
-    from lmprobes.suites.olmpics.learning import mc_qa_seed_file, merge_seed_curves, split_seed_curves
+    from lmprobes.suites.olmpics.learning import mc_qa_seed_file
+    from lmprobes.suites.olmpics.seed_curves import merge_seed_curves, split_seed_curves
 
     rows = qa_rows(10, 6)
     release, controls = tmp_path / "release.parquet", tmp_path / "controls.parquet"

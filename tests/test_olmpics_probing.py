@@ -22,7 +22,8 @@ from lmprobes.suites.olmpics.probing import (
     mc_mlm_curves,
     task_data,
 )
-from lmprobes.suites.olmpics.training import CURVE_SCHEMA, TRANSFORMER, accuracy, with_overrides
+from lmprobes.suites.olmpics.schema import CURVE_SCHEMA
+from lmprobes.suites.olmpics.training import TRANSFORMER, accuracy, with_overrides
 
 WIDTH = 8
 OLDER, YOUNGER = 11, 22

@@ -294,7 +294,7 @@ def test_the_dataset_and_curve_files_record_the_first_stage(tmp_path, tiny_dir):
     # Table 10's section says how its runs began.
     from pathlib import Path
 
-    from lmprobes.suites.olmpics.learning import make_learning_tables
+    from lmprobes.suites.olmpics.learning_report import make_learning_tables
 
     published = Path(__file__).resolve().parents[1] / "resources/olmpics/published.csv"
     tables = tmp_path / "tables"

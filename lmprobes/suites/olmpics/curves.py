@@ -1,6 +1,6 @@
 """oLMpics learning-curve summaries: seed means, WS, MAX and LANGSENSE (Talmor et al. 2020, §3.2-3.3).
 
-Input is one row per trained run (``training.CURVE_SCHEMA``): task, flavour, variant (``standard``,
+Input is one row per trained run (``schema.CURVE_SCHEMA``): task, flavour, variant (``standard``,
 ``no_lang``, ``perturbed_lang``), model, setting (``mlp_mlm``, ``linear``, ``mc_qa``, ``mlm_baseline``,
 ``esim``), n_train, seed and the dev accuracy in percent. A *curve* is the seed-mean accuracy per N of one
 (task, flavour, variant, model, setting), given to the summaries as a mapping N -> mean accuracy.

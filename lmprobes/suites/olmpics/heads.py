@@ -42,7 +42,6 @@ from safetensors.torch import load as load_safetensors
 from safetensors.torch import save as save_safetensors
 from torch import nn
 from torch.nn.utils import skip_init
-from transformers.activations import ACT2FN, get_activation
 
 from lmprobes.engine.lm import LM
 from lmprobes.io import atomic_path
@@ -55,6 +54,14 @@ SUPPORTED_TYPES = BERT_TYPES + ROBERTA_TYPES + DISTILBERT_TYPES + ALBERT_TYPES
 TENSOR_NAMES = ("dense_weight", "dense_bias", "norm_weight", "norm_bias", "decoder_weight", "decoder_bias")
 METADATA_KEY = "lmprobes"
 FORMAT_VERSION = 1
+
+
+def _activations():
+    """transformers' activation table, imported on first use: it loads most of transformers (~2 s), which
+    the MC-MLM curve jobs (cached hidden states, no model) otherwise never need."""
+    from transformers.activations import ACT2FN
+
+    return ACT2FN
 
 
 class HeadError(ValueError):
@@ -77,7 +84,7 @@ class MlmHead:
     candidate_ids: tuple[int, ...]
 
     def __post_init__(self) -> None:
-        if self.activation not in ACT2FN:
+        if self.activation not in _activations():
             raise HeadError(f"MLM head activation {self.activation!r} is not a known transformers activation")
         n_rows, width = len(self.candidate_ids), self.dense_weight.shape[0]
         if self.decoder_weight.shape != (n_rows, width) or self.decoder_bias.shape != (n_rows,):
@@ -226,7 +233,7 @@ class HeadProbe(nn.Module):
         self.candidate_ids = ids
         # skip_init: the weights are overwritten below, so the global RNG is left untouched.
         self.dense = skip_init(nn.Linear, hidden, width)
-        self.activation = get_activation(head.activation)
+        self.activation = _activations()[head.activation]
         self.layer_norm = nn.LayerNorm(width, eps=head.eps)
         self.decoder = skip_init(nn.Linear, width, len(ids))
         with torch.no_grad():

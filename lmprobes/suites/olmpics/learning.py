@@ -16,26 +16,19 @@ from pathlib import Path
 import pandas as pd
 
 from lmprobes import __version__
-from lmprobes.io import read_metadata, read_parquet, write_parquet
+from lmprobes.io import read_parquet, write_parquet
 from lmprobes.models import load_lm
 from lmprobes.suites.olmpics.baselines import ESIM, baseline_curves, baseline_zero_shot, words_needed
-from lmprobes.suites.olmpics.curve_plots import plot_learning_curves, plot_setup_comparison
-from lmprobes.suites.olmpics.curves import CurveError
 from lmprobes.suites.olmpics.glove import read_glove
 from lmprobes.suites.olmpics.heads import extract_head, load_head, save_head
 from lmprobes.suites.olmpics.hidden import encode_mask_states, read_hidden_cache, write_hidden_cache
-from lmprobes.suites.olmpics.learning_tables import single_hop_note, write_learning_tables
 from lmprobes.suites.olmpics.mcqa import McQaError, mc_qa_curves, single_hop_stage
 from lmprobes.suites.olmpics.probing import MC_MLM, mc_mlm_curves
-from lmprobes.suites.olmpics.schema import baseline_kind
+from lmprobes.suites.olmpics.schema import CURVE_SCHEMA, baseline_kind
 from lmprobes.suites.olmpics.stage_one import load_stage_one, save_stage_one
-from lmprobes.suites.olmpics.tables import read_published, zero_shot_accuracy
-from lmprobes.suites.olmpics.training import BASELINE, CURVE_SCHEMA, TRANSFORMER, HyperParameters
+from lmprobes.suites.olmpics.training import BASELINE, TRANSFORMER, HyperParameters
 
 log = logging.getLogger("lmprobes.olmpics")
-
-# What the seed files of one curve file must agree on (the rest is provenance, and the seed).
-SEED_SETTINGS = ("suite", "dataset", "model", "grid", "hyper_parameters", "mc_qa_segment_ids", "single_hop_items")
 
 DEFAULT_TRAINING = {"mc_mlm": MC_MLM, "mc_qa": TRANSFORMER, "mlm_baseline": BASELINE, "esim": ESIM}
 
@@ -113,67 +106,6 @@ def mc_qa_seed_file(release: Path, controls: Path, model_dir: Path, out: Path, *
     return frame
 
 
-def merge_seed_curves(parts: Sequence[Path], out: Path) -> pd.DataFrame:
-    """One curve file from its seeds' files (``mc_qa_seed_file``), in the rows and order one job over
-    all the seeds would write. The files must agree on the settings (``SEED_SETTINGS``); which version
-    wrote each is provenance and may differ (every version that did is recorded)."""
-    if not parts:
-        raise CurveError(f"{out}: no seed files to merge")
-    metadata = [_seed_file_metadata(path) for path in parts]
-    first = metadata[0]
-    for path, meta in zip(parts, metadata):
-        differ = [key for key in SEED_SETTINGS if meta.get(key) != first.get(key)]
-        if differ:
-            raise CurveError(f"{path}: its {differ} differ from {parts[0]}'s; a curve file merges runs of one setting")
-    seeds = [meta["seeds"][0] for meta in metadata]
-    if len(set(seeds)) != len(seeds):
-        raise CurveError(f"{out}: seeds {seeds} of {list(map(str, parts))} repeat")
-    frames = [read_parquet(path) for path in parts]
-    for path, frame, seed in zip(parts, frames, seeds):
-        if set(frame["seed"]) - {seed}:
-            raise CurveError(f"{path}: rows of seeds {sorted(set(frame['seed']) - {seed})}, its metadata says {seed}")
-    merged = _in_run_order(pd.concat(frames, ignore_index=True), first["grid"], seeds)
-    generators = sorted({meta.get("generator") for meta in metadata})
-    write_parquet(merged, out, CURVE_SCHEMA, {**first, "generator": "; ".join(generators), "seeds": seeds})
-    return merged
-
-
-def _in_run_order(frame: pd.DataFrame, grid: Sequence[int], seeds: Sequence[int]) -> pd.DataFrame:
-    """The rows in the order one job runs them: by (task, flavour, variant), then N and seed as listed."""
-    keys = frame.assign(_n=frame["n_train"].map(list(grid).index), _seed=frame["seed"].map(list(seeds).index))
-    keys = keys.sort_values(["task", "flavour", "variant", "_n", "_seed"], kind="stable")
-    return frame.loc[keys.index].reset_index(drop=True)
-
-
-def _seed_file_metadata(path: Path) -> dict:
-    meta = read_metadata(path)
-    if meta.get("dataset") != "curves" or len(meta.get("seeds", ())) != 1:
-        raise CurveError(f"{path}: not one seed's curve file (metadata dataset {meta.get('dataset')!r}, "
-                         f"seeds {meta.get('seeds')})")
-    return meta
-
-
-def split_seed_curves(curve: Path) -> list[Path]:
-    """An MC-QA curve file made in one job, before each seed had its own, written as the seed files
-    ``merge_seed_curves`` reads (``<folder>/seeds/<task>.<variant>.seed<seed>.parquet``); each holds the
-    file's metadata with its seed alone. Returns the files written."""
-    curve = Path(curve)
-    frame, metadata = read_parquet(curve), read_metadata(curve)
-    settings = sorted(set(frame["setting"])) if "setting" in frame else []
-    if metadata.get("dataset") != "curves" or settings != ["mc_qa"]:
-        raise CurveError(f"{curve}: not an MC-QA curve file (dataset {metadata.get('dataset')!r}, settings {settings})")
-    unlisted = sorted(set(frame["seed"]) - set(metadata["seeds"]))
-    if unlisted:
-        raise CurveError(f"{curve}: rows of seeds {unlisted} that its metadata's seeds {metadata['seeds']} lack")
-    outs = []
-    for seed in metadata["seeds"]:
-        out = curve.parent / "seeds" / f"{curve.stem}.seed{seed}.parquet"
-        runs = frame[frame["seed"] == seed].reset_index(drop=True)
-        write_parquet(runs, out, CURVE_SCHEMA, {**metadata, "seeds": [seed]})
-        outs.append(out)
-    return outs
-
-
 def single_hop_stage_file(single_hop: Path, model_dir: Path, out: Path, *, slug: str, spec: dict, seed: int,
                           curves: dict, device: str, progress: bool = True) -> None:
     """Encyclopedic composition's first stage for one (model, seed): fine-tuned on every single-hop fact
@@ -202,37 +134,7 @@ def baseline_curves_file(release: Path, controls: Path, glove: Path, out: Path, 
     return frame
 
 
-def _has_mc_qa_runs(frame: pd.DataFrame, task: str) -> bool:
-    return bool(((frame["task"] == task) & (frame["setting"] == "mc_qa")).any())
-
-
 def untrained_rows(zero_shot: pd.DataFrame) -> pd.DataFrame:
     """The MLM-BASELINE's random-head accuracy as curve rows at N = 0."""
     return zero_shot.assign(setting="mlm_baseline", n_train=0, epoch=0,
                             epoch_accuracies=[[] for _ in range(len(zero_shot))]).reindex(columns=CURVE_SCHEMA.names)
-
-
-def make_learning_tables(curves: Sequence[Path], zero_shot: Sequence[Path], published: Path, tables: Sequence[Path],
-                         figures: Sequence[Path], *, tasks: Sequence[str], comparison_figures: Sequence[Path] = (),
-                         comparison_tasks: Sequence[str] = ()) -> None:
-    """Tables 2-11 and the medals of Table 12 beside the paper's; one learning-curve figure per task and one
-    MC-MLM vs MC-QA figure (Figure 2D) per compared task."""
-    frames = [read_parquet(path) for path in curves]
-    every = pd.concat(frames, ignore_index=True)
-    trained, untrained = every[every["n_train"] > 0], every[every["n_train"] == 0]
-    scores = [read_parquet(path) for path in zero_shot]
-    accuracy = zero_shot_accuracy(pd.concat(scores, ignore_index=True)) if scores else pd.DataFrame(
-        columns=["task", "flavour", "model", "method", "accuracy"])
-    baseline = untrained[untrained["variant"] == "standard"].groupby(["task", "flavour", "model"], as_index=False)[
-        "accuracy"].mean().assign(method="mc_mlm")
-    accuracy = pd.concat([accuracy[["task", "flavour", "model", "method", "accuracy"]], baseline], ignore_index=True)
-    out_dir = Path(tables[0]).parent
-    encyclopedic = [path for path, frame in zip(curves, frames, strict=True)
-                    if _has_mc_qa_runs(frame, "encyclopedic_composition")]
-    notes = {"encyclopedic_composition": single_hop_note([read_metadata(path).get("single_hop_items")
-                                                          for path in encyclopedic])} if encyclopedic else {}
-    write_learning_tables(trained, accuracy, read_published(published), out_dir, task_notes=notes)
-    for task, figure in zip(tasks, figures, strict=True):
-        plot_learning_curves(trained, figure, task)
-    for task, figure in zip(comparison_tasks, comparison_figures, strict=True):
-        plot_setup_comparison(trained, figure, task)

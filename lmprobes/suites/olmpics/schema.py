@@ -87,3 +87,21 @@ def make_item(task: str, flavour: str, variant: str, split: str, row: int, *, id
         "stem": stem, "choices": list(choices), "answer": answer, "template_id": template_id,
         "arguments": to_json(arguments or {}), "provenance": to_json(provenance or {}), "seed": seed,
     }
+
+
+# One trained run of a learning curve (an MC-MLM probe, MC-QA or a baseline) per row.
+CURVE_SCHEMA = pa.schema(
+    [
+        pa.field("task", pa.string()),
+        pa.field("flavour", pa.string()),
+        pa.field("variant", pa.string()),
+        pa.field("model", pa.string()),  # a model slug, or mlm_baseline / esim_baseline
+        pa.field("setting", pa.string()),  # mlp_mlm, linear, mc_qa, mlm_baseline, esim
+        pa.field("n_train", pa.int32()),
+        pa.field("seed", pa.int32()),
+        pa.field("accuracy", pa.float64()),  # percent on dev
+        pa.field("n_dev", pa.int32()),
+        pa.field("epoch", pa.int32()),  # 1-based epoch whose dev accuracy is reported
+        pa.field("epoch_accuracies", pa.list_(pa.float64())),
+    ]
+)

@@ -13,7 +13,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from lmprobes.suites.olmpics.learning import split_seed_curves
+from lmprobes.suites.olmpics.seed_curves import split_seed_curves
 
 
 def main(argv: list[str] | None = None) -> None:

@@ -35,10 +35,11 @@ from dataclasses import dataclass, field, replace
 
 import numpy as np
 import pandas as pd
-import pyarrow as pa
 import torch
 from torch import nn
 from tqdm.auto import tqdm
+
+from lmprobes.suites.olmpics.schema import CURVE_SCHEMA
 
 PAPER_N = (62, 125, 250, 500, 1000, 2000, 4000)
 SCHEDULES = ("slanted_triangular", "linear", "reduce_on_plateau", "constant")
@@ -46,23 +47,6 @@ OPTIMIZERS = ("adamw", "adam")
 SELECTIONS = ("best", "last")
 logger = logging.getLogger(__name__)
 NO_DECAY = re.compile(r"(^|\.)bias$|LayerNorm\.weight$|layer_norm\.weight$|(^|\.)norm\.weight$")
-
-CURVE_SCHEMA = pa.schema(
-    [
-        pa.field("task", pa.string()),
-        pa.field("flavour", pa.string()),
-        pa.field("variant", pa.string()),
-        pa.field("model", pa.string()),  # a model slug, or mlm_baseline / esim_baseline
-        pa.field("setting", pa.string()),  # mlp_mlm, linear, mc_qa, mlm_baseline, esim
-        pa.field("n_train", pa.int32()),
-        pa.field("seed", pa.int32()),
-        pa.field("accuracy", pa.float64()),  # percent on dev
-        pa.field("n_dev", pa.int32()),
-        pa.field("epoch", pa.int32()),  # 1-based epoch whose dev accuracy is reported
-        pa.field("epoch_accuracies", pa.list_(pa.float64())),
-    ]
-)
-
 
 class TrainingError(ValueError):
     """A training request that cannot run as asked; the message names the option."""
