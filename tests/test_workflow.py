@@ -195,41 +195,23 @@ def test_where_and_how_sources_are_fetched_reruns_nothing(demo):
 
 
 def test_two_clean_runs_give_byte_identical_parquet(demo, tmp_path):
-    other = copy_workflow(tmp_path / "again")
-    # Another job order (one model job at a time) and string hashing: no output may depend on either.
-    run = snakemake(other, "all", "--resources", "gpu=1", env={"PYTHONHASHSEED": "12345"})
-    assert run.returncode == 0, run.stderr[-5000:]
     files = sorted(p.relative_to(demo) for p in (demo / "results").rglob("*.parquet"))
     # datasets (2 generated), scores (generated too), caches, curves (2 for Figure 2D), MC-QA seed files
     olmpics = 3 + 2 + 2 * 3 + 2 * 2 * 3 + (2 * 2 + 2 * 3 + 2 + 3) + 2 * (3 + 1)
     assert len(files) == 4 + 12 + 1 + 3 + olmpics, "Ettinger datasets and scores, BLiMP's, then oLMpics'"
-    for rel in files:
+    # Every file but tiny-roberta's: each rule that writes Parquet, and both model families, made again.
+    again = [rel for rel in files if "tiny-roberta" not in rel.parts]
+    rules = {"ettinger_dataset", "ettinger_score", "blimp_dataset", "blimp_score", "olmpics_release", "olmpics_grids",
+             "olmpics_controls", "olmpics_generated", "olmpics_zero_shot", "olmpics_zero_shot_generated",
+             "olmpics_encode", "olmpics_mc_mlm_curves", "olmpics_mc_qa_seed", "olmpics_mc_qa_curves",
+             "olmpics_baseline_curves"}
+    other = copy_workflow(tmp_path / "again")
+    # Another job order (one model job at a time) and string hashing: no output may depend on either.
+    run = snakemake(other, *map(str, again), "--resources", "gpu=1", env={"PYTHONHASHSEED": "12345"})
+    assert run.returncode == 0, run.stderr[-5000:]
+    assert rules <= set(re.findall(r"^(?:local)?rule (\w+):", run.stdout + run.stderr, flags=re.MULTILINE))
+    for rel in again:
         assert (demo / rel).read_bytes() == (other / rel).read_bytes(), rel
-
-
-def test_lint_is_clean():
-    run = subprocess.run([sys.executable, "-m", "snakemake", "--lint"], cwd=ROOT, capture_output=True, text=True,
-                         check=False)
-    assert run.returncode == 0, run.stdout + run.stderr
-
-
-def test_snakefmt_is_clean():
-    run = subprocess.run(["snakefmt", "--check", "Snakefile", "rules"], cwd=ROOT, capture_output=True, text=True,
-                         check=False)
-    assert run.returncode == 0, run.stdout + run.stderr
-
-
-def test_every_rule_that_runs_package_code_passes_its_revision():
-    from lmprobes.revisions import REVISIONS, UNREVISED
-
-    rules = {}
-    for path in sorted((ROOT / "rules").glob("*.smk")):
-        for block in re.split(r"(?m)^(?=rule )", path.read_text())[1:]:
-            rules[re.match(r"rule (\w+):", block).group(1)] = block
-    scripted = {name for name, block in rules.items() if "    script:" in block}
-    assert set(REVISIONS) == scripted - set(UNREVISED) and set(UNREVISED) <= scripted
-    for name in REVISIONS:
-        assert f'revision=REVISIONS["{name}"],' in rules[name].split("    params:")[1], name
 
 
 def test_bumping_a_revision_reruns_that_rule_and_its_dependents_only(demo):
@@ -249,27 +231,6 @@ def test_bumping_a_revision_reruns_that_rule_and_its_dependents_only(demo):
     assert counts["blimp_tables"] == 1 and "Params have changed" in run.stdout
     assert set(counts) <= {"all", "blimp_tables", "report_landing", "report_verdicts", "report_models"}
     assert "Nothing to be done" in snakemake(demo, "-n", "all").stdout
-
-
-def test_slurm_profile_sends_every_gpu_job_to_the_gpu_partition(tmp_path):
-    """A dry run through the SLURM profile (its executor line dropped: the plugin is not needed to
-    plan): every job that asks for a GPU gets the GPU partition, every other one the default."""
-    workdir = copy_workflow(tmp_path / "wf")
-    profile = tmp_path / "profile"
-    profile.mkdir()
-    lines = (ROOT / "profiles/slurm/config.yaml").read_text().splitlines()
-    (profile / "config.yaml").write_text("\n".join(line for line in lines if not line.startswith("executor:")) + "\n")
-    run = subprocess.run([sys.executable, "-m", "snakemake", "-n", "all", "--workflow-profile", str(profile)],
-                         cwd=workdir, capture_output=True, text=True, check=False)
-    assert run.returncode == 0, run.stderr[-3000:]
-    jobs = [block for block in run.stdout.split("\nrule ")[1:] if "resources:" in block]
-    gpu_rules = {block.split(":", 1)[0] for block in jobs if "gpu=1" in block}
-    assert gpu_rules == {"lama_score", "blimp_score", "ettinger_score", "olmpics_zero_shot",
-                         "olmpics_zero_shot_generated", "olmpics_encode", "olmpics_single_hop_stage",
-                         "olmpics_mc_qa_seed"}
-    for block in jobs:
-        partition = "slurm_partition=gpu" if "gpu=1" in block else "slurm_partition=cpu"
-        assert partition in block, block[:300]
 
 
 def test_the_slurm_profile_submits_each_job_with_its_partition_and_resources(demo, tmp_path):
@@ -303,51 +264,6 @@ def test_the_slurm_profile_submits_each_job_with_its_partition_and_resources(dem
         assert fake_slurm.option(dataset, "-p") == "cpu" and not any(arg.startswith("--gpus") for arg in dataset)
         assert (fake_slurm.option(dataset, "--mem"), fake_slurm.option(dataset, "-t")) == ("4000", "30")
     assert fake_slurm.option(score, "-D") == str(workdir)
-
-
-def test_full_config_plans_every_rule_for_every_model(tmp_path):
-    workdir = copy_workflow(tmp_path)  # a clean copy: nothing built yet, whatever the checkout holds
-    run = subprocess.run([sys.executable, "-m", "snakemake", "-n", "all"], cwd=workdir, capture_output=True, text=True,
-                         check=False)
-    assert run.returncode == 0, run.stderr[-3000:]
-    counts = job_counts(run.stdout)
-    assert counts == {"all": 1, "download_model": 10, "ettinger_dataset": 4,
-                      "ettinger_score": 10, "ettinger_tables": 1, "extract_source": 2, "lama_dataset": 4,
-                      "download_source": 13, "conceptnet_edges": 1, "lama_trex_raw": 1, "lama_conceptnet_gen": 1,
-                      "lama_wikidata_fresh": 1,
-                      "lama_score": 9, "lama_tables": 1,
-                      "download_blimp": 1, "blimp_dataset": 1, "blimp_score": 7, "blimp_tables": 1,
-                      "download_olmpics": 1, "olmpics_release": 1, "olmpics_grids": 1,
-                      "olmpics_zero_shot": 6, "olmpics_zero_shot_generated": 6, "olmpics_tables": 1,
-                      "olmpics_generated": 6,
-                      "olmpics_encyclopedic": 1, "olmpics_single_hop": 1, "olmpics_controls": 1,
-                      "olmpics_single_hop_stage": 5 * 6, "olmpics_encode": 5, "olmpics_mc_mlm_curves": 5 * 6, "olmpics_mc_qa_seed": (5 * 2 * 3 + 5) * 6,
-                      "olmpics_mc_qa_curves": 5 * 2 * 3 + 5,
-                      "olmpics_baseline_curves": 8, "olmpics_learning_tables": 1,
-                      "report_landing": 1, "report_verdicts": 1, "report_models": 1}
-    # Generated tasks are scored only when asked, and MC-QA ones never (no zero-shot setting).
-    for olmpics, planned in (({"score_generated": False}, 0), ({"generate": ["property_conjunction"]}, 0),
-                             ({"generate": ["property_conjunction", "age_comparison"]}, 6)):
-        name = write_config(workdir, "generated.yaml", {"suites": {"olmpics": olmpics}})
-        run = subprocess.run([sys.executable, "-m", "snakemake", "-n", "all", "--configfile", "config.yaml", name],
-                             cwd=workdir, capture_output=True, text=True, check=False)
-        assert run.returncode == 0, run.stderr[-3000:]
-        assert job_counts(run.stdout).get("olmpics_zero_shot_generated", 0) == planned, olmpics
-    # Encyclopedic composition's curves, and only they, start from the single-hop stage, one job per seed
-    # that the three variants share, unless turned off.
-    for single_hop, planned in ((True, 1), (False, 0)):
-        name = write_config(workdir, "single_hop.yaml", {"suites": {"olmpics": {"learning_curves": {
-            "single_hop": single_hop}}}})
-        for task, wanted in (("encyclopedic_composition", planned), ("property_conjunction", 0)):
-            targets = [f"results/curves/olmpics/roberta-base/{task}.{variant}.parquet"
-                       for variant in ("standard", "no_lang", "perturbed_lang")]
-            run = subprocess.run([sys.executable, "-m", "snakemake", "-n", *targets, "--configfile", "config.yaml",
-                                  name], cwd=workdir, capture_output=True, text=True, check=False)
-            assert run.returncode == 0, run.stderr[-3000:]
-            counts = job_counts(run.stdout)
-            assert counts.get("olmpics_single_hop", 0) == wanted, (single_hop, task)
-            assert counts.get("olmpics_single_hop_stage", 0) == 6 * wanted, (single_hop, task)
-            assert (counts["olmpics_mc_qa_seed"], counts["olmpics_mc_qa_curves"]) == (3 * 6, 3)
 
 
 def write_config(workdir: Path, name: str, config: dict) -> str:

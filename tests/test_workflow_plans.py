@@ -1,0 +1,102 @@
+"""The workflow without running a job: its plans on a clean copy (dry runs of the full configuration and
+through the cluster profile), its lint and format, and the revision every scripted rule passes."""
+
+import re
+import subprocess
+import sys
+
+import pytest
+from test_workflow import ROOT, copy_workflow, job_counts, write_config
+
+pytestmark = pytest.mark.workflow
+
+
+def test_lint_is_clean():
+    run = subprocess.run([sys.executable, "-m", "snakemake", "--lint"], cwd=ROOT, capture_output=True, text=True,
+                         check=False)
+    assert run.returncode == 0, run.stdout + run.stderr
+
+
+def test_snakefmt_is_clean():
+    run = subprocess.run(["snakefmt", "--check", "Snakefile", "rules"], cwd=ROOT, capture_output=True, text=True,
+                         check=False)
+    assert run.returncode == 0, run.stdout + run.stderr
+
+
+def test_every_rule_that_runs_package_code_passes_its_revision():
+    from lmprobes.revisions import REVISIONS, UNREVISED
+
+    rules = {}
+    for path in sorted((ROOT / "rules").glob("*.smk")):
+        for block in re.split(r"(?m)^(?=rule )", path.read_text())[1:]:
+            rules[re.match(r"rule (\w+):", block).group(1)] = block
+    scripted = {name for name, block in rules.items() if "    script:" in block}
+    assert set(REVISIONS) == scripted - set(UNREVISED) and set(UNREVISED) <= scripted
+    for name in REVISIONS:
+        assert f'revision=REVISIONS["{name}"],' in rules[name].split("    params:")[1], name
+
+
+def test_slurm_profile_sends_every_gpu_job_to_the_gpu_partition(tmp_path):
+    """A dry run through the SLURM profile (its executor line dropped: the plugin is not needed to
+    plan): every job that asks for a GPU gets the GPU partition, every other one the default."""
+    workdir = copy_workflow(tmp_path / "wf")
+    profile = tmp_path / "profile"
+    profile.mkdir()
+    lines = (ROOT / "profiles/slurm/config.yaml").read_text().splitlines()
+    (profile / "config.yaml").write_text("\n".join(line for line in lines if not line.startswith("executor:")) + "\n")
+    run = subprocess.run([sys.executable, "-m", "snakemake", "-n", "all", "--workflow-profile", str(profile)],
+                         cwd=workdir, capture_output=True, text=True, check=False)
+    assert run.returncode == 0, run.stderr[-3000:]
+    jobs = [block for block in run.stdout.split("\nrule ")[1:] if "resources:" in block]
+    gpu_rules = {block.split(":", 1)[0] for block in jobs if "gpu=1" in block}
+    assert gpu_rules == {"lama_score", "blimp_score", "ettinger_score", "olmpics_zero_shot",
+                         "olmpics_zero_shot_generated", "olmpics_encode", "olmpics_single_hop_stage",
+                         "olmpics_mc_qa_seed"}
+    for block in jobs:
+        partition = "slurm_partition=gpu" if "gpu=1" in block else "slurm_partition=cpu"
+        assert partition in block, block[:300]
+
+
+def test_full_config_plans_every_rule_for_every_model(tmp_path):
+    workdir = copy_workflow(tmp_path)  # a clean copy: nothing built yet, whatever the checkout holds
+    run = subprocess.run([sys.executable, "-m", "snakemake", "-n", "all"], cwd=workdir, capture_output=True, text=True,
+                         check=False)
+    assert run.returncode == 0, run.stderr[-3000:]
+    counts = job_counts(run.stdout)
+    assert counts == {"all": 1, "download_model": 10, "ettinger_dataset": 4,
+                      "ettinger_score": 10, "ettinger_tables": 1, "extract_source": 2, "lama_dataset": 4,
+                      "download_source": 13, "conceptnet_edges": 1, "lama_trex_raw": 1, "lama_conceptnet_gen": 1,
+                      "lama_wikidata_fresh": 1,
+                      "lama_score": 9, "lama_tables": 1,
+                      "download_blimp": 1, "blimp_dataset": 1, "blimp_score": 7, "blimp_tables": 1,
+                      "download_olmpics": 1, "olmpics_release": 1, "olmpics_grids": 1,
+                      "olmpics_zero_shot": 6, "olmpics_zero_shot_generated": 6, "olmpics_tables": 1,
+                      "olmpics_generated": 6,
+                      "olmpics_encyclopedic": 1, "olmpics_single_hop": 1, "olmpics_controls": 1,
+                      "olmpics_single_hop_stage": 5 * 6, "olmpics_encode": 5, "olmpics_mc_mlm_curves": 5 * 6, "olmpics_mc_qa_seed": (5 * 2 * 3 + 5) * 6,
+                      "olmpics_mc_qa_curves": 5 * 2 * 3 + 5,
+                      "olmpics_baseline_curves": 8, "olmpics_learning_tables": 1,
+                      "report_landing": 1, "report_verdicts": 1, "report_models": 1}
+    # Generated tasks are scored only when asked, and MC-QA ones never (no zero-shot setting).
+    for olmpics, planned in (({"score_generated": False}, 0), ({"generate": ["property_conjunction"]}, 0),
+                             ({"generate": ["property_conjunction", "age_comparison"]}, 6)):
+        name = write_config(workdir, "generated.yaml", {"suites": {"olmpics": olmpics}})
+        run = subprocess.run([sys.executable, "-m", "snakemake", "-n", "all", "--configfile", "config.yaml", name],
+                             cwd=workdir, capture_output=True, text=True, check=False)
+        assert run.returncode == 0, run.stderr[-3000:]
+        assert job_counts(run.stdout).get("olmpics_zero_shot_generated", 0) == planned, olmpics
+    # Encyclopedic composition's curves, and only they, start from the single-hop stage, one job per seed
+    # that the three variants share, unless turned off.
+    for single_hop, planned in ((True, 1), (False, 0)):
+        name = write_config(workdir, "single_hop.yaml", {"suites": {"olmpics": {"learning_curves": {
+            "single_hop": single_hop}}}})
+        for task, wanted in (("encyclopedic_composition", planned), ("property_conjunction", 0)):
+            targets = [f"results/curves/olmpics/roberta-base/{task}.{variant}.parquet"
+                       for variant in ("standard", "no_lang", "perturbed_lang")]
+            run = subprocess.run([sys.executable, "-m", "snakemake", "-n", *targets, "--configfile", "config.yaml",
+                                  name], cwd=workdir, capture_output=True, text=True, check=False)
+            assert run.returncode == 0, run.stderr[-3000:]
+            counts = job_counts(run.stdout)
+            assert counts.get("olmpics_single_hop", 0) == wanted, (single_hop, task)
+            assert counts.get("olmpics_single_hop_stage", 0) == 6 * wanted, (single_hop, task)
+            assert (counts["olmpics_mc_qa_seed"], counts["olmpics_mc_qa_curves"]) == (3 * 6, 3)
