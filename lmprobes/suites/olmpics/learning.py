@@ -1,4 +1,6 @@
-"""The oLMpics learning-curve stages as file-to-file functions (what the rule scripts call).
+"""The oLMpics learning-curve stages as file-to-file functions (what the rule scripts call). The torch-free
+stages live apart, so that their jobs start without the training stack: merging the MC-QA seed files
+(``seed_curves``) and the tables and figures (``learning_report``).
 
 Items are the release's standard rows plus their NO LANG / PERTURBED LANG controls (``controls.parquet``).
 Every curve file holds CURVE_SCHEMA rows; the baselines' files also hold the MLM-BASELINE's untrained
