@@ -17,6 +17,8 @@ from pathlib import Path
 
 import yaml
 
+from lmprobes.suites.olmpics.hyperparameters import HyperParameters, TrainingError
+
 MODELS_DIR = Path("resources/models")
 SOURCES_DIR = Path("resources/sources")
 
@@ -127,8 +129,6 @@ def _check_lama(config: dict, settings: dict) -> None:
 
 def _check_olmpics_curves(config: dict, settings: dict) -> None:
     """Learning curves train MLM heads or fine-tune encoders: masked models only, valid training options."""
-    from lmprobes.suites.olmpics.training import HyperParameters, TrainingError
-
     key = "suites.olmpics.learning_curves"
     for i, slug in enumerate(settings.get("models", [])):
         if slug not in config["models"]:

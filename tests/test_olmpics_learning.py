@@ -6,9 +6,9 @@ import pandas as pd
 import pytest
 
 from lmprobes.io import write_parquet
+from lmprobes.suites.olmpics.hyperparameters import TrainingError
 from lmprobes.suites.olmpics.learning import curve_items, hyper_parameters, untrained_rows
 from lmprobes.suites.olmpics.schema import CURVE_SCHEMA, SCHEMA, make_item
-from lmprobes.suites.olmpics.training import TrainingError
 
 
 def test_config_overrides_the_originals_per_setting_only():

@@ -8,6 +8,7 @@ import pandas as pd
 import pytest
 import torch
 
+from lmprobes.suites.olmpics.hyperparameters import TRANSFORMER
 from lmprobes.suites.olmpics.mcqa import (
     McQaError,
     McQaModel,
@@ -21,7 +22,7 @@ from lmprobes.suites.olmpics.mcqa import (
     trims_padding,
 )
 from lmprobes.suites.olmpics.schema import CURVE_SCHEMA, SCHEMA, make_item
-from lmprobes.suites.olmpics.training import TRANSFORMER, with_overrides
+from lmprobes.suites.olmpics.training import with_overrides
 from olmpics_rows import related_word_rows
 
 WORDS = ["dog", "cat", "boat", "water", "church", "man", "farmer", "doctor", "corn", "crop", "bird", "tree"]

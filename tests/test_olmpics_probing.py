@@ -14,6 +14,7 @@ from lmprobes.suites.olmpics import probe_bench, probing
 from lmprobes.suites.olmpics.age import age_comparison
 from lmprobes.suites.olmpics.heads import MlmHead, extract_head, make_probe
 from lmprobes.suites.olmpics.hidden import ENCODER_COUNTS, encode_mask_states, split_hidden, write_hidden_cache
+from lmprobes.suites.olmpics.hyperparameters import TRANSFORMER
 from lmprobes.suites.olmpics.probing import (
     MC_MLM,
     ProbingError,
@@ -23,7 +24,7 @@ from lmprobes.suites.olmpics.probing import (
     task_data,
 )
 from lmprobes.suites.olmpics.schema import CURVE_SCHEMA
-from lmprobes.suites.olmpics.training import TRANSFORMER, accuracy, with_overrides
+from lmprobes.suites.olmpics.training import accuracy, with_overrides
 
 WIDTH = 8
 OLDER, YOUNGER = 11, 22

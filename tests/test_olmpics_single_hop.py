@@ -13,11 +13,12 @@ import torch
 from fake_bridges import FakeBridgeService
 from lmprobes.suites.lama.wikidata import SparqlClient
 from lmprobes.suites.olmpics import mcqa
+from lmprobes.suites.olmpics.hyperparameters import TRANSFORMER
 from lmprobes.suites.olmpics.mcqa import McQaError, load_encoder, mc_qa_curves, single_hop_stage
 from lmprobes.suites.olmpics.schema import SCHEMA, make_item
 from lmprobes.suites.olmpics.single_hop import SingleHopError, parse_question, single_hop_items
 from lmprobes.suites.olmpics.stage_one import METADATA_KEY, StageOneError, load_stage_one, save_stage_one
-from lmprobes.suites.olmpics.training import TRANSFORMER, with_overrides
+from lmprobes.suites.olmpics.training import with_overrides
 from loopback import serve_http
 
 UA = "lmprobes-tests/0.1 (https://example.org/lmprobes; tests@example.org)"

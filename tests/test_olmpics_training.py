@@ -6,13 +6,10 @@ import pytest
 import torch
 from torch import nn
 
+from lmprobes.suites.olmpics.hyperparameters import BASELINE, TRANSFORMER, HyperParameters, TrainingError
 from lmprobes.suites.olmpics.training import (
-    BASELINE,
-    TRANSFORMER,
     Examples,
-    HyperParameters,
     MemoryLimit,
-    TrainingError,
     accumulate_gradients,
     curve_points,
     fit,

@@ -10,7 +10,6 @@ import pandas as pd
 
 from lmprobes import __version__
 from lmprobes.io import read_parquet, write_parquet
-from lmprobes.suites.blimp import plots
 from lmprobes.suites.blimp.accuracy import overall, paradigm_accuracy
 from lmprobes.suites.blimp.dataset import SCHEMA, build_blimp
 from lmprobes.suites.blimp.methods import METHODS
@@ -69,6 +68,8 @@ def score_model(dataset: Path, model_dir: Path, out: Path, *, slug: str, spec: d
 def make_tables(dataset: Path, score_paths: list[Path], published: Path, published_paradigms: Path,
                 out_dir: Path, figures: dict[str, Path]) -> None:
     """Tables 3 and 4 and Figures 1, 2, 3, 4 and 6 from the per-pair scores."""
+    from lmprobes.suites.blimp import plots  # matplotlib (~0.4 s) loads only in the jobs that draw
+
     scores = pd.concat([read_parquet(p) for p in score_paths], ignore_index=True)
     paper_paradigms = read_published_paradigms(published_paradigms)
     write_tables(scores, read_published(published), paper_paradigms, out_dir)

@@ -10,7 +10,6 @@ from lmprobes import __version__
 from lmprobes.io import read_metadata, read_parquet, write_parquet, write_table
 from lmprobes.suites.ettinger import tables as T
 from lmprobes.suites.ettinger.datasets import DATASETS, SCHEMAS, build_dataset
-from lmprobes.suites.ettinger.plots import accuracy_figure
 
 
 def make_dataset(dataset: str, source: Path, out: Path, *, shuffles: int | None, seed: int | None,
@@ -72,6 +71,8 @@ def load_merged(dataset_paths: list[Path], score_paths: list[Path], models: list
 
 def make_tables(dataset_paths, score_paths, published: Path, qualitative: Path, out_dir: Path, plot: Path, *,
                 models: list[str], threshold: float, unscorable: str, qualitative_model: str | None) -> None:
+    from lmprobes.suites.ettinger.plots import accuracy_figure  # matplotlib (~0.4 s) loads only in the jobs that draw
+
     merged = load_merged(dataset_paths, score_paths, models)
     tidy = T.with_published(T.quantitative_tables(merged, threshold, unscorable), pd.read_csv(published))
     out_dir = Path(out_dir)

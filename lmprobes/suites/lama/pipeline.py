@@ -13,7 +13,6 @@ from lmprobes.suites.lama import tables as T
 from lmprobes.suites.lama.conceptnet import stream_to_parquet
 from lmprobes.suites.lama.conceptnet_gen import build_conceptnet_gen
 from lmprobes.suites.lama.conceptnet_lite import edges_from_conceptnet_lite
-from lmprobes.suites.lama.plots import precision_curve_figure
 from lmprobes.suites.lama.release import SCHEMA, build_corpus, filter_counts, load_common_vocab
 from lmprobes.suites.lama.trex_raw import build_trex_raw
 from lmprobes.suites.lama.wikidata import SparqlClient
@@ -164,6 +163,10 @@ TABLES = tuple(TABLE_TITLES)
 def make_tables(datasets: list[Path], scores: list[Path], published: Path, paper_examples: Path, outdir: Path,
                 plot: Path, *, qualitative_model: str | None, seed: int) -> None:
     """Every LAMA table (CSV + Markdown) and Figure 2 from the datasets and per-fact scores."""
+    from lmprobes.suites.lama.plots import (
+        precision_curve_figure,  # matplotlib (~0.4 s) loads only in the jobs that draw
+    )
+
     data = {Path(p).stem: read_parquet(p) for p in datasets}
     corpora = list(data)
     facts = pd.concat(

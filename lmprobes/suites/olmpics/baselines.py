@@ -13,7 +13,7 @@ choices of the task's rows (train and dev; the original's vocabulary also held s
 logit reads). Two choices with the same first word always tie (the first wins, as argmax does).
 ``@@`` is not a GloVe word, so the mask's slot is a zero vector (AllenNLP gave it a random one).
 With its random head the model is at chance: ``baseline_zero_shot`` is the paper's baseline
-zero-shot column. Training: ``training.BASELINE`` (Adam lr 4e-4, L2 0.1, batch 16, gradient norm 10,
+zero-shot column. Training: ``hyperparameters.BASELINE`` (Adam lr 4e-4, L2 0.1, batch 16, gradient norm 10,
 up to 75 epochs, patience 10, halve the rate when dev accuracy does not improve, best epoch).
 
 ESIM (the original ``esim_baseline.jsonnet``, AllenNLP's ESIM scoring each choice): premise = the
@@ -44,13 +44,12 @@ from tqdm.auto import tqdm
 
 from lmprobes.models import resolve_device
 from lmprobes.suites.olmpics.glove import Glove, embedding_matrix, tokenize
+from lmprobes.suites.olmpics.hyperparameters import BASELINE, HyperParameters
 from lmprobes.suites.olmpics.mcqa import count_split, item_groups, seeded
 from lmprobes.suites.olmpics.schema import MASK
 from lmprobes.suites.olmpics.training import (
-    BASELINE,
     PAPER_N,
     Examples,
-    HyperParameters,
     accuracy,
     curve_frame,
     curve_points,

@@ -24,11 +24,11 @@ from lmprobes.suites.olmpics.baselines import ESIM, baseline_curves, baseline_ze
 from lmprobes.suites.olmpics.glove import read_glove
 from lmprobes.suites.olmpics.heads import extract_head, load_head, save_head
 from lmprobes.suites.olmpics.hidden import encode_mask_states, read_hidden_cache, write_hidden_cache
+from lmprobes.suites.olmpics.hyperparameters import BASELINE, TRANSFORMER, HyperParameters
 from lmprobes.suites.olmpics.mcqa import McQaError, mc_qa_curves, single_hop_stage
 from lmprobes.suites.olmpics.probing import MC_MLM, mc_mlm_curves
 from lmprobes.suites.olmpics.schema import CURVE_SCHEMA, baseline_kind
 from lmprobes.suites.olmpics.stage_one import load_stage_one, save_stage_one
-from lmprobes.suites.olmpics.training import BASELINE, TRANSFORMER, HyperParameters
 
 log = logging.getLogger("lmprobes.olmpics")
 

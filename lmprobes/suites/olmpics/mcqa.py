@@ -14,7 +14,7 @@ As the original (oLMpics ``transformer_mc_qa`` reader and model):
 - the score of a choice is a fresh ``Linear(H, 1)`` (weight normal(0, 0.02), bias 0) on the encoder's
   pooled output after dropout (the config's ``hidden_dropout_prob``); the K scores of an item are
   its logits for the cross-entropy of ``training.fit``; the whole network is trained
-  (``training.TRANSFORMER``: AdamW, lr 1e-5, batch 8 x 2, 4 epochs, slanted triangular).
+  (``hyperparameters.TRANSFORMER``: AdamW, lr 1e-5, batch 8 x 2, 4 epochs, slanted triangular).
 - ``pooling="pooler"`` (the original) is HF's pooler, dense + tanh on the first token's final hidden
   state; ``pooling="first"`` puts the head on that hidden state directly. A pooler missing from the
   checkpoint (RoBERTa's; the tiny test models') is newly initialised, as transformers does, but drawn
@@ -49,13 +49,12 @@ from tqdm.auto import tqdm
 
 from lmprobes.engine.lm import PADDING_SENSITIVE_MODEL_TYPES, PADDINGS
 from lmprobes.models import resolve_device
+from lmprobes.suites.olmpics.hyperparameters import TRANSFORMER, HyperParameters
 from lmprobes.suites.olmpics.schema import MASK, TASKS
 from lmprobes.suites.olmpics.stage_one import StageOne
 from lmprobes.suites.olmpics.training import (
     PAPER_N,
-    TRANSFORMER,
     Examples,
-    HyperParameters,
     RunResult,
     curve_frame,
     curve_points,

@@ -20,10 +20,11 @@ from collections.abc import Sequence
 import pandas as pd
 import torch
 
+from lmprobes.suites.olmpics.hyperparameters import TRANSFORMER
 from lmprobes.suites.olmpics.mcqa import fine_tune, load_encoder, mc_qa_examples
 from lmprobes.suites.olmpics.probe_bench import VOCAB, random_bert
 from lmprobes.suites.olmpics.schema import make_item
-from lmprobes.suites.olmpics.training import PAPER_N, TRANSFORMER, with_overrides
+from lmprobes.suites.olmpics.training import PAPER_N, with_overrides
 
 WORDS = ("street", "octagon", "writing", "hand", "kitchen", "sleep", "music", "school", "water", "paper",
          "garden", "window", "table", "river", "light", "bread")

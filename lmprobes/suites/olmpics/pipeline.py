@@ -14,11 +14,9 @@ from lmprobes.suites.lama.wikidata import SparqlClient
 from lmprobes.suites.olmpics.age import age_comparison, figure3_sets, multihop_composition
 from lmprobes.suites.olmpics.controls import control_frame
 from lmprobes.suites.olmpics.controls_qa import qa_control_frame
-from lmprobes.suites.olmpics.generate_antonym import generate_antonym_negation
 from lmprobes.suites.olmpics.generate_encyclopedic import generate_encyclopedic_composition
 from lmprobes.suites.olmpics.generate_objects import generate_objects_comparison
 from lmprobes.suites.olmpics.generate_property import generate_property_conjunction
-from lmprobes.suites.olmpics.generate_taxonomy import generate_taxonomy_conjunction
 from lmprobes.suites.olmpics.objects_matrix import (
     TABLE4_OBJECTS,
     TABLE4_RANKS,
@@ -27,11 +25,9 @@ from lmprobes.suites.olmpics.objects_matrix import (
     read_objects_matrix,
     write_objects_matrix,
 )
-from lmprobes.suites.olmpics.plots import age_grid, plot_figure3
 from lmprobes.suites.olmpics.release import build_release
 from lmprobes.suites.olmpics.schema import SCHEMA, TASKS
 from lmprobes.suites.olmpics.tables import read_published, write_zero_shot, zero_shot_table
-from lmprobes.suites.olmpics.wordnet import load_wordnet
 
 log = logging.getLogger("lmprobes.olmpics")
 
@@ -94,6 +90,11 @@ def generate_task(task: str, inputs: dict, *, seed: int, wikidata: dict | None =
     if task == "multihop_composition":
         return _frame(multihop_composition("train", seed=seed) + multihop_composition("dev", seed=seed))
     if task in ("antonym_negation", "taxonomy_conjunction"):
+        # NLTK (~0.2 s) loads only in the two jobs that read WordNet
+        from lmprobes.suites.olmpics.generate_antonym import generate_antonym_negation
+        from lmprobes.suites.olmpics.generate_taxonomy import generate_taxonomy_conjunction
+        from lmprobes.suites.olmpics.wordnet import load_wordnet
+
         generate = generate_antonym_negation if task == "antonym_negation" else generate_taxonomy_conjunction
         return generate(load_wordnet(inputs["wordnet"]), n_train=n_train, n_dev=n_dev, seed=seed, min_count=min_count)
     if task == "property_conjunction":
@@ -219,6 +220,11 @@ def _score_datasets(datasets: dict[str, pd.DataFrame], outs: dict[str, Path], mo
 def make_tables(grids: Path, zero_shot: list[Path], grid_scores: list[Path], published: Path, paper_table4: Path,
                 out_dir: Path, figures: list[Path], models: list[str]) -> None:
     """The zero-shot table; per model Figure 3 (age grids) and Table 4 (objects), the paper's Table 4 beside."""
+    from lmprobes.suites.olmpics.plots import (  # matplotlib (~0.4 s) loads only in the jobs that draw
+        age_grid,
+        plot_figure3,
+    )
+
     scores = pd.concat([read_parquet(p) for p in zero_shot], ignore_index=True)
     tidy = zero_shot_table(scores, read_published(published))
     out_dir = Path(out_dir)

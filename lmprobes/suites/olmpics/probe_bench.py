@@ -40,6 +40,7 @@ from lmprobes.engine.runner import run_model
 from lmprobes.suites.olmpics.age import age_comparison
 from lmprobes.suites.olmpics.heads import HeadProbe, MlmHead, extract_head, make_probe
 from lmprobes.suites.olmpics.hidden import ENCODER_COUNTS, encode_mask_states
+from lmprobes.suites.olmpics.hyperparameters import HyperParameters
 from lmprobes.suites.olmpics.probing import (
     MC_MLM,
     SETTINGS,
@@ -49,7 +50,7 @@ from lmprobes.suites.olmpics.probing import (
     mc_mlm_curves,
     task_data,
 )
-from lmprobes.suites.olmpics.training import PAPER_N, Examples, HyperParameters, curve_points, with_overrides
+from lmprobes.suites.olmpics.training import PAPER_N, Examples, curve_points, with_overrides
 from lmprobes.suites.olmpics.zeroshot import stem_for_masked
 
 VOCAB = Path(__file__).resolve().parents[3] / "tests" / "data" / "bert-base-cased" / "vocab.txt"

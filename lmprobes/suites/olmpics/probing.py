@@ -33,13 +33,11 @@ from tqdm.auto import tqdm
 
 from lmprobes.suites.olmpics.heads import PROBES, HeadError, HeadProbe, MlmHead, local_indices, make_probe
 from lmprobes.suites.olmpics.hidden import HIDDEN, read_hidden_cache, split_hidden
+from lmprobes.suites.olmpics.hyperparameters import TRANSFORMER, HyperParameters, TrainingError
 from lmprobes.suites.olmpics.training import (
     PAPER_N,
-    TRANSFORMER,
     Examples,
-    HyperParameters,
     RunResult,
-    TrainingError,
     curve_frame,
     curve_points,
     curve_row,
