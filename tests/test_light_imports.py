@@ -46,3 +46,18 @@ def test_the_workflow_is_read_without_torch_or_plotting():
                       "from lmprobes.config import check_config", "config = yaml.safe_load(open('config.yaml'))",
                       "validate(config, 'rules/schemas/config.schema.yaml')", "check_config(config)"])
     assert heavy_modules_loaded(code) == []
+
+
+def test_a_saved_head_loads_and_runs_without_transformers(tmp_path):
+    """What an MC-MLM curve job does with its cached head: BERT's and RoBERTa's activation is torch's GELU."""
+    code = f"""
+import torch
+from lmprobes.suites.olmpics.heads import MlmHead, load_head, make_probe, save_head
+head = MlmHead(model_type="bert", activation="gelu", eps=1e-12, dense_weight=torch.randn(8, 8),
+               dense_bias=torch.zeros(8), norm_weight=torch.ones(8), norm_bias=torch.zeros(8),
+               decoder_weight=torch.randn(3, 8), decoder_bias=torch.zeros(3), candidate_ids=(4, 5, 6))
+save_head(head, {str(tmp_path / "head.safetensors")!r})
+probe = make_probe("mlp_mlm", load_head({str(tmp_path / "head.safetensors")!r}))
+assert probe(torch.randn(2, 8), torch.tensor([[0, 1], [2, 0]])).shape == (2, 2)
+"""
+    assert heavy_modules_loaded(code) == ["torch"]

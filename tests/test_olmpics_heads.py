@@ -2,15 +2,19 @@
 
 from __future__ import annotations
 
+import dataclasses
+
 import pytest
 import torch
 
 from lmprobes.engine import word_ids
 from lmprobes.engine.lm import LM
 from lmprobes.suites.olmpics.heads import (
+    TORCH_ACTIVATIONS,
     HeadError,
     LinearProbe,
     MlpMlmProbe,
+    activation_module,
     extract_head,
     load_head,
     local_indices,
@@ -154,3 +158,19 @@ def test_distilbert_and_albert_heads_match_their_full_forward(arch):
     candidates = torch.tensor([[0, 1, 2, 3]] * 3)
     got = probe(out.hidden_states[-1][:, 4], candidates)
     torch.testing.assert_close(got, out.logits[:, 4][:, sorted(ids)], atol=1e-5, rtol=1e-5)
+
+
+@pytest.mark.parametrize("name", sorted(TORCH_ACTIVATIONS))
+def test_torch_activations_compute_what_transformers_does_bit_for_bit(name):
+    from transformers.activations import ACT2FN
+
+    x = torch.cat([torch.randn(4096, generator=torch.Generator().manual_seed(0)) * 4, torch.tensor([0.0, -30.0, 30.0])])
+    assert torch.equal(activation_module(name)(x), ACT2FN[name](x))
+
+
+def test_other_activations_come_from_transformers_and_unknown_ones_are_refused(tiny_bert):
+    head = extract_head(tiny_bert, _candidate_ids(tiny_bert))
+    probe = MlpMlmProbe(dataclasses.replace(head, activation="gelu_new"))
+    assert type(probe.activation).__name__ == "NewGELUActivation"
+    with pytest.raises(HeadError, match="MLM head activation 'gelu_nope' is not a known transformers activation"):
+        dataclasses.replace(head, activation="gelu_nope")
