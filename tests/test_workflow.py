@@ -746,7 +746,7 @@ def test_encyclopedic_curves_start_from_one_single_hop_stage_per_seed(demo):
                                                     "olmpics_mc_qa_seed", "olmpics_mc_qa_curves")} == {
             "olmpics_single_hop": 1, "olmpics_single_hop_stage": 2, "olmpics_mc_qa_seed": 2 * 2,
             "olmpics_mc_qa_curves": 2}
-        run = snakemake(demo, *targets, configs=configs)
+        run = snakemake(demo, *targets, "--resources", "gpu=2", configs=configs)  # two stage jobs, then seeds, at once
     assert run.returncode == 0, run.stdout[-3000:] + run.stderr[-3000:]
     facts = read_parquet(demo / "results/datasets/olmpics/single_hop.parquet")
     assert len(facts) == 2 * (release["task"] == "encyclopedic_composition").sum(), "every question has its bridge"

@@ -57,46 +57,57 @@ def test_slurm_profile_sends_every_gpu_job_to_the_gpu_partition(tmp_path):
         assert partition in block, block[:300]
 
 
+def dry_runs(workdir, plans: dict) -> dict:
+    """``{key: args}`` planned side by side (each is a process of its own; two cores halve the wait)."""
+    started = {key: subprocess.Popen([sys.executable, "-m", "snakemake", "-n", *args], cwd=workdir, text=True,
+                                     stdout=subprocess.PIPE, stderr=subprocess.PIPE) for key, args in plans.items()}
+    done = {}
+    for key, process in started.items():
+        stdout, stderr = process.communicate(timeout=600)
+        assert process.returncode == 0, (key, stderr[-3000:])
+        done[key] = job_counts(stdout)
+    return done
+
+
 def test_full_config_plans_every_rule_for_every_model(tmp_path):
     workdir = copy_workflow(tmp_path)  # a clean copy: nothing built yet, whatever the checkout holds
-    run = subprocess.run([sys.executable, "-m", "snakemake", "-n", "all"], cwd=workdir, capture_output=True, text=True,
-                         check=False)
-    assert run.returncode == 0, run.stderr[-3000:]
-    counts = job_counts(run.stdout)
-    assert counts == {"all": 1, "download_model": 10, "ettinger_dataset": 4,
-                      "ettinger_score": 10, "ettinger_tables": 1, "extract_source": 2, "lama_dataset": 4,
-                      "download_source": 13, "conceptnet_edges": 1, "lama_trex_raw": 1, "lama_conceptnet_gen": 1,
-                      "lama_wikidata_fresh": 1,
-                      "lama_score": 9, "lama_tables": 1,
-                      "download_blimp": 1, "blimp_dataset": 1, "blimp_score": 7, "blimp_tables": 1,
-                      "download_olmpics": 1, "olmpics_release": 1, "olmpics_grids": 1,
-                      "olmpics_zero_shot": 6, "olmpics_zero_shot_generated": 6, "olmpics_tables": 1,
-                      "olmpics_generated": 6,
-                      "olmpics_encyclopedic": 1, "olmpics_single_hop": 1, "olmpics_controls": 1,
-                      "olmpics_single_hop_stage": 5 * 6, "olmpics_encode": 5, "olmpics_mc_mlm_curves": 5 * 6, "olmpics_mc_qa_seed": (5 * 2 * 3 + 5) * 6,
-                      "olmpics_mc_qa_curves": 5 * 2 * 3 + 5,
-                      "olmpics_baseline_curves": 8, "olmpics_learning_tables": 1,
-                      "report_landing": 1, "report_verdicts": 1, "report_models": 1}
+    plans = {"full": ["all"]}
     # Generated tasks are scored only when asked, and MC-QA ones never (no zero-shot setting).
-    for olmpics, planned in (({"score_generated": False}, 0), ({"generate": ["property_conjunction"]}, 0),
-                             ({"generate": ["property_conjunction", "age_comparison"]}, 6)):
-        name = write_config(workdir, "generated.yaml", {"suites": {"olmpics": olmpics}})
-        run = subprocess.run([sys.executable, "-m", "snakemake", "-n", "all", "--configfile", "config.yaml", name],
-                             cwd=workdir, capture_output=True, text=True, check=False)
-        assert run.returncode == 0, run.stderr[-3000:]
-        assert job_counts(run.stdout).get("olmpics_zero_shot_generated", 0) == planned, olmpics
+    generated = {"none": ({"score_generated": False}, 0), "mc_qa": ({"generate": ["property_conjunction"]}, 0),
+                 "both": ({"generate": ["property_conjunction", "age_comparison"]}, 6)}
+    for key, (olmpics, _) in generated.items():
+        name = write_config(workdir, f"generated_{key}.yaml", {"suites": {"olmpics": olmpics}})
+        plans[key] = ["all", "--configfile", "config.yaml", name]
     # Encyclopedic composition's curves, and only they, start from the single-hop stage, one job per seed
     # that the three variants share, unless turned off.
-    for single_hop, planned in ((True, 1), (False, 0)):
-        name = write_config(workdir, "single_hop.yaml", {"suites": {"olmpics": {"learning_curves": {
+    for single_hop in (True, False):
+        name = write_config(workdir, f"single_hop_{single_hop}.yaml", {"suites": {"olmpics": {"learning_curves": {
             "single_hop": single_hop}}}})
-        for task, wanted in (("encyclopedic_composition", planned), ("property_conjunction", 0)):
+        for task in ("encyclopedic_composition", "property_conjunction"):
             targets = [f"results/curves/olmpics/roberta-base/{task}.{variant}.parquet"
                        for variant in ("standard", "no_lang", "perturbed_lang")]
-            run = subprocess.run([sys.executable, "-m", "snakemake", "-n", *targets, "--configfile", "config.yaml",
-                                  name], cwd=workdir, capture_output=True, text=True, check=False)
-            assert run.returncode == 0, run.stderr[-3000:]
-            counts = job_counts(run.stdout)
-            assert counts.get("olmpics_single_hop", 0) == wanted, (single_hop, task)
-            assert counts.get("olmpics_single_hop_stage", 0) == 6 * wanted, (single_hop, task)
-            assert (counts["olmpics_mc_qa_seed"], counts["olmpics_mc_qa_curves"]) == (3 * 6, 3)
+            plans[single_hop, task] = [*targets, "--configfile", "config.yaml", name]
+    counts = dry_runs(workdir, plans)
+    assert counts["full"] == {"all": 1, "download_model": 10, "ettinger_dataset": 4,
+                              "ettinger_score": 10, "ettinger_tables": 1, "extract_source": 2, "lama_dataset": 4,
+                              "download_source": 13, "conceptnet_edges": 1, "lama_trex_raw": 1,
+                              "lama_conceptnet_gen": 1, "lama_wikidata_fresh": 1,
+                              "lama_score": 9, "lama_tables": 1,
+                              "download_blimp": 1, "blimp_dataset": 1, "blimp_score": 7, "blimp_tables": 1,
+                              "download_olmpics": 1, "olmpics_release": 1, "olmpics_grids": 1,
+                              "olmpics_zero_shot": 6, "olmpics_zero_shot_generated": 6, "olmpics_tables": 1,
+                              "olmpics_generated": 6,
+                              "olmpics_encyclopedic": 1, "olmpics_single_hop": 1, "olmpics_controls": 1,
+                              "olmpics_single_hop_stage": 5 * 6, "olmpics_encode": 5, "olmpics_mc_mlm_curves": 5 * 6,
+                              "olmpics_mc_qa_seed": (5 * 2 * 3 + 5) * 6, "olmpics_mc_qa_curves": 5 * 2 * 3 + 5,
+                              "olmpics_baseline_curves": 8, "olmpics_learning_tables": 1,
+                              "report_landing": 1, "report_verdicts": 1, "report_models": 1}
+    for key, (olmpics, planned) in generated.items():
+        assert counts[key].get("olmpics_zero_shot_generated", 0) == planned, olmpics
+    for single_hop in (True, False):
+        for task in ("encyclopedic_composition", "property_conjunction"):
+            wanted = int(single_hop and task == "encyclopedic_composition")
+            plan = counts[single_hop, task]
+            assert plan.get("olmpics_single_hop", 0) == wanted, (single_hop, task)
+            assert plan.get("olmpics_single_hop_stage", 0) == 6 * wanted, (single_hop, task)
+            assert (plan["olmpics_mc_qa_seed"], plan["olmpics_mc_qa_curves"]) == (3 * 6, 3)
