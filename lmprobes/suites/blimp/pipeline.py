@@ -68,7 +68,8 @@ def score_model(dataset: Path, model_dir: Path, out: Path, *, slug: str, spec: d
 def make_tables(dataset: Path, score_paths: list[Path], published: Path, published_paradigms: Path,
                 out_dir: Path, figures: dict[str, Path]) -> None:
     """Tables 3 and 4 and Figures 1, 2, 3, 4 and 6 from the per-pair scores."""
-    from lmprobes.suites.blimp import plots  # matplotlib (~0.4 s) loads only in the jobs that draw
+    # matplotlib (~0.4 s) loads only in the jobs that draw
+    from lmprobes.suites.blimp import plots
 
     scores = pd.concat([read_parquet(p) for p in score_paths], ignore_index=True)
     paper_paradigms = read_published_paradigms(published_paradigms)

@@ -71,7 +71,8 @@ def load_merged(dataset_paths: list[Path], score_paths: list[Path], models: list
 
 def make_tables(dataset_paths, score_paths, published: Path, qualitative: Path, out_dir: Path, plot: Path, *,
                 models: list[str], threshold: float, unscorable: str, qualitative_model: str | None) -> None:
-    from lmprobes.suites.ettinger.plots import accuracy_figure  # matplotlib (~0.4 s) loads only in the jobs that draw
+    # matplotlib (~0.4 s) loads only in the jobs that draw
+    from lmprobes.suites.ettinger.plots import accuracy_figure
 
     merged = load_merged(dataset_paths, score_paths, models)
     tidy = T.with_published(T.quantitative_tables(merged, threshold, unscorable), pd.read_csv(published))

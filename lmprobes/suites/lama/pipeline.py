@@ -163,9 +163,8 @@ TABLES = tuple(TABLE_TITLES)
 def make_tables(datasets: list[Path], scores: list[Path], published: Path, paper_examples: Path, outdir: Path,
                 plot: Path, *, qualitative_model: str | None, seed: int) -> None:
     """Every LAMA table (CSV + Markdown) and Figure 2 from the datasets and per-fact scores."""
-    from lmprobes.suites.lama.plots import (
-        precision_curve_figure,  # matplotlib (~0.4 s) loads only in the jobs that draw
-    )
+    # matplotlib (~0.4 s) loads only in the jobs that draw
+    from lmprobes.suites.lama.plots import precision_curve_figure
 
     data = {Path(p).stem: read_parquet(p) for p in datasets}
     corpora = list(data)

@@ -220,10 +220,8 @@ def _score_datasets(datasets: dict[str, pd.DataFrame], outs: dict[str, Path], mo
 def make_tables(grids: Path, zero_shot: list[Path], grid_scores: list[Path], published: Path, paper_table4: Path,
                 out_dir: Path, figures: list[Path], models: list[str]) -> None:
     """The zero-shot table; per model Figure 3 (age grids) and Table 4 (objects), the paper's Table 4 beside."""
-    from lmprobes.suites.olmpics.plots import (  # matplotlib (~0.4 s) loads only in the jobs that draw
-        age_grid,
-        plot_figure3,
-    )
+    # matplotlib (~0.4 s) loads only in the jobs that draw
+    from lmprobes.suites.olmpics.plots import age_grid, plot_figure3
 
     scores = pd.concat([read_parquet(p) for p in zero_shot], ignore_index=True)
     tidy = zero_shot_table(scores, read_published(published))
