@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import itertools
+import math
 from abc import ABC, abstractmethod
 from collections.abc import Sequence
 
@@ -12,7 +13,11 @@ import torch
 
 def length_order(lengths: Sequence[int]) -> list[int]:
     """Indices sorted by length, longest first; equal lengths keep their original order."""
-    return sorted(range(len(lengths)), key=lambda i: (-lengths[i], i))
+    return _length_order(np.asarray(lengths, dtype=np.int64)).tolist()
+
+
+def _length_order(lengths: np.ndarray) -> np.ndarray:
+    return np.argsort(-lengths, kind="stable")
 
 
 def token_budget_batches(lengths: Sequence[int], max_tokens: int, *, equal_lengths: bool = False) -> list[list[int]]:
@@ -20,25 +25,61 @@ def token_budget_batches(lengths: Sequence[int], max_tokens: int, *, equal_lengt
 
     Batches hold indices into ``lengths``; every batch has at least one item, so an item
     longer than the budget still gets a batch of its own. With ``equal_lengths`` a batch never
-    mixes lengths, so nothing in it is padded.
+    mixes lengths, so nothing in it is padded. A batch's first item is its longest, so its size
+    follows from that length alone: one step per batch, not per item (1.1 million PLL copies of
+    all of BLiMP were 3 s of Python a job).
     """
+    sizes = np.asarray(lengths, dtype=np.int64)
+    order = _length_order(sizes)
+    ordered = sizes[order]
+    limit = _run_ends(ordered) if equal_lengths else np.full(len(order), len(order))
     batches: list[list[int]] = []
-    for index in length_order(lengths):
-        same = not equal_lengths or (batches and lengths[batches[-1][0]] == lengths[index])
-        if batches and same and _fits(len(batches[-1]) + 1, lengths[batches[-1][0]], max_tokens):
-            batches[-1].append(index)
-        else:
-            batches.append([index])
+    start = 0
+    while start < len(order):
+        stop = min(start + max(1, max_tokens // max(int(ordered[start]), 1)), int(limit[start]))
+        batches.append(order[start:stop].tolist())
+        start = stop
     return batches
 
 
-def _fits(batch_size: int, padded_len: int, max_tokens: int) -> bool:
-    return batch_size * max(padded_len, 1) <= max_tokens
+def _run_ends(values: np.ndarray) -> np.ndarray:
+    """For each position, one past the end of the run of equal values it belongs to."""
+    ends = np.append(np.flatnonzero(np.diff(values)) + 1, len(values))
+    return np.repeat(ends, np.diff(ends, prepend=0))
 
 
 def flatten(lists: Sequence[Sequence[int]]) -> np.ndarray:
     """The integers of all ``lists``, one after another, as one int64 array."""
     return np.fromiter(itertools.chain.from_iterable(lists), dtype=np.int64)
+
+
+def sort_order(*keys: np.ndarray) -> np.ndarray:
+    """The stable order by integer ``keys``, the first major: ``np.lexsort(keys[::-1])``, faster.
+
+    Non-negative keys whose ranges multiply to under 2**63 fold into one int64 for a single
+    argsort (the 1.29 million next-token requests of all of BLiMP under GPT-2: 0.07 s against
+    lexsort's 0.53 s); others are sorted key by key, least significant first, each narrowed to
+    int16 where it fits so numpy radix-sorts it (1.7 million PLL copies by length and hash:
+    0.31 against 0.67 s).
+    """
+    n = len(keys[0])
+    if n == 0:
+        return np.zeros(0, dtype=np.int64)
+    low, high = [int(key.min()) for key in keys], [int(key.max()) for key in keys]
+    spans = [h + 1 for h in high]
+    if min(low) >= 0 and math.prod(spans) < 2**63:
+        combined = np.zeros(n, dtype=np.int64)
+        for key, span in zip(keys, spans, strict=True):
+            combined *= span
+            combined += key.astype(np.int64, copy=False)  # uint64 keys too: each is below 2**63 here
+        return np.argsort(combined, kind="stable")
+    order = np.arange(n)
+    for key, lo, hi in reversed(list(zip(keys, low, high, strict=True))):
+        part = key[order]
+        if -(2**15) <= lo and hi < 2**15:
+            part = part.astype(np.int16)
+        order = order[np.argsort(part, kind="stable")]
+    return order
 
 
 def pad_right(sequences: Sequence[Sequence[int]], pad_id: int, device: torch.device) -> tuple[torch.Tensor, torch.Tensor]:

@@ -9,6 +9,7 @@ from dataclasses import dataclass
 
 import torch
 
+from lmprobes.engine.encoding import encode_ids
 from lmprobes.engine.lm import LM
 from lmprobes.engine.packing import can_pack, fits_attention_window, packed_next_token_logprobs
 from lmprobes.engine.runner import (
@@ -194,9 +195,7 @@ def _run(lm: LM, sequences, positions, fn, progress: bool, desc: str, projection
 
 
 def _encode(lm: LM, texts: Sequence[str]) -> list[list[int]]:
-    if not texts:
-        return []
-    return [list(ids) for ids in lm.tokenizer(list(texts), add_special_tokens=False)["input_ids"]]
+    return encode_ids(lm.tokenizer, texts, special_tokens=False)
 
 
 def _encode_contexts(lm: LM, contexts: Sequence[str], *, bos: bool, strip_context: bool) -> list[list[int]]:

@@ -7,6 +7,7 @@ from collections.abc import Callable, Sequence
 
 import torch
 
+from lmprobes.engine.encoding import encode_ids
 from lmprobes.engine.last_layer import rows_only_tail
 from lmprobes.engine.lm import LM
 from lmprobes.engine.runner import (
@@ -87,7 +88,7 @@ def map_mask_logprobs(lm: LM, texts: list[str], fn: ItemFn, *, progress: bool = 
     if not texts:
         sequences = []
     else:
-        sequences = encode(list(texts)) if encode is not None else lm.tokenizer(list(texts))["input_ids"]
+        sequences = encode(list(texts)) if encode is not None else encode_ids(lm.tokenizer, texts)
     positions = [[_mask_position(lm, index, text, ids, several=masks == "first")]
                  for index, (text, ids) in enumerate(zip(texts, sequences))]
 

@@ -27,7 +27,7 @@ import numpy as np
 import torch
 
 from lmprobes.engine import runner
-from lmprobes.engine.batching import flatten, token_budget_batches
+from lmprobes.engine.batching import flatten, sort_order, token_budget_batches
 from lmprobes.engine.lm import LM
 from lmprobes.engine.runner import (
     Backoff,
@@ -124,11 +124,11 @@ def pack(sequences: Sequence[Sequence[int]], row_tokens: int | None = None) -> P
             shared, path = 0, []
         row = rows[-1]
         _close_subtrees(row, path, shared)  # no later sequence of the row shares these nodes
-        for position in range(shared, len(sequence)):
-            path.append(len(row.tokens))
-            row.tokens.append(sequence[position])
-            row.depth.append(position)
-            row.ends.append(0)
+        start, added = len(row.tokens), len(sequence) - shared
+        path.extend(range(start, start + added))
+        row.tokens.extend(sequence[shared:])
+        row.depth.extend(range(shared, len(sequence)))
+        row.ends.extend([0] * added)
         home[index], nodes[index], previous = len(rows) - 1, list(path), sequence
     if rows:
         _close_subtrees(rows[-1], path, 0)
@@ -137,8 +137,9 @@ def pack(sequences: Sequence[Sequence[int]], row_tokens: int | None = None) -> P
 
 def _close_subtrees(row: PackedRow, path: list[int], keep: int) -> None:
     """End the subtrees of the path's nodes from depth ``keep`` on at the row's current length."""
+    end = len(row.tokens)
     for node in path[keep:]:
-        row.ends[node] = len(row.tokens)
+        row.ends[node] = end
     del path[keep:]
 
 
@@ -174,9 +175,14 @@ def packed_next_token_logprobs(
             for where, batch_values in run_halving_on_oom(batch, run, backoff):
                 values[where] = batch_values
             bar.update(len(batch))
-    ends = np.cumsum(wanted.counts)[:-1]
-    targets = np.split(wanted.target[wanted.index], ends)
-    return [part.tolist() for part in targets], [part.tolist() for part in np.split(values[wanted.index], ends)]
+    return split_lists(wanted.target[wanted.index].tolist(), wanted.counts), split_lists(
+        values[wanted.index].tolist(), wanted.counts)
+
+
+def split_lists(flat: list, counts: Sequence[int]) -> list[list]:
+    """``flat`` cut into consecutive lists of ``counts`` items: list slices, where ``np.split`` of the
+    1.3 million log-probs of all of BLiMP into 134,000 arrays took 0.75 s."""
+    return [flat[start:stop] for start, stop in itertools.pairwise(itertools.accumulate(counts, initial=0))]
 
 
 @dataclass(frozen=True)
@@ -213,7 +219,7 @@ def wanted_log_probs(packing: Packing, sequences: Sequence[Sequence[int]], posit
     node = flatten(packing.nodes)[token_start[owner] + position]
     target = flatten(sequences)[token_start[owner] + position + 1]
     row = np.asarray(packing.home, dtype=np.int64)[owner]
-    order = np.lexsort((target, node, row))
+    order = sort_order(row, node, target)
     row, node, target = row[order], node[order], target[order]
     new = np.ones(len(order), dtype=bool)
     new[1:] = (row[1:] != row[:-1]) | (node[1:] != node[:-1]) | (target[1:] != target[:-1])

@@ -19,8 +19,9 @@ from collections.abc import Sequence
 import numpy as np
 import torch
 
-from lmprobes.engine.batching import TokenTable, flatten
+from lmprobes.engine.batching import TokenTable, flatten, sort_order
 from lmprobes.engine.causal import SequenceScore
+from lmprobes.engine.encoding import encode_ids_and_words
 from lmprobes.engine.lm import LM
 from lmprobes.engine.masked import masked_projection
 from lmprobes.engine.runner import Row, gc_paused, map_row_logprobs
@@ -44,9 +45,8 @@ def pseudo_log_likelihoods(
         raise ValueError(f"unknown PLL variant {variant!r}; choose one of {VARIANTS}")
     if not texts:
         return []
-    encoded = lm.tokenizer(list(texts))
-    sequences = [list(ids) for ids in encoded["input_ids"]]
-    spans = [masked_spans(encoded.word_ids(i), variant) for i in range(len(sequences))]
+    sequences, words = encode_ids_and_words(lm.tokenizer, texts)
+    spans = [masked_spans(word_ids, variant) for word_ids in words]
     copies = MaskedCopies(sequences, spans, lm.tokenizer.mask_token_id)
     distinct = DistinctCopies(copies)
     targets = [[copies.targets[copy] for copy in aliases] for aliases in distinct.aliases]
@@ -185,7 +185,7 @@ def _equal_copy_groups(copies: MaskedCopies, flat: np.ndarray, offsets: np.ndarr
         digest = (prefix[base + lengths[owner]] - prefix[base] - (prefix[base + span[:, 1]] - prefix[base + span[:, 0]])
                   + mask_prefix[span[:, 1]] - mask_prefix[span[:, 0]])
     size = lengths[owner]
-    order = np.lexsort((np.arange(n), digest, size))
+    order = sort_order(size, digest)  # stable: equal copies stay in index order
     same_as_previous = np.zeros(n, dtype=bool)
     same_as_previous[1:] = (digest[order][1:] == digest[order][:-1]) & (size[order][1:] == size[order][:-1])
     candidate = np.cumsum(~same_as_previous) - 1  # per sorted copy; members in index order

@@ -14,6 +14,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from lmprobes.engine.encoding import encode_ids
 from lmprobes.engine.runner import gc_paused
 
 Kind = str  # "wordpiece" | "bytelevel" | "sentencepiece"
@@ -107,7 +108,7 @@ def words_ids(tokenizer, words: Sequence[str], *, sentence_initial: bool = False
     """
     prefix = " " if leading_space(tokenizer) and not sentence_initial else ""
     texts = [prefix + word for word in words if word]
-    encoded = iter(tokenizer(texts, add_special_tokens=False)["input_ids"] if texts else [])
+    encoded = iter(encode_ids(tokenizer, texts, special_tokens=False))
     per_word = [tuple(next(encoded)) if word else () for word in words]
     pieces = iter(tokenizer.convert_ids_to_tokens([token for ids in per_word for token in ids]))
     unk = tokenizer.unk_token_id

@@ -41,6 +41,7 @@ import torch
 
 from lmprobes.engine import WordIds, leading_space, map_mask_logprobs, sequence_logprobs, tokenizer_kind, words_ids
 from lmprobes.engine.causal import map_next_token_logprobs
+from lmprobes.engine.encoding import encode_ids
 from lmprobes.engine.lm import LM
 from lmprobes.engine.runner import top_k_low_id_first
 from lmprobes.suites.lama.release import MASK, lowercased, valid_objects
@@ -279,7 +280,7 @@ def released_bert_encoding(tokenizer, texts: list[str]) -> list[list[int]]:
         layout.append(("run", len(runs)))
         runs.append(" ".join(words))
         layouts.append(layout)
-    encoded = tokenizer(runs, add_special_tokens=False)["input_ids"]
+    encoded = encode_ids(tokenizer, runs, special_tokens=False)
     rests = {rest for layout in layouts for part, rest in layout if part == "mask"}
     pieces = {rest: _wordpiece_ids(tokenizer, rest) if rest else [] for rest in rests}
     sequences = []

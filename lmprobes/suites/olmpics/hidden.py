@@ -34,6 +34,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import torch
 
+from lmprobes.engine.encoding import encode_ids
 from lmprobes.engine.lm import LM
 from lmprobes.engine.runner import Projection, map_row_logprobs
 from lmprobes.engine.tokens import WordIds
@@ -114,7 +115,7 @@ def _check_items(lm: LM, items: pd.DataFrame) -> None:
 
 def _mask_states(lm: LM, texts: list[str], row_ids: list[str], progress: bool) -> np.ndarray:
     """(n, H) float32 final hidden states at the single mask of each text (the engine's batching)."""
-    sequences = lm.tokenizer(texts)["input_ids"] if texts else []
+    sequences = encode_ids(lm.tokenizer, texts)
     positions = [[_mask_position(lm, row_id, ids)] for row_id, ids in zip(row_ids, sequences, strict=True)]
     pad_id = lm.tokenizer.pad_token_id if lm.tokenizer.pad_token_id is not None else 0
     states = Projection(base=CountedEncoder(_encoder(lm)), head=torch.nn.Identity(), log_softmax=False)
