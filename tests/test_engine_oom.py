@@ -113,3 +113,51 @@ def test_later_batches_as_large_as_a_failed_one_are_split_before_they_run(tiny_b
     got = mask_predictions(lm, texts, progress=False)
     assert seen == [(4, True), (2, False), (2, False), (2, False), (2, False)], "the second 4 never tried"
     assert [g.top_ids for g in got] == [e.top_ids for e in expected]
+
+
+@pytest.fixture
+def fail_second_head_call(monkeypatch):
+    """The LM head takes one row per call and its second call raises CUDA OOM once: the batch's first
+    row was already handed to the scoring function when the batch is retried in halves."""
+
+    def arm(projection_of):
+        calls = []
+
+        def failing(lm):
+            projection = projection_of(lm)
+            head = projection.head
+
+            def once(rows):
+                calls.append(rows.shape[0])
+                if len(calls) == 2:
+                    raise torch.cuda.OutOfMemoryError("CUDA out of memory (simulated)")
+                return head(rows)
+
+            return dataclasses.replace(projection, head=once)
+
+        monkeypatch.setattr(runner, "logit_chunk_rows", lambda lm: 1)
+        return failing, calls
+
+    return arm
+
+
+def test_rows_handed_over_before_a_head_oom_are_not_counted_twice(tiny_bert, with_budget, fail_second_head_call,
+                                                                   monkeypatch) -> None:
+    from lmprobes.engine import masked, pll, pseudo_log_likelihoods
+
+    lm = with_budget(tiny_bert, 10**6)
+    texts = [TEXTS[0].replace("cat", "[MASK]"), TEXTS[1].replace("robin", "[MASK]"), "Dogs [MASK]."]
+    expected_masks = mask_predictions(lm, texts, progress=False)
+    expected_pll = pseudo_log_likelihoods(lm, TEXTS[:3], progress=False)
+    failing, calls = fail_second_head_call(masked.masked_projection)
+    monkeypatch.setattr(masked, "masked_projection", failing)
+    monkeypatch.setattr(pll, "masked_projection", failing)
+    got_masks = mask_predictions(lm, texts, progress=False)
+    assert calls[:3] == [1, 1, 1] and len(calls) == len(texts) + 2  # one row twice, plus the failed call
+    calls.clear()
+    got_pll = pseudo_log_likelihoods(lm, TEXTS[:3], progress=False)
+    assert len(calls) > 2
+    assert [g.top_ids for g in got_masks] == [e.top_ids for e in expected_masks]
+    for g, e in zip(got_pll, expected_pll, strict=True):
+        assert g.token_ids == e.token_ids
+        assert g.token_logprobs == pytest.approx(e.token_logprobs, abs=1e-5)

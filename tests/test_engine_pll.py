@@ -113,10 +113,10 @@ def test_identical_masked_copies_run_once_and_score_each_target(tiny_bert, monke
     ids = [tiny_bert.tokenizer(text)["input_ids"] for text in pair]
     assert len(ids[0]) == len(ids[1]) and sum(a != b for a, b in zip(*ids, strict=True)) == 1
     runs = []
-    original = pll.map_row_logprobs
+    original = pll.run_rows
     monkeypatch.setattr(
         pll,
-        "map_row_logprobs",
+        "run_rows",
         lambda lm, proj, seqs, *a, **k: runs.append(len(seqs)) or original(lm, proj, seqs, *a, **k),
     )
     scores = pseudo_log_likelihoods(tiny_bert, pair, progress=False)
@@ -176,3 +176,35 @@ def test_equal_masked_copies_are_grouped_as_a_plain_dictionary_groups_them(colli
         expected.setdefault(tuple(copies[index]), []).append(index)
     assert pll.DistinctCopies(copies).aliases == list(expected.values())
     assert len(expected) < len(copies)
+
+
+@pytest.mark.parametrize("variant", ["original", "within_word_l2r"])
+def test_copy_spans_are_each_texts_masked_spans_flattened(variant) -> None:
+    from lmprobes.engine import pll
+
+    word_ids = [
+        [None, 0, 0, 1, None],
+        [],
+        [None, None],
+        [None, 0, 1, 1, 1, 2, None],
+        [0, 0, None, 0, 1],  # a word id again after a special token: a new run
+        [3, 3, 3],
+        [None, 0, None, 1, 1],
+    ]
+    owner, spans = pll.copy_spans(word_ids, variant)
+    expected = [(text, span) for text, ids in enumerate(word_ids) for span in pll.masked_spans(ids, variant)]
+    assert list(zip(owner.tolist(), map(tuple, spans.tolist()), strict=True)) == expected
+    assert pll.copy_spans([], variant)[1].shape == (0, 2)
+
+
+def test_masked_copies_from_lists_and_from_arrays_agree() -> None:
+    from lmprobes.engine import pll
+
+    sequences = [[101, 5, 6, 102], [101, 102], [101, 7, 7, 8, 102]]
+    word_ids = [[None, 0, 1, None], [None, None], [None, 0, 0, 1, None]]
+    lists = pll.MaskedCopies(sequences, [pll.masked_spans(w, "within_word_l2r") for w in word_ids], mask_id=9)
+    arrays = pll.MaskedCopies.of_flat(sequences, *pll.copy_spans(word_ids, "within_word_l2r"), mask_id=9)
+    assert list(lists) == list(arrays) == [[101, 9, 6, 102], [101, 5, 9, 102], [101, 9, 9, 8, 102],
+                                           [101, 7, 9, 8, 102], [101, 7, 7, 9, 102]]
+    assert lists.targets.tolist() == arrays.targets.tolist() == [5, 6, 7, 7, 8]
+    assert lists.per_text.tolist() == arrays.per_text.tolist() == [2, 0, 3]

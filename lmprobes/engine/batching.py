@@ -53,6 +53,19 @@ def flatten(lists: Sequence[Sequence[int]]) -> np.ndarray:
     return np.fromiter(itertools.chain.from_iterable(lists), dtype=np.int64)
 
 
+def split_lists(flat: list, counts: Sequence[int]) -> list[list]:
+    """``flat`` cut into consecutive lists of ``counts`` items: list slices, where ``np.split`` of the
+    1.3 million log-probs of all of BLiMP into 134,000 arrays took 0.75 s."""
+    return [flat[start:stop] for start, stop in itertools.pairwise(itertools.accumulate(counts, initial=0))]
+
+
+def ranges(starts: np.ndarray, counts: np.ndarray) -> np.ndarray:
+    """``concat(arange(start, start + count))`` over the pairs, without a Python loop."""
+    total = int(counts.sum())
+    shift = np.repeat(starts - np.concatenate(([0], np.cumsum(counts)[:-1])), counts)
+    return np.arange(total, dtype=np.int64) + shift
+
+
 def sort_order(*keys: np.ndarray) -> np.ndarray:
     """The stable order by integer ``keys``, the first major: ``np.lexsort(keys[::-1])``, faster.
 

@@ -13,18 +13,19 @@ sentences of a minimal pair that differ only in the masked token) run once and s
 
 from __future__ import annotations
 
+import itertools
 import math
 from collections.abc import Sequence
 
 import numpy as np
 import torch
 
-from lmprobes.engine.batching import TokenTable, flatten, sort_order
+from lmprobes.engine.batching import TokenTable, flatten, ranges, sort_order, split_lists
 from lmprobes.engine.causal import SequenceScore
 from lmprobes.engine.encoding import encode_ids_and_words
 from lmprobes.engine.lm import LM
 from lmprobes.engine.masked import masked_projection
-from lmprobes.engine.runner import Row, gc_paused, map_row_logprobs
+from lmprobes.engine.runner import RowPlan, gc_paused, run_rows
 
 __all__ = ["VARIANTS", "masked_spans", "pseudo_log_likelihoods"]
 
@@ -46,27 +47,29 @@ def pseudo_log_likelihoods(
     if not texts:
         return []
     sequences, words = encode_ids_and_words(lm.tokenizer, texts)
-    spans = [masked_spans(word_ids, variant) for word_ids in words]
-    copies = MaskedCopies(sequences, spans, lm.tokenizer.mask_token_id)
+    copies = MaskedCopies.of_flat(sequences, *copy_spans(words, variant), lm.tokenizer.mask_token_id)
     distinct = DistinctCopies(copies)
-    targets = [[copies.targets[copy] for copy in aliases] for aliases in distinct.aliases]
+    targets = copies.targets
+    values = np.full(len(copies), math.nan)
 
-    def scored_token_logprobs(logprobs: torch.Tensor, rows: list[Row]) -> list[list[float]]:
-        wanted = [targets[row.item] for row in rows]
-        values = logprobs.gather(1, _padded(wanted, logprobs.device)).tolist()
-        return [row_values[: len(row_targets)] for row_values, row_targets in zip(values, wanted, strict=True)]
+    def store_scored_token_logprobs(logprobs: torch.Tensor, rows: np.ndarray) -> None:
+        """Each distinct copy's row gives the log-prob of the target of every copy equal to it."""
+        alias = distinct.aliases_of(rows)
+        row_of_alias = torch.from_numpy(np.repeat(np.arange(len(rows)), distinct.alias_counts[rows]))
+        picked = logprobs[row_of_alias.to(logprobs.device), torch.from_numpy(targets[alias]).to(logprobs.device)]
+        values[alias] = picked.cpu().numpy()
 
-    results = map_row_logprobs(
+    run_rows(
         lm,
         masked_projection(lm),
         distinct,
-        distinct.positions,
-        scored_token_logprobs,
+        RowPlan.one_each(distinct.position),
+        store_scored_token_logprobs,
         pad_id=_pad_id(lm),
         progress=progress,
         desc=f"{lm.name} PLL ({variant}) masked copies",
     )
-    return _assemble(copies, distinct.per_copy(results))
+    return _assemble(copies, values.tolist())
 
 
 def masked_spans(word_ids: Sequence[int | None], variant: str) -> list[tuple[int, int]]:
@@ -87,23 +90,63 @@ def masked_spans(word_ids: Sequence[int | None], variant: str) -> list[tuple[int
     return spans
 
 
+def copy_spans(word_ids: Sequence[Sequence[int | None]], variant: str) -> tuple[np.ndarray, np.ndarray]:
+    """``masked_spans`` of every text at once: each copy's text, and its ``(start, stop)`` rows.
+
+    Vectorised over all tokens (a span runs to the end of its run of equal word ids), where
+    ``masked_spans`` walks one text in Python.
+    """
+    counts = np.fromiter(map(len, word_ids), dtype=np.int64, count=len(word_ids))
+    words = np.fromiter((-1 if w is None else w for w in itertools.chain.from_iterable(word_ids)), dtype=np.int64,
+                        count=int(counts.sum()))
+    text = np.repeat(np.arange(len(word_ids)), counts)
+    text_start = np.repeat(np.concatenate(([0], np.cumsum(counts))).astype(np.int64)[:-1], counts)
+    scored = np.flatnonzero(words >= 0)
+    if variant == "within_word_l2r":
+        new_run = np.ones(len(words), dtype=bool)
+        new_run[1:] = (words[1:] != words[:-1]) | (text[1:] != text[:-1])
+        run_stop = np.append(np.flatnonzero(new_run)[1:], len(words))[np.cumsum(new_run) - 1]
+        stop = run_stop[scored]
+    else:
+        stop = scored + 1
+    spans = np.stack((scored, stop), axis=1) - text_start[scored, None]
+    return text[scored], spans
+
+
 class MaskedCopies(Sequence):
-    """The masked copies of all texts, one per scored token, in text order; built when indexed."""
+    """The masked copies of all texts, one per scored token, in text order; built when indexed.
+
+    ``owner[c]``, ``spans[c]`` and ``targets[c]``: copy ``c``'s text, masked ``(start, stop)`` and
+    the token it scores (at ``start``).
+    """
 
     def __init__(self, sequences: list[list[int]], spans: list[list[tuple[int, int]]], mask_id: int) -> None:
+        owner = np.repeat(np.arange(len(spans)), [len(text_spans) for text_spans in spans])
+        flat = np.array([span for text_spans in spans for span in text_spans], dtype=np.int64).reshape(-1, 2)
+        self._set(sequences, owner, flat, mask_id)
+
+    @classmethod
+    def of_flat(cls, sequences: list[list[int]], owner: np.ndarray, spans: np.ndarray, mask_id: int) -> MaskedCopies:
+        """The copies given as arrays, as ``copy_spans`` returns them (owners ascending)."""
+        copies = cls.__new__(cls)
+        copies._set(sequences, owner, spans, mask_id)
+        return copies
+
+    def _set(self, sequences: list[list[int]], owner: np.ndarray, spans: np.ndarray, mask_id: int) -> None:
         self.sequences = sequences
-        self.per_text = [len(text_spans) for text_spans in spans]
-        self.owner = [text for text, text_spans in enumerate(spans) for _ in text_spans]
-        self.spans = [span for text_spans in spans for span in text_spans]
-        self.targets = [sequences[owner][start] for owner, (start, _) in zip(self.owner, self.spans, strict=True)]
+        self.owner = owner.astype(np.int64, copy=False)
+        self.spans = spans
+        self.per_text = np.bincount(self.owner, minlength=len(sequences))
+        text_start = np.concatenate(([0], np.cumsum([len(ids) for ids in sequences]))).astype(np.int64)
+        self.targets = flatten(sequences)[text_start[self.owner] + spans[:, 0]] if len(spans) else np.zeros(0, np.int64)
         self.mask_id = mask_id
 
     def __len__(self) -> int:
         return len(self.spans)
 
     def __getitem__(self, index: int) -> list[int]:
-        ids = list(self.sequences[self.owner[index]])
-        start, stop = self.spans[index]
+        ids = list(self.sequences[int(self.owner[index])])
+        start, stop = self.spans[index].tolist()
         ids[start:stop] = [self.mask_id] * (stop - start)
         return ids
 
@@ -123,11 +166,12 @@ class DistinctCopies(TokenTable):
         offsets = np.concatenate(([0], np.cumsum(text_lengths))).astype(np.int64)
         flat = flatten(copies.sequences)
         group = _equal_copy_groups(copies, flat, offsets, owner, spans)
-        self.aliases = [[] for _ in range(int(group.max(initial=-1)) + 1)]
-        for index, k in enumerate(group.tolist()):
-            self.aliases[k].append(index)
-        representatives = np.unique(group, return_index=True)[1]  # each group's first copy
-        self.positions = _Positions(spans[representatives].tolist())
+        # Copies grouped: group k's members are alias_order[alias_offsets[k]:alias_offsets[k + 1]], ascending.
+        self.alias_order = np.argsort(group, kind="stable")
+        self.alias_counts = np.bincount(group, minlength=int(group.max(initial=-1)) + 1)
+        self.alias_offsets = np.concatenate(([0], np.cumsum(self.alias_counts))).astype(np.int64)
+        representatives = self.alias_order[self.alias_offsets[:-1]]  # each group's first copy
+        self.position = spans[representatives, 0]
         self._owner = torch.from_numpy(owner[representatives])
         self._spans = torch.from_numpy(spans[representatives])
         self._lengths = text_lengths[owner[representatives]].tolist()
@@ -136,7 +180,16 @@ class DistinctCopies(TokenTable):
         self._flat = torch.from_numpy(flat if len(flat) else np.zeros(1, dtype=np.int64))
 
     def __len__(self) -> int:
-        return len(self.aliases)
+        return len(self.alias_counts)
+
+    @property
+    def aliases(self) -> list[list[int]]:
+        """Per distinct copy, the copies equal to it, ascending."""
+        return [self.alias_order[a:b].tolist() for a, b in itertools.pairwise(self.alias_offsets.tolist())]
+
+    def aliases_of(self, distinct: np.ndarray) -> np.ndarray:
+        """The copies equal to each of the ``distinct`` copies, one group after another."""
+        return self.alias_order[ranges(self.alias_offsets[distinct], self.alias_counts[distinct])]
 
     def lengths(self) -> list[int]:
         return self._lengths
@@ -153,14 +206,6 @@ class DistinctCopies(TokenTable):
         masked = (columns[None, :] >= start[:, None]) & (columns[None, :] < stop[:, None])
         input_ids.masked_fill_(masked, self.copies.mask_id)
         return input_ids.to(device), inside.long().to(device)
-
-    def per_copy(self, results: list[list[list[float]]]) -> list[float]:
-        """The value of every copy, from one list of values per distinct copy."""
-        values = [math.nan] * len(self.copies)
-        for aliases, (row_values,) in zip(self.aliases, results, strict=True):
-            for copy, value in zip(aliases, row_values, strict=True):
-                values[copy] = value
-        return values
 
 
 def _equal_copy_groups(copies: MaskedCopies, flat: np.ndarray, offsets: np.ndarray, owner: np.ndarray,
@@ -227,32 +272,13 @@ def _mix(ids: np.ndarray, positions: np.ndarray) -> np.ndarray:
         return x ^ (x >> np.uint64(31))
 
 
-def _padded(rows: list[list[int]], device: torch.device) -> torch.Tensor:
-    width = max(len(row) for row in rows)
-    return torch.tensor([row + row[-1:] * (width - len(row)) for row in rows], device=device)
-
-
-class _Positions(Sequence):
-    """The one scored position of each copy, in the runner's ``positions`` shape."""
-
-    def __init__(self, spans: list[tuple[int, int]]) -> None:
-        self.spans = spans
-
-    def __len__(self) -> int:
-        return len(self.spans)
-
-    def __getitem__(self, index: int) -> list[int]:
-        return [self.spans[index][0]]
 
 
 def _assemble(copies: MaskedCopies, values: list[float]) -> list[SequenceScore]:
     """One score per text from the values of its copies, which are consecutive and in token order."""
-    scores = []
-    start = 0
-    for count in copies.per_text:
-        scores.append(SequenceScore(copies.targets[start : start + count], values[start : start + count]))
-        start += count
-    return scores
+    counts = copies.per_text.tolist()
+    return [SequenceScore(ids, text_values) for ids, text_values in
+            zip(split_lists(copies.targets.tolist(), counts), split_lists(values, counts), strict=True)]
 
 
 def _check_masked_fast(lm: LM) -> None:

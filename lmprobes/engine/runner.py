@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import contextlib
 import gc
+import itertools
 import logging
 import math
 import sys
@@ -17,11 +18,12 @@ from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
+import numpy as np
 import torch
 from torch.nn.attention import SDPBackend, sdpa_kernel
 from tqdm import tqdm
 
-from lmprobes.engine.batching import TokenTable, as_token_table, token_budget_batches
+from lmprobes.engine.batching import TokenTable, as_token_table, flatten, ranges, token_budget_batches
 from lmprobes.engine.lm import LM
 
 logger = logging.getLogger(__name__)
@@ -138,11 +140,55 @@ def logit_chunk_rows(lm: LM) -> int:
     return max(1, elements // vocab_size(lm))
 
 
+@dataclass(frozen=True)
+class RowPlan:
+    """The wanted rows of all items, flat: item ``i``'s rows are ``offsets[i]:offsets[i + 1]``.
+
+    Rows are numbered in item order, and within an item in the order of its positions.
+    """
+
+    item: np.ndarray
+    position: np.ndarray
+    offsets: np.ndarray
+
+    @classmethod
+    def of(cls, positions: Sequence[Sequence[int]] | RowPlan) -> RowPlan:
+        """The plan of per-item position lists (itself when already a plan)."""
+        if isinstance(positions, RowPlan):
+            return positions
+        counts = np.fromiter(map(len, positions), dtype=np.int64, count=len(positions))
+        return cls._from(counts, flatten(positions))
+
+    @classmethod
+    def one_each(cls, position: np.ndarray) -> RowPlan:
+        """One row per item, at ``position[i]``."""
+        return cls._from(np.ones(len(position), dtype=np.int64), np.asarray(position, dtype=np.int64))
+
+    @classmethod
+    def _from(cls, counts: np.ndarray, position: np.ndarray) -> RowPlan:
+        offsets = np.concatenate(([0], np.cumsum(counts))).astype(np.int64)
+        return cls(item=np.repeat(np.arange(len(counts)), counts), position=position, offsets=offsets)
+
+    @property
+    def counts(self) -> np.ndarray:
+        return np.diff(self.offsets)
+
+    def __len__(self) -> int:
+        return len(self.position)
+
+    def rows_of(self, items: np.ndarray) -> np.ndarray:
+        """The numbers of the rows of ``items``, item after item."""
+        return ranges(self.offsets[items], self.offsets[items + 1] - self.offsets[items])
+
+
+RowChunkFn = Callable[[torch.Tensor, np.ndarray], None]
+
+
 def map_row_logprobs(
     lm: LM,
     projection: Projection,
     sequences: Sequence[Sequence[int]] | TokenTable,
-    positions: Sequence[Sequence[int]],
+    positions: Sequence[Sequence[int]] | RowPlan,
     fn: RowFn,
     *,
     pad_id: int,
@@ -155,25 +201,54 @@ def map_row_logprobs(
     says ``log_softmax=False``) and the matching ``Row``s and returns one result per row. Items
     without positions are not run and get an empty list.
     """
+    plan = RowPlan.of(positions)
+    slots: list = [None] * len(plan)
+
+    def collect(logprobs: torch.Tensor, rows: np.ndarray) -> None:
+        results = fn(logprobs, list(map(Row, plan.item[rows].tolist(), plan.position[rows].tolist())))
+        if len(results) != len(rows):
+            raise ValueError(f"scoring function returned {len(results)} results for {len(rows)} rows")
+        for row, result in zip(rows.tolist(), results, strict=True):
+            slots[row] = result
+
+    run_rows(lm, projection, sequences, plan, collect, pad_id=pad_id, progress=progress, desc=desc)
+    return [slots[start:stop] for start, stop in itertools.pairwise(plan.offsets.tolist())]
+
+
+def run_rows(
+    lm: LM,
+    projection: Projection,
+    sequences: Sequence[Sequence[int]] | TokenTable,
+    positions: Sequence[Sequence[int]] | RowPlan,
+    fn: RowChunkFn,
+    *,
+    pad_id: int,
+    progress: bool,
+    desc: str,
+) -> None:
+    """``fn(logprobs, rows)`` for every chunk of wanted rows, ``rows`` their numbers in ``RowPlan.of(positions)``.
+
+    The loop under ``map_row_logprobs``, with no Python object per row: ``fn`` stores by row number.
+    After a CUDA out-of-memory error a batch is run again in halves, so rows already handed over
+    may come again (with the same values); storing by number makes that harmless.
+    """
     table = as_token_table(sequences)
-    lengths = table.lengths()
-    results: list[list] = [[] for _ in lengths]
-    todo = [i for i in range(len(lengths)) if positions[i]]
+    plan = RowPlan.of(positions)
+    lengths = np.asarray(table.lengths(), dtype=np.int64)
+    todo = np.flatnonzero(plan.counts > 0)
     lm.model.eval()
 
-    def run(batch: list[int]) -> list[tuple[Row, Any]]:
-        return _run_batch(lm, projection, table, positions, batch, fn, pad_id)
+    def run(batch: list[int]) -> list:
+        _run_batch(lm, projection, table, plan, batch, fn, pad_id)
+        return []
 
-    backoff = Backoff(padded_size(lengths))
+    backoff = Backoff(padded_size(lengths.tolist()))
     with _progress_bar(len(lengths), progress, desc) as bar, forward_mode(lm):
         bar.update(len(lengths) - len(todo))
-        for local_batch in token_budget_batches([lengths[i] for i in todo], lm.batch_tokens,
-                                                equal_lengths=lm.equal_length_batches):
-            batch = [todo[k] for k in local_batch]
-            for row, result in run_halving_on_oom(batch, run, backoff):
-                results[row.item].append(result)
+        for local_batch in token_budget_batches(lengths[todo], lm.batch_tokens, equal_lengths=lm.equal_length_batches):
+            batch = todo[local_batch].tolist()
+            run_halving_on_oom(batch, run, backoff)
             bar.update(len(batch))
-    return results
 
 
 @dataclass
@@ -232,36 +307,26 @@ def _progress_bar(total: int, progress: bool, desc: str) -> tqdm:
     return tqdm(total=total, disable=not progress, file=sys.stderr, desc=desc, unit="item", leave=False)
 
 
-def _rows(batch: list[int], positions: Sequence[Sequence[int]]) -> list[Row]:
-    return [Row(item, position) for item in batch for position in positions[item]]
-
-
 def _run_batch(
     lm: LM,
     projection: Projection,
     table: TokenTable,
-    positions: Sequence[Sequence[int]],
+    plan: RowPlan,
     batch: list[int],
-    fn: RowFn,
+    fn: RowChunkFn,
     pad_id: int,
-) -> list[tuple[Row, Any]]:
-    """``(row, fn's result)`` for every wanted row of the items in ``batch``."""
+) -> None:
+    """``fn`` over the wanted rows of the items in ``batch``, chunk by chunk."""
     input_ids, attention_mask = table.padded(batch, pad_id, lm.device)
-    rows = _rows(batch, positions)
-    slot = {item: k for k, item in enumerate(batch)}
-    batch_index = torch.tensor([slot[r.item] for r in rows], device=lm.device)
-    position_index = torch.tensor([r.position for r in rows], device=lm.device)
-    results: list = []
+    items = np.asarray(batch, dtype=np.int64)
+    rows = plan.rows_of(items)
+    batch_index = torch.from_numpy(np.repeat(np.arange(len(batch)), plan.counts[items])).to(lm.device)
+    position_index = torch.from_numpy(plan.position[rows]).to(lm.device)
     start = 0
     for logits in _row_logits(lm, projection, input_ids, attention_mask, batch_index, position_index):
-        chunk_rows = rows[start : start + logits.shape[0]]
-        rows_out = logits.float().log_softmax(dim=-1) if projection.log_softmax else logits.float()
-        chunk_results = fn(rows_out, chunk_rows)
-        if len(chunk_results) != len(chunk_rows):
-            raise ValueError(f"scoring function returned {len(chunk_results)} results for {len(chunk_rows)} rows")
-        results.extend(chunk_results)
+        fn(logits.float().log_softmax(dim=-1) if projection.log_softmax else logits.float(),
+           rows[start : start + logits.shape[0]])
         start += logits.shape[0]
-    return list(zip(rows, results, strict=True))
 
 
 def _row_logits(
