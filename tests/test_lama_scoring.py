@@ -289,3 +289,12 @@ def test_a_sentence_with_two_masks_is_scored_at_the_first_as_the_released_code(t
     assert scores.loc["t", "kept"]
     assert scores.loc["t", "gold_logprob"] == pytest.approx(logprobs["bird"], abs=1e-5)
     assert scores.loc["t", "rank_raw"] == 1 + sum(v > logprobs["bird"] for v in logprobs.values())
+
+
+def test_count_true_at_counts_each_rows_own_columns():
+    from lmprobes.suites.lama.scoring import count_true_at
+
+    flags = torch.tensor([[True, False, True, True], [False, False, True, False], [True, True, True, True]])
+    assert count_true_at(flags, [[0, 1, 3], [], [2]]) == [2, 0, 1]  # row 1's padding (column 0) is not counted
+    assert count_true_at(flags, [[], [], []]) == [0, 0, 0]
+    assert count_true_at(flags[:0], []) == []

@@ -314,25 +314,29 @@ class TokenRanker:
         self.top_k = top_k
 
     def rank(self, logprobs: torch.Tensor, facts: list) -> list[dict]:
-        """Ranks of a batch of rows at once: one comparison against the gold per row, one top-k."""
+        """Ranks of a batch of rows at once: one comparison against the gold per row, one top-k.
+
+        Everything but the top-k lists is counted on the rows' device; only per-row numbers come
+        back (not the rows x vocabulary comparison matrix).
+        """
         restricted = logprobs[:, self.index.to(logprobs.device)]
         gold = torch.tensor([self.position[self.gold_ids[f.obj_label]] for f in facts], device=restricted.device)
         gold_values = restricted.gather(1, gold[:, None])
-        above = ranked_above(restricted, gold_values, gold[:, None]).cpu()
+        above = ranked_above(restricted, gold_values, gold[:, None])
         raw = (above.sum(dim=1) + 1).tolist()
+        others = [[self.position[t] for t in self._other_valid_ids(fact) if t in self.position] for fact in facts]
+        other_above = count_true_at(above, others)
         tops = top_k_low_id_first(restricted, self.top_k)
-        results = []
-        for row, fact in enumerate(facts):
-            others = [self.position[t] for t in self._other_valid_ids(fact) if t in self.position]
-            other_above = int(above[row, others].sum()) if others else 0
-            results.append({
-                "gold_logprob": float(gold_values[row, 0]),
-                "rank_raw": raw[row],
-                "rank_filtered": raw[row] - other_above,
-                "top_tokens": [self.pieces[j] for j, _ in tops[row]],
-                "top_logprobs": [value for _, value in tops[row]],
-            })
-        return results
+        return [
+            {
+                "gold_logprob": gold_logprob,
+                "rank_raw": rank,
+                "rank_filtered": rank - n_others,
+                "top_tokens": [self.pieces[j] for j, _ in top],
+                "top_logprobs": [value for _, value in top],
+            }
+            for gold_logprob, rank, n_others, top in zip(gold_values[:, 0].tolist(), raw, other_above, tops, strict=True)
+        ]
 
     def _other_valid_ids(self, fact) -> set[int]:
         labels = self.valid.get((fact.relation, fact.sub_label), set()) - {fact.obj_label}
@@ -344,6 +348,16 @@ def ranked_above(scores: torch.Tensor, gold_scores: torch.Tensor, gold: torch.Te
     as in the top-k list, so a tie for the top is one system's P@1, never shared)."""
     positions = torch.arange(scores.shape[-1], device=scores.device)
     return (scores > gold_scores) | ((scores == gold_scores) & (positions < gold))
+
+
+def count_true_at(flags: torch.Tensor, columns: list[list[int]]) -> list[int]:
+    """Per row ``r``, how many of ``flags[r, columns[r]]`` are true (one padded gather on ``flags``' device)."""
+    width = max(map(len, columns), default=0)
+    if width == 0:
+        return [0] * len(columns)
+    index = torch.tensor([c + [0] * (width - len(c)) for c in columns], device=flags.device)
+    real = torch.tensor([[True] * len(c) + [False] * (width - len(c)) for c in columns], device=flags.device)
+    return (flags.gather(1, index) & real).sum(dim=1).tolist()
 
 
 def rank_among(scores: np.ndarray, gold: int, others: Sequence[int]) -> dict:
