@@ -150,6 +150,7 @@ class RowPlan:
     item: np.ndarray
     position: np.ndarray
     offsets: np.ndarray
+    counts: np.ndarray
 
     @classmethod
     def of(cls, positions: Sequence[Sequence[int]] | RowPlan) -> RowPlan:
@@ -167,18 +168,14 @@ class RowPlan:
     @classmethod
     def _from(cls, counts: np.ndarray, position: np.ndarray) -> RowPlan:
         offsets = np.concatenate(([0], np.cumsum(counts))).astype(np.int64)
-        return cls(item=np.repeat(np.arange(len(counts)), counts), position=position, offsets=offsets)
-
-    @property
-    def counts(self) -> np.ndarray:
-        return np.diff(self.offsets)
+        return cls(item=np.repeat(np.arange(len(counts)), counts), position=position, offsets=offsets, counts=counts)
 
     def __len__(self) -> int:
         return len(self.position)
 
     def rows_of(self, items: np.ndarray) -> np.ndarray:
         """The numbers of the rows of ``items``, item after item."""
-        return ranges(self.offsets[items], self.offsets[items + 1] - self.offsets[items])
+        return ranges(self.offsets[items], self.counts[items])
 
 
 RowChunkFn = Callable[[torch.Tensor, np.ndarray], None]
