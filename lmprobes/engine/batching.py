@@ -11,15 +11,6 @@ import numpy as np
 import torch
 
 
-def length_order(lengths: Sequence[int]) -> list[int]:
-    """Indices sorted by length, longest first; equal lengths keep their original order."""
-    return _length_order(np.asarray(lengths, dtype=np.int64)).tolist()
-
-
-def _length_order(lengths: np.ndarray) -> np.ndarray:
-    return np.argsort(-lengths, kind="stable")
-
-
 def token_budget_batches(lengths: Sequence[int], max_tokens: int, *, equal_lengths: bool = False) -> list[list[int]]:
     """Cut the length-sorted indices into batches with ``len(batch) * padded_len <= max_tokens``.
 
@@ -30,7 +21,7 @@ def token_budget_batches(lengths: Sequence[int], max_tokens: int, *, equal_lengt
     all of BLiMP were 3 s of Python a job).
     """
     sizes = np.asarray(lengths, dtype=np.int64)
-    order = _length_order(sizes)
+    order = np.argsort(-sizes, kind="stable")  # longest first; equal lengths keep their order
     ordered = sizes[order]
     limit = _run_ends(ordered) if equal_lengths else np.full(len(order), len(order))
     batches: list[list[int]] = []

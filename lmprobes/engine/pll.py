@@ -137,8 +137,11 @@ class MaskedCopies(Sequence):
         self.owner = owner.astype(np.int64, copy=False)
         self.spans = spans
         self.per_text = np.bincount(self.owner, minlength=len(sequences))
-        text_start = np.concatenate(([0], np.cumsum([len(ids) for ids in sequences]))).astype(np.int64)
-        self.targets = flatten(sequences)[text_start[self.owner] + spans[:, 0]] if len(spans) else np.zeros(0, np.int64)
+        # All texts' ids in one array, text t at offsets[t]:offsets[t + 1].
+        self.text_lengths = np.array([len(ids) for ids in sequences], dtype=np.int64)
+        self.offsets = np.concatenate(([0], np.cumsum(self.text_lengths))).astype(np.int64)
+        self.flat = flatten(sequences)
+        self.targets = self.flat[self.offsets[self.owner] + spans[:, 0]] if len(spans) else np.zeros(0, np.int64)
         self.mask_id = mask_id
 
     def __len__(self) -> int:
@@ -160,11 +163,8 @@ class DistinctCopies(TokenTable):
 
     def __init__(self, copies: MaskedCopies) -> None:
         self.copies = copies
-        owner = np.asarray(copies.owner, dtype=np.int64)
-        spans = np.asarray(copies.spans, dtype=np.int64).reshape(-1, 2)
-        text_lengths = np.array([len(ids) for ids in copies.sequences], dtype=np.int64)
-        offsets = np.concatenate(([0], np.cumsum(text_lengths))).astype(np.int64)
-        flat = flatten(copies.sequences)
+        owner, spans, text_lengths, offsets, flat = (copies.owner, copies.spans, copies.text_lengths, copies.offsets,
+                                                     copies.flat)
         group = _equal_copy_groups(copies, flat, offsets, owner, spans)
         # Copies grouped: group k's members are alias_order[alias_offsets[k]:alias_offsets[k + 1]], ascending.
         self.alias_order = np.argsort(group, kind="stable")
