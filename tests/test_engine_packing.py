@@ -36,11 +36,11 @@ def distinct_prefixes(sequences: list[list[int]]) -> int:
 def test_one_row_holds_each_distinct_prefix_once():
     sequences = [[1, 2, 3], [1, 2, 4], [1, 5], [1, 2, 3], [7]]
     packing = pack(sequences, row_tokens=100)
-    assert len(packing.rows) == 1
-    row = packing.rows[0]
+    assert len(packing) == 1
+    row = packing.row(0)
     assert len(row.tokens) == distinct_prefixes(sequences) == 6
     for index, sequence in enumerate(sequences):
-        nodes = packing.nodes[index]
+        nodes = packing.nodes_of(index)
         assert [row.tokens[k] for k in nodes] == sequence
         assert [row.depth[k] for k in nodes] == list(range(len(sequence)))
 
@@ -48,12 +48,63 @@ def test_one_row_holds_each_distinct_prefix_once():
 def test_rows_respect_their_size_and_a_long_sequence_gets_its_own_row():
     sequences = [[1, 2, 3, 4], [1, 2, 3, 5], [2, 2, 2, 2], [9] * 12, [3, 1]]
     packing = pack(sequences, row_tokens=6)
-    sizes = [len(row.tokens) for row in packing.rows]
+    sizes = packing.row_lengths().tolist()
     assert all(size <= 6 for size in sizes if size != 12)
     assert 12 in sizes
     for index, sequence in enumerate(sequences):
-        row = packing.rows[packing.home[index]]
-        assert [row.tokens[k] for k in packing.nodes[index]] == sequence
+        row = packing.row(packing.home[index])
+        assert [row.tokens[k] for k in packing.nodes_of(index)] == sequence
+
+
+def plain_pack(sequences: list[list[int]], row_tokens: int) -> tuple[list[PackedRow], list[int], list[list[int]]]:
+    """The reference: a trie walk in sorted order, one token at a time, closing subtrees as it goes."""
+    rows: list[PackedRow] = []
+    home, nodes = [0] * len(sequences), [[] for _ in sequences]
+    path: list[int] = []
+    previous: list[int] = []
+
+    def close(row: PackedRow, keep: int) -> None:
+        for node in path[keep:]:
+            row.ends[node] = len(row.tokens)
+        del path[keep:]
+
+    for index in sorted(range(len(sequences)), key=lambda i: sequences[i]):
+        sequence = sequences[index]
+        shared = 0
+        while rows and shared < min(len(previous), len(sequence)) and previous[shared] == sequence[shared]:
+            shared += 1
+        if not rows or len(rows[-1].tokens) + len(sequence) - shared > row_tokens:
+            if rows:
+                close(rows[-1], 0)
+            rows.append(PackedRow())
+            shared = 0
+        row = rows[-1]
+        close(row, shared)
+        for depth in range(shared, len(sequence)):
+            path.append(len(row.tokens))
+            row.tokens.append(sequence[depth])
+            row.depth.append(depth)
+            row.ends.append(-1)
+        home[index], nodes[index], previous = len(rows) - 1, list(path), sequence
+    if rows:
+        close(rows[-1], 0)
+    return rows, home, nodes
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_pack_equals_a_plain_trie_walk(seed):
+    """The array-built packing equals the token-by-token walk: rows, depths, subtree ends, homes,
+    nodes; with duplicates, empty sequences, prefixes of others and sequences longer than a row."""
+    generator = torch.Generator().manual_seed(seed)
+    count = int(torch.randint(0, 60, (1,), generator=generator))
+    sequences = [torch.randint(0, 4, (int(n),), generator=generator).tolist()
+                 for n in torch.randint(0, 10, (count,), generator=generator)]
+    for row_tokens in (1, 4, 9, 23, 128):
+        rows, home, nodes = plain_pack(sequences, row_tokens)
+        packing = pack(sequences, row_tokens)
+        assert [packing.row(r) for r in range(len(packing))] == rows
+        assert packing.home.tolist() == home
+        assert [packing.nodes_of(i) for i in range(len(sequences))] == nodes
 
 
 def subtree_ends(row: PackedRow) -> list[int]:
@@ -69,7 +120,7 @@ def subtree_ends(row: PackedRow) -> list[int]:
 
 def test_subtree_ends_follow_depth_first_order():
     # root a(0) with children b(1) -> c(2), and d(3); then a second root e(4)
-    row = pack([[10, 11, 12], [10, 13], [14]], row_tokens=100).rows[0]
+    row = pack([[10, 11, 12], [10, 13], [14]], row_tokens=100).row(0)
     assert (row.tokens, row.depth) == ([10, 11, 12, 13, 14], [0, 1, 2, 1, 0])
     assert row.ends == subtree_ends(row) == [4, 3, 3, 4, 5]
 
@@ -81,10 +132,11 @@ def test_the_batch_mask_lets_each_node_see_exactly_its_ancestors():
     generator = torch.Generator().manual_seed(0)
     sequences = [torch.randint(0, 3, (int(n),), generator=generator).tolist()
                  for n in torch.randint(1, 9, (120,), generator=generator)]
-    rows = pack(sequences, row_tokens=23).rows
+    packed = pack(sequences, row_tokens=23)
+    rows = [packed.row(r) for r in range(len(packed))]
     assert len(rows) > 5 and all(row.ends == subtree_ends(row) for row in rows)
     on_cpu = types.SimpleNamespace(device=torch.device("cpu"), dtype=torch.float32)  # all it reads of an LM
-    input_ids, position_ids, mask = packing._batch_tensors(rows, -5, on_cpu)
+    input_ids, position_ids, mask = packing._batch_tensors(packed, list(range(len(packed))), -5, on_cpu)
     width = max(len(row.tokens) for row in rows)
     for b, row in enumerate(rows):
         n, ends = len(row.tokens), subtree_ends(row)
@@ -139,10 +191,15 @@ def test_every_packable_architecture_scores_as_a_plain_forward(tiny_gpt2, model_
     model = tiny_causal(tiny_gpt2.tokenizer, model_type)
     lm = LM(name=model_type, model=model, tokenizer=tiny_gpt2.tokenizer, family="causal", batch_tokens=64)
     assert can_pack(lm)
-    rows = []
-    monkeypatch.setattr(packing, "_run_rows", lambda *args, **kwargs: rows.append(args[2]) or run_rows(*args, **kwargs))
+    widths = []
+
+    def run_and_note_width(lm, projection, packed, wanted, batch, pad_id):
+        widths.append(int(packed.row_lengths()[batch].max()))
+        return run_rows(lm, projection, packed, wanted, batch, pad_id)
+
+    monkeypatch.setattr(packing, "_run_rows", run_and_note_width)
     assert_close(sequence_logprobs(lm, TEXTS[:7], progress=False), plain_logprobs(lm, TEXTS[:7]))
-    assert rows and max(len(row.tokens) for batch in rows for row in batch) > 14, "sentences share packed rows"
+    assert widths and max(widths) > 14, "sentences share packed rows"
 
 
 def test_packing_modes(tiny_gpt2):
@@ -185,7 +242,7 @@ def test_wanted_log_probs_are_asked_once_per_node_and_next_token():
     positions = [[0, 1], [0, 1], [1], [0]]
     packing = pack(sequences, row_tokens=100)
     wanted = wanted_log_probs(packing, sequences, positions)
-    row = packing.rows[0]
+    row = packing.row(0)
     asked = list(zip(wanted.node[wanted.offsets[0] : wanted.offsets[1]].tolist(),
                      wanted.target[wanted.offsets[0] : wanted.offsets[1]].tolist(), strict=True))
     assert len(asked) == len(set(asked)) == 4  # (1->2), (1,2->3), (1,2->4), (5->6)

@@ -76,6 +76,8 @@ def sort_order(*keys: np.ndarray) -> np.ndarray:
         for key, span in zip(keys, spans, strict=True):
             combined *= span
             combined += key.astype(np.int64, copy=False)  # uint64 keys too: each is below 2**63 here
+        if math.prod(spans) <= 2**15:
+            combined = combined.astype(np.int16)
         return np.argsort(combined, kind="stable")
     order = np.arange(n)
     for key, lo, hi in reversed(list(zip(keys, low, high, strict=True))):

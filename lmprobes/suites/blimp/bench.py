@@ -46,7 +46,7 @@ import torch
 
 from lmprobes.engine.lm import LM
 from lmprobes.engine.masked import masked_projection
-from lmprobes.engine.packing import can_pack, pack
+from lmprobes.engine.packing import Packing, can_pack, pack
 from lmprobes.engine.pll import DistinctCopies, MaskedCopies, masked_spans
 from lmprobes.engine.precision import load_dtype
 from lmprobes.engine.runner import freeze_collector
@@ -256,9 +256,8 @@ def work_of(lm: LM, items: pd.DataFrame, mode: Mode) -> Work:
         scored = tokens - len(sequences)
         if not can_pack(lm):
             return Work(tokens, tokens, scored, scored)
-        rows = pack(sequences).rows
-        nodes = sum(len(row.tokens) for row in rows)
-        return Work(tokens, nodes, _nodes_with_children(rows), scored)
+        packing = pack(sequences)
+        return Work(tokens, len(packing.tokens), _nodes_with_children(packing), scored)
     texts = sorted(set(sentences))
     encoded = lm.tokenizer(texts)
     sequences = [list(ids) for ids in encoded["input_ids"]]
@@ -280,9 +279,11 @@ def with_rows_only_savings(lm: LM, work: Work) -> Work:
     return dataclasses.replace(work, skipped=skipped_params * (work.positions - work.head_rows))
 
 
-def _nodes_with_children(rows) -> int:
-    return sum(sum(1 for k, d in enumerate(row.depth) if k + 1 < len(row.depth) and row.depth[k + 1] > d)
-               for row in rows)
+def _nodes_with_children(packing: Packing) -> int:
+    """Nodes whose next node in their row is deeper, i.e. a child (rows are in depth-first order)."""
+    deeper = packing.depth[1:] > packing.depth[:-1]
+    deeper[packing.offsets[1:-1] - 1] = False  # a row's last node and the next row's first
+    return int(deeper.sum())
 
 
 def cpu_features() -> str:
