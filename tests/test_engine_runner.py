@@ -7,6 +7,7 @@ import gc
 import logging
 import math
 
+import numpy as np
 import pytest
 import torch
 
@@ -14,7 +15,9 @@ from lmprobes.engine import mask_predictions, runner, sequence_logprobs
 from lmprobes.engine import masked as masked_module
 from lmprobes.engine.masked import map_mask_logprobs
 from lmprobes.engine.runner import (
+    RowPlan,
     attention_backends,
+    gathered,
     gc_paused,
     logit_chunk_rows,
     target_logprobs,
@@ -181,3 +184,37 @@ def test_score_metadata_identifies_a_local_model_by_its_files_not_its_path(tiny_
     assert load_lm("mine", {**spec, "path": str(moved)}, moved, "cpu").describe()["model_files_sha256"] != plain
     tiny = load_lm("tiny-bert", {"tiny": {"arch": "bert"}, "revision": "main", "family": "masked"}, folder, "cpu")
     assert tiny.describe()["model_source"] == "tiny" and tiny.describe()["model_files_sha256"] == plain
+
+
+def test_gathered_writes_every_stored_index_once_brought_back():
+    stored = [(np.array([3, 1]), torch.tensor([0.5, -1.25])), (np.array([4]), torch.tensor([-2.0])),
+              (np.array([1]), torch.tensor([-1.25]))]  # index 1 again: a batch rerun after running out of memory
+    out = gathered(stored, 6)
+    assert out.dtype == np.float64
+    assert np.array_equal(out, [math.nan, -1.25, math.nan, 0.5, -2.0, math.nan], equal_nan=True)
+    assert np.isnan(gathered([], 2)).all()
+
+
+def test_to_device_copies_strided_arrays_and_tensors():
+    from lmprobes.engine.batching import to_device
+
+    assert to_device(np.arange(8)[::3], torch.device("cpu")).tolist() == [0, 3, 6]
+    assert torch.equal(to_device(torch.ones(2, 3), torch.device("cpu")), torch.ones(2, 3))
+
+
+@pytest.mark.parametrize(("texts", "padded"), [(["one two", "one two"], False), (["one", "three four five six"], True)])
+def test_the_rows_only_tail_gets_a_mask_only_when_the_batch_is_padded(tiny_bert, texts, padded):
+    """Whether a batch is padded is known from the lengths on the host; the tail never asks the device."""
+    projection = masked_module.masked_projection(tiny_bert)
+    masks = []
+
+    def recording_tail(hidden, attention_mask, batch_index, position_index):
+        masks.append(attention_mask)
+        return projection.tail(hidden, attention_mask, batch_index, position_index)
+
+    sequences = tiny_bert.tokenizer(texts)["input_ids"]
+    run_rows = runner.run_rows
+    run_rows(tiny_bert, dataclasses.replace(projection, tail=recording_tail), sequences, RowPlan.of([[1], [1]]),
+             lambda logprobs, rows: None, pad_id=tiny_bert.tokenizer.pad_token_id, progress=False, desc="rows")
+    assert (len(sequences[0]) != len(sequences[1])) == padded
+    assert len(masks) == 1 and (masks[0] is not None) == padded

@@ -95,7 +95,19 @@ def pad_right(sequences: Sequence[Sequence[int]], pad_id: int, device: torch.dev
     input_ids = torch.tensor([[*s, *[pad_id] * (width - len(s))] for s in sequences], dtype=torch.long)
     lengths = torch.tensor([len(s) for s in sequences])
     attention_mask = (torch.arange(width)[None, :] < lengths[:, None]).long()
-    return input_ids.to(device), attention_mask.to(device)
+    return to_device(input_ids, device), to_device(attention_mask, device)
+
+
+def to_device(values: np.ndarray | torch.Tensor, device: torch.device) -> torch.Tensor:
+    """``values`` as a tensor on ``device``; to a GPU through pinned memory without waiting.
+
+    A plain copy from pageable memory makes the host wait until the GPU has run everything queued
+    before it, so the host could not prepare the next batch while the GPU computes this one.
+    """
+    tensor = values if isinstance(values, torch.Tensor) else torch.from_numpy(np.ascontiguousarray(values))
+    if device.type != "cuda":
+        return tensor.to(device)
+    return tensor.pin_memory().to(device, non_blocking=True)
 
 
 class TokenTable(ABC):

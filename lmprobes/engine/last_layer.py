@@ -29,7 +29,8 @@ def rows_only_tail(base: torch.nn.Module) -> tuple[torch.nn.Module, Tail] | None
     """``(stack without its last layer, tail)`` for a checked encoder, else None.
 
     ``tail(hidden, attention_mask, batch_index, position_index)`` maps the last layer's input
-    hidden states ``[B, T, d]`` and the 2-D padding mask to its outputs at the rows ``[R, d]``.
+    hidden states ``[B, T, d]`` and the 2-D padding mask (None when nothing is padded) to its
+    outputs at the rows ``[R, d]``.
     """
     layers = _encoder_layers(base)
     if layers is None:
@@ -49,14 +50,15 @@ def last_layer_at_rows(
     batch_index: torch.Tensor,
     position_index: torch.Tensor,
 ) -> torch.Tensor:
-    """A BERT layer's output at ``hidden[batch_index, position_index]``, attending over its sequence."""
+    """A BERT layer's output at ``hidden[batch_index, position_index]``, attending over its sequence
+    (``attention_mask`` None: nothing padded)."""
     attention = layer.attention.self
     heads, size = attention.num_attention_heads, attention.attention_head_size
     rows = hidden[batch_index, position_index]
     query = attention.query(rows).view(len(rows), heads, 1, size)
     key = _heads(attention.key(hidden), heads, size)[batch_index]
     value = _heads(attention.value(hidden), heads, size)[batch_index]
-    mask = None if bool(attention_mask.all()) else attention_mask[batch_index].bool()[:, None, None, :]
+    mask = None if attention_mask is None else attention_mask[batch_index].bool()[:, None, None, :]
     context = F.scaled_dot_product_attention(query, key, value, attn_mask=mask, scale=attention.scaling)
     attended = layer.attention.output(context.reshape(len(rows), heads * size), rows)
     return layer.output(layer.intermediate(attended), attended)

@@ -26,13 +26,14 @@ import numpy as np
 import torch
 
 from lmprobes.engine import runner
-from lmprobes.engine.batching import flatten, ranges, sort_order, split_lists, token_budget_batches
+from lmprobes.engine.batching import flatten, ranges, sort_order, split_lists, to_device, token_budget_batches
 from lmprobes.engine.lm import LM
 from lmprobes.engine.runner import (
     Backoff,
     Projection,
     _progress_bar,
     forward_mode,
+    gathered,
     logit_chunk_rows,
     padded_size,
     run_halving_on_oom,
@@ -237,19 +238,19 @@ def packed_next_token_logprobs(
         return [], []
     packing = pack(sequences, row_tokens or ROW_TOKENS)
     wanted = wanted_log_probs(packing, sequences, positions)
-    values = np.zeros(len(wanted.node), dtype=np.float64)
+    stored: list[tuple[np.ndarray, torch.Tensor]] = []
     lm.model.eval()
 
-    def run(batch: list[int]) -> list[tuple[np.ndarray, list[float]]]:
+    def run(batch: list[int]) -> list[tuple[np.ndarray, torch.Tensor]]:
         return _run_rows(lm, projection, packing, wanted, batch, pad_id)
 
     lengths = packing.row_lengths().tolist()
     backoff = Backoff(padded_size(lengths))
     with _progress_bar(len(packing), progress, f"{desc} (packed rows)") as bar, forward_mode(lm):
         for batch in token_budget_batches(lengths, lm.batch_tokens, equal_lengths=lm.equal_length_batches):
-            for where, batch_values in run_halving_on_oom(batch, run, backoff):
-                values[where] = batch_values
+            stored += run_halving_on_oom(batch, run, backoff)
             bar.update(len(batch))
+    values = gathered(stored, len(wanted.node))
     return split_lists(wanted.target[wanted.index].tolist(), wanted.counts), split_lists(
         values[wanted.index].tolist(), wanted.counts)
 
@@ -299,31 +300,38 @@ def wanted_log_probs(packing: Packing, sequences: Sequence[Sequence[int]], posit
 
 
 def _run_rows(lm: LM, projection: Projection, packing: Packing, wanted: Wanted, batch: list[int],
-              pad_id: int) -> list[tuple[np.ndarray, list[float]]]:
-    """``[(flat entries, their log-probs)]`` for the rows of ``batch`` (one pair; a list so halves concatenate)."""
+              pad_id: int) -> list[tuple[np.ndarray, torch.Tensor]]:
+    """``[(flat entries, their log-probs)]`` for the rows of ``batch`` (one pair; a list so halves concatenate).
+
+    The log-probs stay on the device and every index is worked out on the host (on the device,
+    finding the distinct nodes would make the host wait for the GPU), so the host can prepare the
+    next batch while the GPU runs this one.
+    """
     input_ids, position_ids, mask = _batch_tensors(packing, batch, pad_id, lm)
     hidden = runner.run_model(projection.base, input_ids, mask, position_ids=position_ids,
                               **projection.forward_kwargs)[0]
     starts, stops = wanted.offsets[batch], wanted.offsets[np.asarray(batch) + 1]
     counts = stops - starts
     where = ranges(starts, counts)
+    values = torch.empty(len(where), dtype=torch.float32, device=lm.device)
     if not len(where):
-        return [(where, [])]
-    width = hidden.shape[1]
-    flat_node = torch.from_numpy(np.repeat(np.arange(len(batch)) * width, counts) + wanted.node[where]).to(lm.device)
-    target = torch.from_numpy(wanted.target[where]).to(lm.device)
-    # One head row per distinct node; several children of one node share it.
-    distinct, inverse = torch.unique(flat_node, return_inverse=True)
-    states = hidden.reshape(-1, hidden.shape[-1])[distinct]
-    values = torch.empty(len(target), dtype=torch.float32, device=lm.device)
-    by_head_row = inverse.argsort(stable=True)
+        return [(where, values)]
+    width = int(packing.row_lengths()[batch].max())
+    # Ascending (a row's entries are sorted by node); one head row per distinct node, which
+    # several children of one node share.
+    flat_node = np.repeat(np.arange(len(batch)) * width, counts) + wanted.node[where]
+    new = np.ones(len(flat_node), dtype=bool)
+    new[1:] = flat_node[1:] != flat_node[:-1]
+    head_row = np.cumsum(new) - 1
     chunk = logit_chunk_rows(lm)
-    bounds = torch.searchsorted(inverse[by_head_row], torch.arange(0, states.shape[0] + chunk, chunk, device=lm.device))
-    for k, start in enumerate(range(0, states.shape[0], chunk)):
+    bounds = np.searchsorted(head_row, np.arange(0, int(new.sum()) + chunk, chunk)).tolist()
+    states = hidden.reshape(-1, hidden.shape[-1])[to_device(flat_node[new], lm.device)]
+    head_row, target = to_device(head_row, lm.device), to_device(wanted.target[where], lm.device)
+    for k, start in enumerate(range(0, len(states), chunk)):
         logprobs = projection.head(states[start : start + chunk]).float().log_softmax(dim=-1)
-        here = by_head_row[bounds[k] : bounds[k + 1]]
-        values[here] = logprobs[inverse[here] - start, target[here]]
-    return [(where, values.tolist())]
+        part = slice(bounds[k], bounds[k + 1])
+        values[part] = logprobs[head_row[part] - start, target[part]]
+    return [(where, values)]
 
 
 def _batch_tensors(packing: Packing, batch: list[int], pad_id: int, lm: LM
@@ -342,7 +350,7 @@ def _batch_tensors(packing: Packing, batch: list[int], pad_id: int, lm: LM
     def padded(values: np.ndarray, pad: int) -> torch.Tensor:
         out = np.full((len(rows), width), pad, dtype=np.int64)
         out[inside] = values[where]
-        return torch.from_numpy(out).to(lm.device)
+        return to_device(out, lm.device)
 
     input_ids, position_ids = padded(packing.tokens, pad_id), padded(packing.depth, 0)
     ends = padded(packing.ends, 0)

@@ -14,18 +14,17 @@ sentences of a minimal pair that differ only in the masked token) run once and s
 from __future__ import annotations
 
 import itertools
-import math
 from collections.abc import Sequence
 
 import numpy as np
 import torch
 
-from lmprobes.engine.batching import TokenTable, flatten, ranges, sort_order, split_lists
+from lmprobes.engine.batching import TokenTable, flatten, ranges, sort_order, split_lists, to_device
 from lmprobes.engine.causal import SequenceScore
 from lmprobes.engine.encoding import encode_ids_and_words
 from lmprobes.engine.lm import LM
 from lmprobes.engine.masked import masked_projection
-from lmprobes.engine.runner import RowPlan, gc_paused, run_rows
+from lmprobes.engine.runner import RowPlan, gathered, gc_paused, run_rows
 
 __all__ = ["VARIANTS", "masked_spans", "pseudo_log_likelihoods"]
 
@@ -50,14 +49,14 @@ def pseudo_log_likelihoods(
     copies = MaskedCopies.of_flat(sequences, *copy_spans(words, variant), lm.tokenizer.mask_token_id)
     distinct = DistinctCopies(copies)
     targets = copies.targets
-    values = np.full(len(copies), math.nan)
+    stored: list[tuple[np.ndarray, torch.Tensor]] = []
 
     def store_scored_token_logprobs(logprobs: torch.Tensor, rows: np.ndarray) -> None:
-        """Each distinct copy's row gives the log-prob of the target of every copy equal to it."""
+        """Each distinct copy's row gives the log-prob of the target of every copy equal to it
+        (left on the device until all batches ran, so that the host never waits for the GPU)."""
         alias = distinct.aliases_of(rows)
-        row_of_alias = torch.from_numpy(np.repeat(np.arange(len(rows)), distinct.alias_counts[rows]))
-        picked = logprobs[row_of_alias.to(logprobs.device), torch.from_numpy(targets[alias]).to(logprobs.device)]
-        values[alias] = picked.cpu().numpy()
+        row_of_alias = np.repeat(np.arange(len(rows)), distinct.alias_counts[rows])
+        stored.append((alias, logprobs[to_device(row_of_alias, logprobs.device), to_device(targets[alias], logprobs.device)]))
 
     run_rows(
         lm,
@@ -69,7 +68,7 @@ def pseudo_log_likelihoods(
         progress=progress,
         desc=f"{lm.name} PLL ({variant}) masked copies",
     )
-    return _assemble(copies, values.tolist())
+    return _assemble(copies, gathered(stored, len(copies)).tolist())
 
 
 def masked_spans(word_ids: Sequence[int | None], variant: str) -> list[tuple[int, int]]:
@@ -205,7 +204,7 @@ class DistinctCopies(TokenTable):
         start, stop = self._spans[index].unbind(1)
         masked = (columns[None, :] >= start[:, None]) & (columns[None, :] < stop[:, None])
         input_ids.masked_fill_(masked, self.copies.mask_id)
-        return input_ids.to(device), inside.long().to(device)
+        return to_device(input_ids, device), to_device(inside.long(), device)
 
 
 def _equal_copy_groups(copies: MaskedCopies, flat: np.ndarray, offsets: np.ndarray, owner: np.ndarray,

@@ -23,7 +23,7 @@ import torch
 from torch.nn.attention import SDPBackend, sdpa_kernel
 from tqdm import tqdm
 
-from lmprobes.engine.batching import TokenTable, as_token_table, flatten, ranges, token_budget_batches
+from lmprobes.engine.batching import TokenTable, as_token_table, flatten, ranges, to_device, token_budget_batches
 from lmprobes.engine.lm import LM
 
 logger = logging.getLogger(__name__)
@@ -236,7 +236,7 @@ def run_rows(
     lm.model.eval()
 
     def run(batch: list[int]) -> list:
-        _run_batch(lm, projection, table, plan, batch, fn, pad_id)
+        _run_batch(lm, projection, table, plan, batch, fn, pad_id, padded=bool(np.ptp(lengths[batch]) > 0))
         return []
 
     backoff = Backoff(padded_size(lengths.tolist()))
@@ -291,6 +291,17 @@ def _run_halves(batch: list[int], run: Callable[[list[int]], list], backoff: Bac
     return run_halving_on_oom(batch[:half], run, backoff) + run_halving_on_oom(batch[half:], run, backoff)
 
 
+def gathered(stored: Sequence[tuple[np.ndarray, torch.Tensor]], size: int) -> np.ndarray:
+    """A float64 array of ``size`` (nan where nothing was stored) with each ``(index, values)`` written
+    in turn, values brought from the device in one copy. An index may come twice (a batch rerun
+    after running out of memory): the same values, written again."""
+    out = np.full(size, math.nan)
+    if stored:
+        index = np.concatenate([index for index, _ in stored])
+        out[index] = torch.cat([values.reshape(-1).float() for _, values in stored]).cpu().numpy()
+    return out
+
+
 def padded_size(lengths: Sequence[int]) -> Callable[[list[int]], int]:
     """The padded token count of a batch of the items with these ``lengths``."""
 
@@ -312,15 +323,18 @@ def _run_batch(
     batch: list[int],
     fn: RowChunkFn,
     pad_id: int,
+    *,
+    padded: bool,
 ) -> None:
-    """``fn`` over the wanted rows of the items in ``batch``, chunk by chunk."""
+    """``fn`` over the wanted rows of the items in ``batch``, chunk by chunk (``padded``: lengths differ)."""
     input_ids, attention_mask = table.padded(batch, pad_id, lm.device)
     items = np.asarray(batch, dtype=np.int64)
     rows = plan.rows_of(items)
-    batch_index = torch.from_numpy(np.repeat(np.arange(len(batch)), plan.counts[items])).to(lm.device)
-    position_index = torch.from_numpy(plan.position[rows]).to(lm.device)
+    batch_index = to_device(np.repeat(np.arange(len(batch)), plan.counts[items]), lm.device)
+    position_index = to_device(plan.position[rows], lm.device)
     start = 0
-    for logits in _row_logits(lm, projection, input_ids, attention_mask, batch_index, position_index):
+    row_logits = _row_logits(lm, projection, input_ids, attention_mask, batch_index, position_index, padded=padded)
+    for logits in row_logits:
         fn(logits.float().log_softmax(dim=-1) if projection.log_softmax else logits.float(),
            rows[start : start + logits.shape[0]])
         start += logits.shape[0]
@@ -333,8 +347,14 @@ def _row_logits(
     attention_mask: torch.Tensor,
     batch_index: torch.Tensor,
     position_index: torch.Tensor,
+    *,
+    padded: bool = True,
 ) -> Iterator[torch.Tensor]:
-    """Vocabulary logits at the gathered rows, in chunks of bounded size."""
+    """Vocabulary logits at the gathered rows, in chunks of bounded size.
+
+    A rows-only tail gets no mask when nothing is padded (``padded`` comes from the host-side lengths:
+    asking the device tensor would wait for the GPU to finish the batch's layers).
+    """
     chunk = logit_chunk_rows(lm)
     if projection.full_forward:
         output = run_model(lm.model, input_ids, attention_mask, **projection.forward_kwargs)
@@ -344,7 +364,7 @@ def _row_logits(
     if projection.tail is None:
         rows = hidden[batch_index, position_index]
     else:
-        rows = projection.tail(hidden, attention_mask, batch_index, position_index)
+        rows = projection.tail(hidden, attention_mask if padded else None, batch_index, position_index)
     for chunk_rows in rows.split(chunk):
         yield projection.head(chunk_rows)
 
