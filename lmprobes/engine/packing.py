@@ -151,16 +151,16 @@ def pack(sequences: Sequence[Sequence[int]], row_tokens: int | None = None) -> P
     node, ends = _nodes_and_subtree_ends(sequence, depth, shared, first, total)
     offsets = np.append(first[fresh], total)
     row = np.cumsum(fresh) - 1
-    local = node - offsets[row][sequence]
+    row_start = offsets[row][sequence]  # of each token's row
     owned = depth >= shared[sequence]
     node_tokens, node_depth, node_ends = (np.zeros(total, dtype=np.int64) for _ in range(3))
     node_tokens[node[owned]] = token[owned]
     node_depth[node[owned]] = depth[owned]
-    node_ends[node[owned]] = ends[owned] - offsets[row][sequence[owned]]
+    node_ends[node[owned]] = ends[owned] - row_start[owned]
     home = np.empty(len(order), dtype=np.int64)
     home[order] = row
     nodes = np.empty(len(entry), dtype=np.int64)
-    nodes[entry] = local
+    nodes[entry] = node - row_start
     return Packing(node_tokens, node_depth, node_ends, offsets, home, nodes, np.append(token_start, len(entry)))
 
 
