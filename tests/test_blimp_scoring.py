@@ -284,3 +284,27 @@ def test_prefix_methods_continue_with_the_word_as_running_text_spells_it(tiny_gp
     for tokenizer, space in ((gemma_style_tokenizer(), " "), (tiny_gpt2.tokenizer, " "), (tiny_bert.tokenizer, "")):
         good, bad = _prefix_requests(SimpleNamespace(tokenizer=tokenizer), pairs, "one_prefix")
         assert (good, bad) == ([("A robin is a", space + "bird")], [("A robin is a", space + "birds")])
+
+
+@pytest.mark.parametrize("reduction", ["sum", "mean"])
+def test_the_score_frame_reduces_each_side_as_the_sequence_score_does(reduction):
+    """Totals are exactly rounded sums (``math.fsum``); a kept side with no scored token has total 0
+    and mean nan; a skipped pair has nan on both sides."""
+    from lmprobes.engine.causal import SequenceScore
+    from lmprobes.suites.blimp.scoring import _score_frame
+
+    good = [SequenceScore([1, 2, 3], [1e16, 1.0, -1e16]), SequenceScore([], []), SequenceScore([4], [-2.5])]
+    bad = [SequenceScore([5, 6], [-0.25, -0.5]), SequenceScore([7], [-1.0]), SequenceScore([8], [-3.0])]
+    pairs = pd.DataFrame({"row_id": [0, 1, 2], "paradigm": ["p"] * 3, "category": ["c"] * 3})
+    frame = _score_frame("m", "x", "wrong", pairs, good, bad, ["", "", "no_one_prefix"], reduction)
+    expected_good = [getattr(s, "total" if reduction == "sum" else "mean") for s in good[:2]] + [math.nan]
+    expected_bad = [getattr(s, "total" if reduction == "sum" else "mean") for s in bad[:2]] + [math.nan]
+    first, empty = frame["score_good"][0], frame["score_good"][1]
+    if reduction == "sum":
+        assert first == 1.0 and empty == 0.0  # a plain float sum of [1e16, 1.0, -1e16] is 0.0
+    else:
+        assert first == 1.0 / 3 and math.isnan(empty)
+    for got, want in zip(frame["score_good"].tolist() + frame["score_bad"].tolist(), expected_good + expected_bad,
+                         strict=True):
+        assert got == want or (math.isnan(got) and math.isnan(want))
+    assert frame["token_logprobs_good"][0] == [1e16, 1.0, -1e16] and frame["kept"].tolist() == [True, True, False]

