@@ -66,11 +66,11 @@ def sdpa_flags() -> dict[str, bool]:
             "efficient": backends.mem_efficient_sdp_enabled(), "math": backends.math_sdp_enabled()}
 
 
-def test_cuda_forwards_leave_out_cudnn_attention_and_restore_the_flags(monkeypatch) -> None:
+def test_cuda_forwards_leave_out_cudnn_and_flash_attention_and_restore_the_flags(monkeypatch) -> None:
     before = sdpa_flags()
     assert before["cudnn"]  # torch's default, which the engine overrides on CUDA only
     with attention_backends(torch.device("cuda")):
-        assert sdpa_flags() == {"cudnn": False, "flash": True, "efficient": True, "math": True}
+        assert sdpa_flags() == {"cudnn": False, "flash": False, "efficient": True, "math": True}
     assert sdpa_flags() == before
     with attention_backends(torch.device("cpu")):
         assert sdpa_flags() == before
