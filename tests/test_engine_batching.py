@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from lmprobes.engine import token_budget_batches
-from lmprobes.engine.batching import pad_right, sort_order
+from lmprobes.engine.batching import offsets_of, pad_right, ranges, sort_order
 
 
 def flatten(batches: list[list[int]]) -> list[int]:
@@ -100,3 +100,16 @@ def test_sort_order_of_negative_empty_and_full_width_keys():
     small = (digest >> np.uint64(58)).astype(np.uint64)  # unsigned but narrow: folded into one key
     assert sort_order(size, small).tolist() == np.lexsort((small, size)).tolist()
     assert sort_order(big, size).tolist() == np.lexsort((size, big)).tolist()
+
+
+@pytest.mark.parametrize("counts", [[], [0], [3, 0, 2, 5], [1] * 7])
+def test_offsets_and_ranges_are_the_plain_cumulative_sums_and_aranges(counts):
+    counts = np.array(counts, dtype=np.int64)
+    plain = [0]
+    for c in counts.tolist():
+        plain.append(plain[-1] + c)
+    assert offsets_of(counts).dtype == np.int64 and offsets_of(counts).tolist() == plain
+    assert offsets_of(counts.tolist()).tolist() == plain
+    starts = np.arange(len(counts), dtype=np.int64) * 10
+    expected = [s + k for s, c in zip(starts.tolist(), counts.tolist(), strict=True) for k in range(c)]
+    assert ranges(starts, counts).tolist() == expected

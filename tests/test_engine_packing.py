@@ -241,7 +241,7 @@ def test_wanted_log_probs_are_asked_once_per_node_and_next_token():
     sequences = [[1, 2, 3], [1, 2, 3], [1, 2, 4], [5, 6]]
     positions = [[0, 1], [0, 1], [1], [0]]
     packing = pack(sequences, row_tokens=100)
-    wanted = wanted_log_probs(packing, sequences, positions)
+    wanted = wanted_log_probs(packing, positions)
     row = packing.row(0)
     asked = list(zip(wanted.node[wanted.offsets[0] : wanted.offsets[1]].tolist(),
                      wanted.target[wanted.offsets[0] : wanted.offsets[1]].tolist(), strict=True))
@@ -254,7 +254,7 @@ def test_wanted_log_probs_are_asked_once_per_node_and_next_token():
             assert row.depth[node] == p and row.tokens[node] == sequence[p]
     assert per_sequence[0].tolist() == per_sequence[1].tolist()
     with pytest.raises(ValueError, match="sequence 3: position 1 has no next token"):
-        wanted_log_probs(packing, sequences, [[0], [0], [0], [1]])
+        wanted_log_probs(packing, [[0], [0], [0], [1]])
 
 
 @pytest.mark.parametrize(("model_type", "window"), [("mistral", {"sliding_window": 4}), ("gpt_neo", {"window_size": 4}),

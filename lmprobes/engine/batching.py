@@ -50,10 +50,15 @@ def split_lists(flat: list, counts: Sequence[int]) -> list[list]:
     return [flat[start:stop] for start, stop in itertools.pairwise(itertools.accumulate(counts, initial=0))]
 
 
+def offsets_of(counts: Sequence[int] | np.ndarray) -> np.ndarray:
+    """Where each of consecutive parts of ``counts`` items starts, and the total: ``[0, c0, c0 + c1, ...]`` (int64)."""
+    return np.concatenate(([0], np.cumsum(counts, dtype=np.int64))).astype(np.int64, copy=False)
+
+
 def ranges(starts: np.ndarray, counts: np.ndarray) -> np.ndarray:
     """``concat(arange(start, start + count))`` over the pairs, without a Python loop."""
     total = int(counts.sum())
-    shift = np.repeat(starts - np.concatenate(([0], np.cumsum(counts)[:-1])), counts)
+    shift = np.repeat(starts - offsets_of(counts)[:-1], counts)
     return np.arange(total, dtype=np.int64) + shift
 
 

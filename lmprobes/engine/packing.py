@@ -26,7 +26,15 @@ import numpy as np
 import torch
 
 from lmprobes.engine import runner
-from lmprobes.engine.batching import flatten, ranges, sort_order, split_lists, to_device, token_budget_batches
+from lmprobes.engine.batching import (
+    flatten,
+    offsets_of,
+    ranges,
+    sort_order,
+    split_lists,
+    to_device,
+    token_budget_batches,
+)
 from lmprobes.engine.lm import LM
 from lmprobes.engine.runner import (
     Backoff,
@@ -134,7 +142,7 @@ def pack(sequences: Sequence[Sequence[int]], row_tokens: int | None = None) -> P
     """
     row_tokens = row_tokens or ROW_TOKENS
     lengths = np.fromiter(map(len, sequences), dtype=np.int64, count=len(sequences))
-    token_start = _starts(lengths)
+    token_start = offsets_of(lengths)[:-1]
     as_lists = all(type(s) is list for s in sequences)  # lists compare as they are; others are copied
     key = sequences.__getitem__ if as_lists else (lambda i: list(sequences[i]))
     order = np.array(sorted(range(len(sequences)), key=key), dtype=np.int64)
@@ -142,11 +150,11 @@ def pack(sequences: Sequence[Sequence[int]], row_tokens: int | None = None) -> P
     entry = ranges(token_start[order], length)  # flat position of each (sorted sequence, depth)
     token = flatten(sequences)[entry]
     sequence = np.repeat(np.arange(len(order)), length)
-    depth = np.arange(len(entry)) - np.repeat(_starts(length), length)
+    depth = np.arange(len(entry)) - np.repeat(offsets_of(length)[:-1], length)
     shared = _shared_with_previous(token, length)
     fresh = _row_starts(length, shared, row_tokens)
     shared[fresh] = 0
-    first = _starts(length - shared)  # the node of each sequence's first token of its own
+    first = offsets_of(length - shared)[:-1]  # the node of each sequence's first token of its own
     total = int(first[-1] + length[-1] - shared[-1]) if len(order) else 0
     node, ends = _nodes_and_subtree_ends(sequence, depth, shared, first, total)
     offsets = np.append(first[fresh], total)
@@ -164,22 +172,18 @@ def pack(sequences: Sequence[Sequence[int]], row_tokens: int | None = None) -> P
     return Packing(node_tokens, node_depth, node_ends, offsets, home, nodes, np.append(token_start, len(entry)))
 
 
-def _starts(counts: np.ndarray) -> np.ndarray:
-    return np.concatenate(([0], np.cumsum(counts)[:-1])).astype(np.int64) if len(counts) else counts.copy()
-
-
 def _shared_with_previous(token: np.ndarray, length: np.ndarray) -> np.ndarray:
     """The common prefix length of each sequence of the flat ``token`` array with the one before it."""
     shared = np.zeros(len(length), dtype=np.int64)
     if len(length) < 2:
         return shared
-    start = _starts(length)
+    start = offsets_of(length)[:-1]
     common = np.minimum(length[1:], length[:-1])
-    at = np.arange(int(common.sum())) - np.repeat(_starts(common), common)
+    at = np.arange(int(common.sum())) - np.repeat(offsets_of(common)[:-1], common)
     differ = token[ranges(start[1:], common)] != token[ranges(start[:-1], common)]
     first_difference = np.where(differ, at, np.iinfo(np.int64).max)
     some = common > 0
-    shared[1:][some] = np.minimum(np.minimum.reduceat(first_difference, _starts(common)[some]), common[some])
+    shared[1:][some] = np.minimum(np.minimum.reduceat(first_difference, offsets_of(common)[:-1][some]), common[some])
     return shared
 
 
@@ -237,7 +241,7 @@ def packed_next_token_logprobs(
     if not sequences:
         return [], []
     packing = pack(sequences, row_tokens or ROW_TOKENS)
-    wanted = wanted_log_probs(packing, sequences, positions)
+    wanted = wanted_log_probs(packing, positions)
     stored: list[tuple[np.ndarray, torch.Tensor]] = []
     lm.model.eval()
 
@@ -270,25 +274,25 @@ class Wanted:
     counts: list[int]
 
 
-def wanted_log_probs(packing: Packing, sequences: Sequence[Sequence[int]], positions: Sequence[Sequence[int]]) -> Wanted:
-    """What ``packing``'s rows must compute so that each sequence gets the next-token log-prob at its positions.
+def wanted_log_probs(packing: Packing, positions: Sequence[Sequence[int]]) -> Wanted:
+    """What ``packing``'s rows must compute so that each packed sequence gets the next-token log-prob at its positions.
 
-    Equal ``(row, node, next token)`` requests (a prefix shared by sentences that go on alike) become
+    The next tokens are read off the packed nodes (each sequence's tokens are its nodes). Equal ``(row, node, next token)`` requests (a prefix shared by sentences that go on alike) become
     one entry; entries are sorted by row, node and token (one vectorised pass, no Python per token).
     """
     counts = [len(at) for at in positions]
-    owner = np.repeat(np.arange(len(sequences)), counts)
+    owner = np.repeat(np.arange(len(positions)), counts)
     position = flatten(positions)
     lengths = np.diff(packing.node_offsets)
     outside = (position < 0) | (position >= lengths[owner] - 1)
     if outside.any():
         k = int(np.argmax(outside))
         i = int(owner[k])
-        raise ValueError(f"sequence {i}: position {int(position[k])} has no next token (length {len(sequences[i])})")
+        raise ValueError(f"sequence {i}: position {int(position[k])} has no next token (length {int(lengths[i])})")
     at = packing.node_offsets[owner] + position
     node = packing.nodes[at]
-    target = flatten(sequences)[at + 1]
     row = packing.home[owner]
+    target = packing.tokens[packing.offsets[row] + packing.nodes[at + 1]]
     order = sort_order(row, node, target)
     row, node, target = row[order], node[order], target[order]
     new = np.ones(len(order), dtype=bool)

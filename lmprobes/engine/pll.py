@@ -19,7 +19,7 @@ from collections.abc import Sequence
 import numpy as np
 import torch
 
-from lmprobes.engine.batching import TokenTable, flatten, ranges, sort_order, split_lists, to_device
+from lmprobes.engine.batching import TokenTable, flatten, offsets_of, ranges, sort_order, split_lists, to_device
 from lmprobes.engine.causal import SequenceScore
 from lmprobes.engine.encoding import encode_ids_and_words
 from lmprobes.engine.lm import LM
@@ -99,7 +99,7 @@ def copy_spans(word_ids: Sequence[Sequence[int | None]], variant: str) -> tuple[
     words = np.fromiter((-1 if w is None else w for w in itertools.chain.from_iterable(word_ids)), dtype=np.int64,
                         count=int(counts.sum()))
     text = np.repeat(np.arange(len(word_ids)), counts)
-    text_start = np.repeat(np.concatenate(([0], np.cumsum(counts))).astype(np.int64)[:-1], counts)
+    text_start = np.repeat(offsets_of(counts)[:-1], counts)
     scored = np.flatnonzero(words >= 0)
     if variant == "within_word_l2r":
         new_run = np.ones(len(words), dtype=bool)
@@ -138,7 +138,7 @@ class MaskedCopies(Sequence):
         self.per_text = np.bincount(self.owner, minlength=len(sequences))
         # All texts' ids in one array, text t at offsets[t]:offsets[t + 1].
         self.text_lengths = np.array([len(ids) for ids in sequences], dtype=np.int64)
-        self.offsets = np.concatenate(([0], np.cumsum(self.text_lengths))).astype(np.int64)
+        self.offsets = offsets_of(self.text_lengths)
         self.flat = flatten(sequences)
         self.targets = self.flat[self.offsets[self.owner] + spans[:, 0]] if len(spans) else np.zeros(0, np.int64)
         self.mask_id = mask_id
@@ -168,7 +168,7 @@ class DistinctCopies(TokenTable):
         # Copies grouped: group k's members are alias_order[alias_offsets[k]:alias_offsets[k + 1]], ascending.
         self.alias_order = np.argsort(group, kind="stable")
         self.alias_counts = np.bincount(group, minlength=int(group.max(initial=-1)) + 1)
-        self.alias_offsets = np.concatenate(([0], np.cumsum(self.alias_counts))).astype(np.int64)
+        self.alias_offsets = offsets_of(self.alias_counts)
         representatives = self.alias_order[self.alias_offsets[:-1]]  # each group's first copy
         self.position = spans[representatives, 0]
         self._owner = torch.from_numpy(owner[representatives])

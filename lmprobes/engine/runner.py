@@ -23,7 +23,15 @@ import torch
 from torch.nn.attention import SDPBackend, sdpa_kernel
 from tqdm import tqdm
 
-from lmprobes.engine.batching import TokenTable, as_token_table, flatten, ranges, to_device, token_budget_batches
+from lmprobes.engine.batching import (
+    TokenTable,
+    as_token_table,
+    flatten,
+    offsets_of,
+    ranges,
+    to_device,
+    token_budget_batches,
+)
 from lmprobes.engine.lm import LM
 
 logger = logging.getLogger(__name__)
@@ -169,8 +177,8 @@ class RowPlan:
 
     @classmethod
     def _from(cls, counts: np.ndarray, position: np.ndarray) -> RowPlan:
-        offsets = np.concatenate(([0], np.cumsum(counts))).astype(np.int64)
-        return cls(item=np.repeat(np.arange(len(counts)), counts), position=position, offsets=offsets, counts=counts)
+        return cls(item=np.repeat(np.arange(len(counts)), counts), position=position, offsets=offsets_of(counts),
+                   counts=counts)
 
     def __len__(self) -> int:
         return len(self.position)
