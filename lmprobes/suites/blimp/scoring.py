@@ -94,8 +94,8 @@ def _score_both(lm: LM, pairs: pd.DataFrame, method: Method, progress: bool):
     """Good and bad ``SequenceScore`` per pair (``EMPTY`` where skipped) and the skip reasons."""
     if method.kind in ("sentence", "pll"):
         prefix = " " if method.leading_space else ""
-        goods = [prefix + s for s in pairs["sentence_good"]]
-        bads = [prefix + s for s in pairs["sentence_bad"]]
+        goods = [prefix + s for s in pairs["sentence_good"].tolist()]  # iterating an Arrow column is 10x slower
+        bads = [prefix + s for s in pairs["sentence_bad"].tolist()]
         scores = _unique_sentence_scores(lm, goods + bads, method, progress)
         return [scores[t] for t in goods], [scores[t] for t in bads], [""] * len(pairs)
     flag = f"{method.kind}_method"
