@@ -27,7 +27,10 @@ def encode_ids(tokenizer, texts: Sequence[str], *, special_tokens: bool = True) 
     backend = direct_backend(tokenizer)
     if backend is None:
         return [list(ids) for ids in tokenizer(list(texts), add_special_tokens=special_tokens)["input_ids"]]
-    return [encoding.ids for encoding in backend.encode_batch(list(texts), add_special_tokens=special_tokens)]
+    # encode_batch_fast skips the character offsets, which ids do not need (word ids do): all of
+    # BLiMP's 134,000 distinct sentences under GPT-2's tokenizer, 2 threads: 2.3-2.8 against 3.1-3.4 s.
+    encode = getattr(backend, "encode_batch_fast", backend.encode_batch)
+    return [encoding.ids for encoding in encode(list(texts), add_special_tokens=special_tokens)]
 
 
 def encode_ids_and_words(tokenizer, texts: Sequence[str]) -> tuple[list[list[int]], list[list[int | None]]]:
