@@ -25,12 +25,12 @@ import logging
 import os
 import shutil
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-import torch
+if TYPE_CHECKING:  # torch and the engine load with the model, not with a download job (tests/test_light_imports.py)
+    import torch
 
-from lmprobes.engine.lm import DTYPES, LM
-from lmprobes.engine.precision import load_dtype
-from lmprobes.engine.runner import freeze_collector
+    from lmprobes.engine.lm import LM
 
 log = logging.getLogger("lmprobes.models")
 
@@ -233,6 +233,8 @@ def check_loaded_weights(slug: str, model_dir: Path, model_class: str, loading: 
 
 
 def resolve_device(device: str) -> torch.device:
+    import torch
+
     if device == "auto":
         return torch.device("cuda" if torch.cuda.is_available() else "cpu")
     if device == "cuda" and not torch.cuda.is_available():
@@ -249,6 +251,10 @@ def load_lm(slug: str, spec: dict, model_dir: Path, device: str = "auto") -> LM:
     (``engine.runner.freeze_collector``).
     """
     from transformers import AutoModelForCausalLM, AutoModelForMaskedLM, AutoTokenizer
+
+    from lmprobes.engine.lm import DTYPES, LM
+    from lmprobes.engine.precision import load_dtype
+    from lmprobes.engine.runner import freeze_collector
 
     model_dir = Path(model_dir)
     if not (model_dir / "config.json").exists():

@@ -61,3 +61,10 @@ probe = make_probe("mlp_mlm", load_head({str(tmp_path / "head.safetensors")!r}))
 assert probe(torch.randn(2, 8), torch.tensor([[0, 1], [2, 0]])).shape == (2, 2)
 """
     assert heavy_modules_loaded(code) == ["torch"]
+
+
+def test_a_model_download_job_loads_without_torch():
+    """What ``scripts/download_model.py`` imports, the hub client ``download_model`` calls included."""
+    code = ("from lmprobes.models import download_configured\nfrom lmprobes.workflow import logged\n"
+            "from huggingface_hub import model_info, snapshot_download")
+    assert heavy_modules_loaded(code) == []
