@@ -10,6 +10,7 @@ import math
 import numpy as np
 import pytest
 import torch
+from torch.nn.attention import SDPBackend
 
 from lmprobes.engine import mask_predictions, runner, sequence_logprobs
 from lmprobes.engine import masked as masked_module
@@ -66,17 +67,23 @@ def sdpa_flags() -> dict[str, bool]:
             "efficient": backends.mem_efficient_sdp_enabled(), "math": backends.math_sdp_enabled()}
 
 
-def test_cuda_forwards_leave_out_cudnn_and_flash_attention_and_restore_the_flags(monkeypatch) -> None:
-    before = sdpa_flags()
+def sdpa_order() -> list[int]:
+    return torch._C._get_sdp_priority_order()
+
+
+def test_cuda_forwards_try_memory_efficient_attention_first_leave_out_cudnn_and_restore_the_flags(monkeypatch) -> None:
+    before, order = sdpa_flags(), sdpa_order()
     assert before["cudnn"]  # torch's default, which the engine overrides on CUDA only
     with attention_backends(torch.device("cuda")):
-        assert sdpa_flags() == {"cudnn": False, "flash": False, "efficient": True, "math": True}
-    assert sdpa_flags() == before
+        assert sdpa_flags() == {"cudnn": False, "flash": True, "efficient": True, "math": True}
+        tried = [int(b) for b in (SDPBackend.EFFICIENT_ATTENTION, SDPBackend.FLASH_ATTENTION, SDPBackend.MATH)]
+        assert sdpa_order()[:3] == tried
+    assert sdpa_flags() == before and sdpa_order() == order
     with attention_backends(torch.device("cpu")):
-        assert sdpa_flags() == before
+        assert sdpa_flags() == before and sdpa_order() == order
     monkeypatch.setattr(runner, "CUDA_ATTENTION_BACKENDS", None)
     with attention_backends(torch.device("cuda")):
-        assert sdpa_flags() == before
+        assert sdpa_flags() == before and sdpa_order() == order
 
 
 def test_logit_chunks_are_cache_sized_on_cpu_and_large_on_cuda(tiny_gpt2) -> None:

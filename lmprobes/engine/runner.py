@@ -41,14 +41,17 @@ logger = logging.getLogger(__name__)
 # 512 MiB (2,670 GPT-2 rows) keeps the head a few large matmuls instead of hundreds of launches.
 LOGIT_CHUNK_ELEMENTS = 2**22
 CUDA_LOGIT_CHUNK_ELEMENTS = 2**27
-# Attention kernels allowed on CUDA. cuDNN's fused attention, which torch prefers on Hopper,
-# builds an execution plan for every new (batch, length) shape: 4-65 ms of host time each on an H100,
-# more than the whole forward pass, and scoring batches rarely repeat a shape. Flash attention is
-# left out too: its 128-query tiles are mostly empty for probe sentences of ~14 tokens, and the
-# memory-efficient kernel's smaller tiles ran PLL bf16 on all of BLiMP 16% faster on an H100
-# (15.0-15.4 against 17.7-18.7 s, alternated in one process). None: torch's choice.
+# Attention kernels allowed on CUDA, in the order tried. cuDNN's fused attention, which torch prefers
+# on Hopper, builds an execution plan for every new (batch, length) shape: 4-65 ms of host time each
+# on an H100, more than the whole forward pass, and scoring batches rarely repeat a shape. The
+# memory-efficient kernel goes before flash: flash's 128-query tiles are mostly empty for probe
+# sentences of ~14 tokens, and PLL bf16 on all of BLiMP ran 16% faster on an H100 (15.0-15.4
+# against 17.7-18.7 s, alternated in one process). Flash stays second, for inputs the
+# memory-efficient kernel refuses: in some torch versions grouped-query attention, which
+# transformers hands to SDPA unexpanded (``enable_gqa``) when there is no mask. None: torch's choice.
 CUDA_ATTENTION_BACKENDS: tuple[SDPBackend, ...] | None = (
     SDPBackend.EFFICIENT_ATTENTION,
+    SDPBackend.FLASH_ATTENTION,
     SDPBackend.MATH,
 )
 
@@ -131,10 +134,10 @@ def run_model(module: torch.nn.Module, input_ids: torch.Tensor, attention_mask: 
 
 
 def attention_backends(device: torch.device) -> contextlib.AbstractContextManager:
-    """The scaled-dot-product attention kernels a forward pass on ``device`` may use."""
+    """The scaled-dot-product attention kernels a forward pass on ``device`` may use, in the order tried."""
     if device.type != "cuda" or CUDA_ATTENTION_BACKENDS is None:
         return contextlib.nullcontext()
-    return sdpa_kernel(list(CUDA_ATTENTION_BACKENDS))
+    return sdpa_kernel(list(CUDA_ATTENTION_BACKENDS), set_priority=True)
 
 
 @contextlib.contextmanager
