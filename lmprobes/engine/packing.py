@@ -277,8 +277,9 @@ class Wanted:
 def wanted_log_probs(packing: Packing, positions: Sequence[Sequence[int]]) -> Wanted:
     """What ``packing``'s rows must compute so that each packed sequence gets the next-token log-prob at its positions.
 
-    The next tokens are read off the packed nodes (each sequence's tokens are its nodes). Equal ``(row, node, next token)`` requests (a prefix shared by sentences that go on alike) become
-    one entry; entries are sorted by row, node and token (one vectorised pass, no Python per token).
+    The next tokens are read off the packed nodes (a sequence's tokens are its nodes' tokens). Equal
+    ``(row, node, next token)`` requests (a prefix shared by sentences that go on alike) become one
+    entry; entries are sorted by row, node and token (one vectorised pass, no Python per token).
     """
     counts = [len(at) for at in positions]
     owner = np.repeat(np.arange(len(positions)), counts)
