@@ -33,8 +33,27 @@ def test_top_k_breaks_ties_towards_the_lower_id() -> None:
 
 
 def test_target_logprobs_are_nan_for_unresolved_targets() -> None:
-    values = target_logprobs(torch.tensor([-1.0, -2.0, -3.0]), [2, -1, 0])
-    assert values[0] == -3.0 and math.isnan(values[1]) and values[2] == -1.0
+    logprobs = torch.tensor([[-1.0, -2.0, -3.0], [-0.5, -1.5, -2.5], [-4.0, -5.0, -6.0]])
+    first, second, third = target_logprobs(logprobs, [[2, -1, 0], [], [1]])
+    assert first[0] == -3.0 and math.isnan(first[1]) and first[2] == -1.0
+    assert second == [] and third == [-5.0]
+    assert target_logprobs(logprobs, [[], [], []]) == [[], [], []]
+
+
+def plain_top_k(row: list[float], k: int) -> list[tuple[int, float]]:
+    return sorted(enumerate(row), key=lambda p: (-p[1], p[0]))[:k]
+
+
+@pytest.mark.parametrize("k", [1, 3, 5, 9])
+def test_top_k_equals_a_full_sort_with_ties_inside_and_beyond_the_slack(k) -> None:
+    generator = torch.Generator().manual_seed(k)
+    logprobs = torch.randn(40, 12, generator=generator).round(decimals=0)  # few distinct values: many ties
+    logprobs[0] = 0.0  # all tied
+    logprobs[1, :3] = float("-inf")
+    logprobs[2] = float("-inf")
+    logprobs[2, 5] = -1.0  # fewer finite values than k
+    got = top_k_low_id_first(logprobs, k)
+    assert got == [plain_top_k(row, k) for row in logprobs.tolist()]
 
 
 def test_masked_full_forward_fallback_gives_the_same_results(tiny_roberta, monkeypatch, caplog) -> None:

@@ -29,6 +29,7 @@ from lmprobes.engine.batching import (
     flatten,
     offsets_of,
     ranges,
+    split_lists,
     to_device,
     token_budget_batches,
 )
@@ -387,43 +388,65 @@ def predict_items(targets: Sequence[Sequence[int]] | None, top_k: int) -> ItemFn
 
     def predict(logprobs: torch.Tensor, items: list[int]) -> list[TokenPrediction]:
         tops = top_k_low_id_first(logprobs, top_k)
+        wanted = [targets[item] if targets is not None else [] for item in items]
         return [
-            TokenPrediction(
-                top_ids=[token for token, _ in top],
-                top_logprobs=[value for _, value in top],
-                target_logprobs=target_logprobs(logprobs[row], targets[item] if targets is not None else []),
-            )
-            for row, (item, top) in enumerate(zip(items, tops, strict=True))
+            TokenPrediction(top_ids=[token for token, _ in top], top_logprobs=[value for _, value in top],
+                            target_logprobs=values)
+            for top, values in zip(tops, target_logprobs(logprobs, wanted), strict=True)
         ]
 
     return predict
 
 
+# Ranks beyond k that ``top_k_low_id_first`` asks ``topk`` for, to see the ties at the k-th value.
+TIE_SLACK = 3
+
+
 def top_k_low_id_first(logprobs: torch.Tensor, k: int) -> list[list[tuple[int, float]]]:
     """Per row, the ``k`` best ``(id, logprob)`` pairs, by log-prob descending, ties to the lower id.
 
-    ``torch.topk`` leaves the order of ties unspecified, so every id reaching the k-th value
-    is collected and sorted explicitly.
+    ``torch.topk`` leaves the order of ties unspecified, so every id reaching the k-th value is
+    collected and sorted explicitly. They are all among the ``k + TIE_SLACK`` best unless the last
+    of those reaches the k-th value too, and only such rows are scanned whole: scanning every row
+    cost as much as ``topk`` itself.
     """
-    k = min(k, logprobs.shape[-1])
+    vocab = logprobs.shape[-1]
+    k = min(k, vocab)
     if k <= 0:
         return [[] for _ in range(logprobs.shape[0])]
-    threshold = logprobs.topk(k, dim=-1).values[:, -1:]
-    rows, ids = (logprobs >= threshold).nonzero(as_tuple=True)
-    values = logprobs[rows, ids]
-    candidates: list[list[tuple[int, float]]] = [[] for _ in range(logprobs.shape[0])]
-    for row, token, value in zip(rows.tolist(), ids.tolist(), values.tolist()):
-        candidates[row].append((token, value))
+    values, ids = logprobs.topk(min(k + TIE_SLACK, vocab), dim=-1)
+    kth = values[:, k - 1]
+    seen_all = values[:, -1] < kth if values.shape[1] < vocab else torch.ones_like(kth, dtype=torch.bool)
+    best = zip(ids.tolist(), values.tolist(), kth.tolist(), seen_all.tolist(), strict=True)
+    candidates = [[(token, value) for token, value in zip(row_ids, row_values) if value >= threshold] if whole else None
+                  for row_ids, row_values, threshold, whole in best]
+    scan = [row for row, pairs in enumerate(candidates) if pairs is None]
+    if scan:
+        for row, pairs in zip(scan, _reaching(logprobs[scan], kth[scan]), strict=True):
+            candidates[row] = pairs
     return [sorted(pairs, key=lambda p: (-p[1], p[0]))[:k] for pairs in candidates]
 
 
-def target_logprobs(row: torch.Tensor, ids: Sequence[int]) -> list[float]:
-    """``row[id]`` for each id; nan for -1 (a target the caller could not resolve)."""
-    if not ids:
-        return []
-    index = torch.tensor([max(t, 0) for t in ids], device=row.device)
-    values = row[index].tolist()
-    return [value if t >= 0 else math.nan for t, value in zip(ids, values)]
+def _reaching(logprobs: torch.Tensor, threshold: torch.Tensor) -> list[list[tuple[int, float]]]:
+    """Per row, every ``(id, logprob)`` whose log-prob reaches the row's ``threshold``, by id."""
+    rows, ids = (logprobs >= threshold[:, None]).nonzero(as_tuple=True)
+    pairs: list[list[tuple[int, float]]] = [[] for _ in range(logprobs.shape[0])]
+    for row, token, value in zip(rows.tolist(), ids.tolist(), logprobs[rows, ids].tolist(), strict=True):
+        pairs[row].append((token, value))
+    return pairs
+
+
+def target_logprobs(logprobs: torch.Tensor, ids: Sequence[Sequence[int]]) -> list[list[float]]:
+    """``logprobs[r, id]`` for each id of row ``r``'s list (one gather for all rows); nan for -1
+    (a target the caller could not resolve)."""
+    counts = [len(row_ids) for row_ids in ids]
+    flat = flatten(ids)
+    if not len(flat):
+        return [[] for _ in ids]
+    rows = to_device(np.repeat(np.arange(len(ids)), counts), logprobs.device)
+    values = logprobs[rows, to_device(np.maximum(flat, 0), logprobs.device)].tolist()
+    values = [value if t >= 0 else math.nan for t, value in zip(flat.tolist(), values, strict=True)]
+    return split_lists(values, counts)
 
 
 def check_targets(targets: Sequence[Sequence[int]] | None, n_items: int, n_vocab: int) -> None:
