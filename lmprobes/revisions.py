@@ -24,7 +24,7 @@ REVISIONS = {
     "lama_trex_raw": 1,
     "lama_conceptnet_gen": 1,
     "lama_wikidata_fresh": 1,
-    "lama_score": 2,
+    "lama_score": 3,
     "lama_tables": 1,
     # BLiMP
     "blimp_dataset": 2,

@@ -64,6 +64,25 @@ def test_missing_field_is_named(release, lama_records):
         build("squad", release)
 
 
+def test_a_trex_file_missing_from_a_partly_extracted_release_is_named(release):
+    (release / "TREx" / "P36.jsonl").unlink()
+    with pytest.raises(R.ReleaseError, match=r"TREx: missing from the LAMA release.*: P36\.jsonl$"):
+        build("trex", release)
+
+
+def test_only_the_five_relations_without_trex_data_may_lack_a_file(release):
+    assert R.RELATIONS_WITHOUT_TREX == {"P166", "P69", "P54", "P1923", "P102"}
+    assert "P166" in R.load_relations(release / "relations.jsonl")
+    assert not (release / "TREx" / "P166.jsonl").exists() and len(build("trex", release)) == 5
+
+
+def test_a_conceptnet_line_without_its_predicate_is_refused(release, lama_records):
+    lama_records.jsonl(release / "ConceptNet" / "test.jsonl",
+                       [{"sub": "bird", "obj": "fly", "obj_label": "fly", "masked_sentences": ["A bird can [MASK] ."]}])
+    with pytest.raises(R.ReleaseError, match=r"ConceptNet/test\.jsonl:1: missing field 'pred'"):
+        build("conceptnet", release)
+
+
 def test_dedupe_happens_after_the_filters(release, lama_records):
     # The first copy is rejected by its judgments, so the second copy is the one scored.
     google = lama_records.google

@@ -170,6 +170,60 @@ def test_candidates_rank_whole_sentences_by_plain_log_likelihood(tiny_gpt2):
         assert scores.loc[row_id, "rank_filtered"] == scores.loc[row_id, "rank_raw"] - (other_score > own)
 
 
+def test_a_roberta_query_opening_with_the_mask_ranks_space_led_forms_as_released_or_initial_ones():
+    """The released RoBERTa connector ranks ``Ġword`` everywhere; ``huggingface`` ranks what the
+    tokenizer writes right after ``<s>`` (``word``). A tiny RoBERTa over GPT-2's real BPE."""
+    import json
+
+    from model_zoo import random_model
+    from tokenizers import AddedToken
+    from transformers import RobertaTokenizer
+
+    data = Path(__file__).parent / "data" / "gpt2"
+    vocab = {piece: i + 4 for piece, i in json.loads((data / "vocab.json").read_text(encoding="utf-8")).items()}
+    vocab.update({special: i for i, special in enumerate(["<s>", "<pad>", "</s>", "<unk>"])}, **{"<mask>": len(vocab) + 4})
+    merges = [tuple(line.split()) for line in (data / "merges.txt").read_text(encoding="utf-8").splitlines()[1:] if line.strip()]
+    tok = RobertaTokenizer(vocab=vocab, merges=merges, mask_token=AddedToken("<mask>", lstrip=True, normalized=False, special=True))
+    lm = LM(name="tiny-roberta-bpe", model=random_model("roberta", tok, "masked"), tokenizer=tok, family="masked")
+    rows = [{"row_id": "x", "relation": "IsA", "sub_label": "oak", "obj_label": "tree", "query": "[MASK] is what an oak is ."},
+            {"row_id": "y", "relation": "IsA", "sub_label": "robin", "obj_label": "bird", "query": "a robin is a [MASK] ."}]
+    encoded = tok(rows[0]["query"].replace("[MASK]", tok.mask_token), return_tensors="pt")
+    assert encoded["input_ids"][0, 1] == tok.mask_token_id
+    with torch.no_grad():
+        full = lm.model(**encoded).logits[0, 1].log_softmax(-1)
+    for tokenization, spell in (("released", "Ġ{}"), ("huggingface", "{}")):
+        scores = score_facts(lm, facts(rows), COMMON, tokenization=tokenization, progress=False).set_index("row_id")
+        forms = {w: vocab[spell.format(w)] for w in COMMON if spell.format(w) in vocab}
+        values = {w: full[i].item() for w, i in forms.items()}
+        assert scores.loc["x", "gold_id"] == vocab[spell.format("tree")], tokenization
+        assert scores.loc["x", "rank_raw"] == 1 + sum(v > values["tree"] for v in values.values())
+        assert list(scores.loc["x", "top_tokens"]) == sorted(values, key=values.get, reverse=True)[:10]
+        assert scores.loc["y", "gold_id"] == vocab["Ġbird"], "running text keeps Ġ forms in both"
+    assert vocab["tree"] != vocab["Ġtree"]
+
+
+def test_candidates_never_rank_an_object_spelled_with_the_unknown_token():
+    """A Unigram tokenizer with ``<unk>`` spells ``Zzyzx`` and ``Qwerty`` with it: their facts are
+    skipped as ``unknown_token`` and neither is another fact's candidate."""
+    from model_zoo import random_model
+    from tokenizers import Tokenizer, decoders, models, pre_tokenizers
+    from transformers import PreTrainedTokenizerFast
+
+    pieces = ["<unk>", "<eos>", "▁Bob", "▁Ann", "▁was", "▁born", "▁in", "▁Paris", "▁London", "▁.", "▁", *"abcdefghijklmnopqrstuvwxyz"]
+    raw = Tokenizer(models.Unigram([(piece, -1.0) for piece in pieces], unk_id=0))
+    raw.pre_tokenizer, raw.decoder = pre_tokenizers.Metaspace(), decoders.Metaspace()
+    tok = PreTrainedTokenizerFast(tokenizer_object=raw, unk_token="<unk>", bos_token="<eos>", eos_token="<eos>", pad_token="<eos>")
+    lm = LM(name="tiny-unigram", model=random_model("gpt2", tok, "causal"), tokenizer=tok, family="causal")
+    rows = [{"row_id": str(i), "relation": "P19", "sub_label": sub, "obj_label": obj, "query": f"{sub} was born in [MASK] ."}
+            for i, (sub, obj) in enumerate([("Bob", "Zzyzx"), ("Ann", "Paris"), ("Bob", "London"), ("Ann", "Qwerty")])]
+    scores = score_facts(lm, facts(rows), ["Paris", "London", "Zzyzx", "Qwerty"], method="candidates",
+                         progress=False).set_index("row_id")
+    assert list(scores["skip_reason"]) == ["unknown_token", "", "", "unknown_token"]
+    assert list(scores.loc[["1", "2"], "n_candidates"]) == [2, 2]
+    assert {tuple(sorted(top)) for top in scores.loc[["1", "2"], "top_tokens"]} == {("London", "Paris")}
+    assert scores.loc["0", "gold_pieces"] > 0 and math.isnan(scores.loc["0", "gold_logprob"])
+
+
 def test_valid_objects_column_counts_for_the_filtered_rank(tiny_bert):
     """Objects listed by the source (Wikidata) but absent from the dataset still filter."""
     query = "a robin is a [MASK] ."

@@ -90,6 +90,16 @@ def test_malformed_lines_are_named(tmp_path: Path, line: str, problem: str) -> N
         generate_objects_comparison(path, n_train=1, n_dev=1, seed=0)
 
 
+def test_blank_lines_are_skipped_and_later_lines_keep_their_numbers(tmp_path: Path) -> None:
+    path = tmp_path / "noun.tsv"
+    path.write_text(DOQ.read_text() + "\n  \n")
+    pd.testing.assert_frame_equal(generate_objects_comparison(path, n_train=20, n_dev=30, seed=2),
+                                  generate_objects_comparison(DOQ, n_train=20, n_dev=30, seed=2))
+    path.write_text(DOQ.read_text() + "\n" + "pen\tpen\tLENGTH\t0.1\n")
+    with pytest.raises(DoqError, match=r"noun.tsv, line 40: 4 tab-separated fields"):
+        generate_objects_comparison(path, n_train=1, n_dev=1, seed=0)
+
+
 def test_same_seed_same_frame_other_seed_other_items(frame: pd.DataFrame) -> None:
     pd.testing.assert_frame_equal(frame, generate_objects_comparison(DOQ, n_train=20, n_dev=30, seed=2))
     assert list(generate_objects_comparison(DOQ, n_train=20, n_dev=30, seed=3)["stem"]) != list(frame["stem"])

@@ -108,7 +108,7 @@ def score_datasets(datasets: list[Path], common_vocabs: dict[str, Path], model_d
     """
     # Imported here so that the suite's dataset and table jobs start without torch (~2 s each).
     from lmprobes.models import load_lm
-    from lmprobes.suites.lama.scoring import SCORE_SCHEMA, case_for, methods_for, released_bert, score_facts
+    from lmprobes.suites.lama.scoring import SCORE_SCHEMA, applied_tokenization, case_for, methods_for, score_facts
 
     lm = load_lm(slug, spec, model_dir, device)
     mode = case_for(lm.tokenizer, case)
@@ -135,7 +135,7 @@ def score_datasets(datasets: list[Path], common_vocabs: dict[str, Path], model_d
             "causal_policy": policy if "candidates" in methods else None,
             "top_k": top_k,
             "case": mode,
-            "tokenization": "released" if released_bert(lm.tokenizer, tokenization) else "huggingface",
+            "tokenization": applied_tokenization(lm, tokenization),
             "common_vocab_words": len(vocab),
             "kept": {m: summary[m]["kept"] for m in methods},
             "skipped": {m: summary[m]["skipped"] for m in methods},

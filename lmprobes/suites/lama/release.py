@@ -36,6 +36,9 @@ GOOGLE_RE_TEMPLATES = {
 TEMPLATE_CORPORA = ("google_re", "trex", "trex_raw", "wikidata_fresh")
 SUBJECTLESS_CORPORA = ("squad",)  # sub_label is "Squad" on every line
 SENTENCE_FILES = {"conceptnet": Path("ConceptNet/test.jsonl"), "squad": Path("Squad/test.jsonl")}
+# Listed in relations.jsonl, but the release has no T-REx file for them; any other missing file is
+# a partly extracted release, whose T-REx average would silently run over fewer relations.
+RELATIONS_WITHOUT_TREX = frozenset({"P166", "P69", "P54", "P1923", "P102"})
 
 SCHEMA = pa.schema(
     [
@@ -201,10 +204,15 @@ def make_row(corpus, relation, path, lineno, *, sub_label, obj_label, masked_sen
 
 
 def trex_rows(release: Path, relations: dict[str, dict]) -> Iterator[dict]:
+    folder = release / "TREx"
+    missing = [f"{r}.jsonl" for r in relations if r not in RELATIONS_WITHOUT_TREX and not (folder / f"{r}.jsonl").exists()]
+    if missing:
+        raise ReleaseError(f"{folder}: missing from the LAMA release, though relations.jsonl lists them: "
+                           f"{', '.join(missing)}")
     for relation, meta in sorted(relations.items(), key=lambda kv: int(kv[0][1:]) if kv[0][1:].isdigit() else 0):
-        path = release / "TREx" / f"{relation}.jsonl"
+        path = folder / f"{relation}.jsonl"
         if not path.exists():
-            continue  # relations.jsonl lists 5 relations without T-REx data
+            continue  # one of RELATIONS_WITHOUT_TREX
         for lineno, record in read_jsonl(path):
             sub = _field(path, lineno, record, "sub_label")
             yield make_row(
@@ -249,9 +257,7 @@ def _sentence_rows(corpus: str, path: Path) -> Iterator[dict]:
         sentences = _field(path, lineno, record, "masked_sentences", kind=list)
         if not sentences or not all(MASK in s for s in sentences):
             raise ReleaseError(f"{path}:{lineno}: every masked sentence must contain {MASK}")
-        relation = "squad"
-        if corpus == "conceptnet":
-            relation = _optional(path, lineno, record, "pred") or "squad"
+        relation = _field(path, lineno, record, "pred") if corpus == "conceptnet" else "squad"
         yield make_row(
             corpus, relation, path, lineno,
             sub_label=_optional(path, lineno, record, "sub_label", "sub"),

@@ -2,7 +2,8 @@
 
 Methods (one row per fact and method, ``method`` column):
 - ``masked``: log-softmax at the mask over the full vocabulary, then keep only the common-vocabulary
-  ids (no renormalisation), as the released code does.
+  ids (no renormalisation), as the released code does. A byte-level model ranks ``Ġword`` ids, also
+  where the mask opens the query, as the released RoBERTa connector does (``tokenization``).
 - ``left_context``: LAMA's own connector for left-to-right LMs: the model reads BOS plus the text
   left of the mask (stripped) and predicts the next token; ranked among the same common-vocabulary
   ids (``Ġword`` ids for byte-level BPE). Words right of the mask are unseen by construction. A
@@ -19,7 +20,8 @@ are rare, bfloat16 logits tie often);
 ``rank_filtered`` also removes the other valid objects of the same (subject, relation) that rank
 above it (the paper's filter, never in the released code). Skip reasons, in the released order:
 too long, outside the common vocabulary, object not one token (its single piece must spell the
-label exactly), Google-RE judgments, duplicate. Uncased models are scored in the released code's
+label exactly; for ``candidates``, not spelled with the unknown token), Google-RE judgments,
+duplicate. Uncased models are scored in the released code's
 ``lowercase`` mode by default (``case_for``).
 
 A sentence that holds the mask more than once (ConceptNet's and SQuAD's are the release's own) is
@@ -54,6 +56,7 @@ CASES = ("cased", "lowercase")
 TOKENIZATIONS = ("released", "huggingface")
 # ``auto``: the released lowercase mode for models whose tokenizer lowercases its input (``case_for``).
 CASE_OPTIONS = ("auto", *CASES)
+UNKNOWN_TOKEN = "unknown_token"  # skip reason of a ``candidates`` object spelled with the unknown token
 
 SCORE_SCHEMA = pa.schema(
     [
@@ -103,10 +106,10 @@ def common_vocab_pieces(tokenizer, common_vocab: list[str], *, sentence_initial:
     return dict(sorted(pieces.items()))
 
 
-def pieces_per_label(tokenizer, facts: pd.DataFrame) -> dict[str, int]:
-    """How many pieces each object label of ``facts`` takes in running text."""
+def object_ids(tokenizer, facts: pd.DataFrame) -> dict[str, WordIds]:
+    """Each object label of ``facts`` as the tokenizer spells it in running text."""
     labels = sorted(set(facts["obj_label"]))
-    return {label: ids.n_pieces for label, ids in zip(labels, words_ids(tokenizer, labels), strict=True)}
+    return dict(zip(labels, words_ids(tokenizer, labels), strict=True))
 
 
 def model_independent_reason(fact) -> str:
@@ -119,6 +122,19 @@ def model_independent_reason(fact) -> str:
     if fact.duplicate:
         return "duplicate"
     return ""
+
+
+def candidate_skip_reason(fact, gold: WordIds) -> str:
+    """``token_skip_reason``'s order, with the unknown-token check where that one checks for a single
+    token: an object the tokenizer spells with ``[UNK]`` is not scored (a probability of ``[UNK]``
+    says nothing about the word)."""
+    if fact.too_long:
+        return "too_long"
+    if not fact.in_common_vocab:
+        return "not_in_common_vocab"
+    if gold.is_unk:
+        return UNKNOWN_TOKEN
+    return model_independent_reason(fact)
 
 
 def token_skip_reason(fact, gold_id: int | None, allowed: Collection[int]) -> str:
@@ -143,7 +159,9 @@ def score_facts(lm: LM, facts: pd.DataFrame, common_vocab: list[str], *, method:
     ``case="lowercase"`` is the released code's ``lowercase`` mode (``release.lowercased``), for
     which ``common_vocab`` must be the lowercased common vocabulary. ``tokenization="released"``
     encodes a WordPiece model's masked queries as the released BERT connector does
-    (``released_bert_encoding``); ``"huggingface"`` uses the tokenizer as it is.
+    (``released_bert_encoding``) and ranks a byte-level model's running-text forms (``Ġword``) even
+    where the mask opens the query, as the released RoBERTa connector does; ``"huggingface"`` uses
+    the tokenizer as it is and ranks the sentence-initial forms (``word``) there.
     """
     method = method or methods_for(lm.family)[0]
     _check_method(lm, method)
@@ -213,7 +231,10 @@ def _score_tokens(lm: LM, facts: pd.DataFrame, common_vocab: list[str], *, metho
     valid = valid_objects(facts)
     labels = sorted(set(facts["obj_label"]) | {o for objs in valid.values() for o in objs})
     # LAMA's left-to-right connectors read EOS first, so a mask opening the query is predicted from it.
-    initial = [method == "left_context" and not query.split(MASK, 1)[0].strip() for query in facts["query"]]
+    # The released RoBERTa connector ranks its space-led forms (``Ġword``) there too; ``huggingface``
+    # ranks what the tokenizer writes right after ``<s>``.
+    at_start = method == "left_context" or tokenization == "huggingface"
+    initial = [at_start and not query.split(MASK, 1)[0].strip() for query in facts["query"]]
     forms = {False: token_forms(tokenizer, common_vocab, labels)}
     if any(initial):
         forms[True] = token_forms(tokenizer, common_vocab, labels, sentence_initial=True)
@@ -249,6 +270,13 @@ def _score_tokens(lm: LM, facts: pd.DataFrame, common_vocab: list[str], *, metho
                    by_row.get(i))
         for i, (fact, reason, at) in enumerate(zip(records, reasons, initial))
     ])
+
+
+def applied_tokenization(lm: LM, tokenization: str) -> str:
+    """What ``tokenization`` amounts to for ``lm``: ``released`` only where a released connector
+    differs from the tokenizer (masked WordPiece and byte-level BPE models)."""
+    released = lm.family == "masked" and tokenizer_kind(lm.tokenizer) in ("wordpiece", "bytelevel")
+    return tokenization if released else "huggingface"
 
 
 def released_bert(tokenizer, tokenization: str) -> bool:
@@ -380,19 +408,20 @@ def relation_candidates(facts: pd.DataFrame) -> dict[str, list[str]]:
 
 
 def _score_candidates(lm: LM, facts: pd.DataFrame, *, top_k: int, policy: str, progress: bool) -> pd.DataFrame:
-    candidates = relation_candidates(facts)
+    objects = object_ids(lm.tokenizer, facts)
+    candidates = {relation: [label for label in labels if not objects[label].is_unk]
+                  for relation, labels in relation_candidates(facts).items()}
     records = list(facts.itertuples(index=False))
-    reasons = [model_independent_reason(fact) for fact in records]
+    reasons = [candidate_skip_reason(fact, objects[fact.obj_label]) for fact in records]
     kept = [fact for fact, reason in zip(records, reasons) if not reason]
     sentences = sorted({_fill(fact.query, c) for fact in kept for c in candidates[fact.relation]})
     scored = sequence_logprobs(lm, sentences, policy=policy, progress=progress)
     loglik = dict(zip(sentences, (s.total for s in scored)))
     valid = valid_objects(facts)
-    pieces = pieces_per_label(lm.tokenizer, facts)
     rows = []
     for fact, reason in zip(records, reasons):
         result = None if reason else _rank_candidates(fact, candidates[fact.relation], loglik, valid, top_k)
-        row = _score_row(lm, "candidates", fact, reason, None, pieces[fact.obj_label], result)
+        row = _score_row(lm, "candidates", fact, reason, None, objects[fact.obj_label].n_pieces, result)
         row["n_candidates"] = None if reason else len(candidates[fact.relation])
         rows.append(row)
     return _frame(rows)

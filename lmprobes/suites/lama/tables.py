@@ -205,7 +205,8 @@ def filter_counts_table(dataset_counts: dict[str, dict], facts: pd.DataFrame) ->
 
 def filter_counts_wide(tidy: pd.DataFrame) -> pd.DataFrame:
     wide = tidy.pivot_table(index=["corpus", "system"], columns="filter", values="facts", aggfunc="first", sort=False)
-    first = ["lines", "too_long", "not_in_common_vocab", "not_single_token", "judgment_rejected", "duplicate"]
+    first = ["lines", "too_long", "not_in_common_vocab", "not_single_token", "unknown_token", "judgment_rejected",
+             "duplicate"]
     columns = [c for c in first if c in wide.columns] + sorted(set(wide.columns) - set(first) - {"kept"})
     columns += ["kept"] if "kept" in wide.columns else []
     wide = wide.reindex(columns=columns).astype("Int64")

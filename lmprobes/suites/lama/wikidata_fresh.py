@@ -31,7 +31,14 @@ from pathlib import Path
 
 import pandas as pd
 
-from lmprobes.suites.lama.release import facts_frame, fill_template, load_common_vocab, load_relations, make_row
+from lmprobes.suites.lama.release import (
+    RELATIONS_WITHOUT_TREX,
+    facts_frame,
+    fill_template,
+    load_common_vocab,
+    load_relations,
+    make_row,
+)
 from lmprobes.suites.lama.wikidata import (
     Row,
     SparqlClient,
@@ -45,8 +52,6 @@ from lmprobes.suites.lama.wikidata import facts_frame as wikidata_facts
 logger = logging.getLogger("lmprobes.suites.lama.wikidata_fresh")
 
 CORPUS = "wikidata_fresh"
-# Listed in relations.jsonl, but the LAMA release has no T-REx facts for them.
-RELATIONS_WITHOUT_TREX = frozenset({"P166", "P69", "P54", "P1923", "P102"})
 SUBJECTS_PER_QUERY = 200
 ENTITIES_PER_QUERY = 200
 # Fixed, so that the candidate query (and its cache entry) is the same for every seed.

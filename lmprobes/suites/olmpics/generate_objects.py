@@ -94,6 +94,8 @@ def read_sizes(path: str | Path, objects: set[str], *, dim: str = DEFAULT_DIM) -
     sizes: dict[str, Size] = {}
     with open_text(path) as handle:
         for number, text in enumerate(handle, start=1):
+            if not text.strip():
+                continue  # a blank line (a trailing one, say), as the release, GloVe and WordNet readers allow
             fields = text.rstrip("\r\n").split("\t")
             if number == 1 and fields[0] == "obj":
                 continue  # a header, should a copy carry one
