@@ -127,6 +127,10 @@ def test_table2_counts_empty_relations_0_and_single_file_corpora_per_fact():
     assert curve[1] == pytest.approx(table.loc[("trex", "Total"), "p1"]) and curve[2] == pytest.approx(100 * (1.0 + 0.0) / 2)
     assert table.loc[("trex", "Total"), "n_relations"] == 2
     assert table.loc[("conceptnet", "Total"), "p1"] == pytest.approx(100 * 2 / 4), "mean over facts, not (1 + 1/3) / 2"
+    macro = table.loc[("conceptnet", T.MACRO_ROW)]
+    assert macro["p1"] == pytest.approx(100 * (1 + 1 / 3) / 2) and macro["n_relations"] == 2 and macro["n_kept"] == 4
+    wide = T.table2_wide(T.table2(T.per_relation(facts)), ["trex", "conceptnet"])
+    assert list(zip(wide["corpus"], wide["row"]))[-2:] == [("conceptnet", "Total"), ("conceptnet", T.MACRO_ROW)]
 
 
 def test_filtered_freq_drops_the_subjects_other_valid_objects():
