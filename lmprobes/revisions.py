@@ -29,7 +29,7 @@ REVISIONS = {
     # BLiMP
     "blimp_dataset": 2,
     "blimp_score": 2,
-    "blimp_tables": 1,
+    "blimp_tables": 2,
     # oLMpics
     "olmpics_release": 2,
     "olmpics_grids": 1,

@@ -42,12 +42,14 @@ def fake_scores(seed: int = 0, pairs_per_paradigm: int = 6) -> tuple[pd.DataFram
         for pair in pairs:
             kept = pair["paradigm"] in paradigms
             logprobs = [-rng.uniform(0.5, 9.0) for _ in range(pair["n_words_good"] + 1)] if kept else []
+            shift = rng.gauss(-1.0, 4.0) / len(logprobs) if kept else 0.0
+            logprobs_bad = [x + shift for x in logprobs]
             good = math.fsum(logprobs) if kept else math.nan
-            bad = good + rng.gauss(-1.0, 4.0) if kept else math.nan
+            bad = math.fsum(logprobs_bad) if kept else math.nan
             rows.append({
                 "row_id": pair["row_id"], "paradigm": pair["paradigm"], "category": PARADIGM_CATEGORY[pair["paradigm"]],
                 "model": model, "method": method, "kept": kept, "skip_reason": "" if kept else f"no_{method}",
-                "score_good": good, "score_bad": bad, "token_logprobs_good": logprobs,
+                "score_good": good, "score_bad": bad, "token_logprobs_good": logprobs, "token_logprobs_bad": logprobs_bad,
                 "tie": (good == bad) if kept else None, "correct": (good > bad) if kept else None,
             })
     scores = pd.DataFrame(rows)
@@ -190,7 +192,8 @@ def test_every_figure_writes_the_same_png_twice(tmp_path, published_paradigms) -
 
 
 def test_figure2_properties_of_a_mean_method_are_those_of_its_sum() -> None:
-    """A ``_mean`` method's score is per token; Figure 2's perplexity and log P(good) are not."""
+    """A ``_mean`` method's score is per token; Figure 2's perplexity, log P(good) and confidence
+    |log P(good) - log P(bad)| are not (the axes say so)."""
     scores, pairs = fake_scores()
     summed = scores[(scores["model"] == "gpt") & (scores["method"] == "blimp_paper")]
     n = summed["token_logprobs_good"].map(len)
@@ -198,6 +201,6 @@ def test_figure2_properties_of_a_mean_method_are_those_of_its_sum() -> None:
     both = P.pair_properties(pd.concat([summed, mean]), pairs)
     plain, per_token = (both[both["system"] == f"gpt ({m})"].reset_index(drop=True) for m in ("blimp_paper", "blimp_paper_mean"))
     assert len(plain) == len(per_token) == len(summed)
-    for column in ("perplexity", "logp_good", "length"):
+    for column in ("perplexity", "logp_good", "length", "confidence"):
         assert per_token[column].to_numpy() == pytest.approx(plain[column].to_numpy())
     assert plain["perplexity"].to_numpy() == pytest.approx(np.exp(-summed["score_good"].to_numpy() / n.to_numpy()))

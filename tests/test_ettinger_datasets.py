@@ -130,6 +130,15 @@ def test_role_pair_without_partner_is_refused(tmp_path):
         D.build_dataset("role", bad)
 
 
+def test_role_pair_whose_sentences_name_different_targets_is_refused(tmp_path):
+    header = "\t".join(D.COLUMNS["role"])
+    rows = ["1-a\tthe cop arrested the\tcrook\t0.5\tcrook\t0.5\t0.5", "1-b\tthe crook arrested the\tcop\t0.5\tcop\t0.5\t0.5"]
+    bad = _write(tmp_path / "ROLE.tsv", "\n".join([header, *rows]) + "\n")
+    with pytest.raises(D.DatasetError, match=r"ROLE\.tsv:3: pair 1's sentences name different targets \('crook' and 'cop'\)"):
+        D.build_dataset("role", bad)
+    assert len(D.build_dataset("role", _write(tmp_path / "ROLE.tsv", "\n".join([header, rows[0], rows[1].replace("\tcop\t0.5\t0.5", "\tcrook\t0.5\t0.5")]) + "\n")))
+
+
 def test_bad_values_name_the_item(tmp_path):
     header = "\t".join(D.COLUMNS["cprag"])
     bad = _write(tmp_path / "C.tsv", f"{header}\n7\ts one.\ts two\tx\ty\tz\tM\n")
@@ -147,7 +156,7 @@ def test_failed_build_leaves_no_output(tmp_path):
 
 def _role_file(tmp_path: Path, row_a: str) -> Path:
     header = "\t".join(D.COLUMNS["role"])
-    return _write(tmp_path / "ROLE.tsv", f"{header}\n{row_a}\n1-b\tthe crook arrested the\tcop\t0.5\tcop\t0.5\t0.5\n")
+    return _write(tmp_path / "ROLE.tsv", f"{header}\n{row_a}\n1-b\tthe crook arrested the\tcop\t0.5\tcrook\t0.5\t0.5\n")
 
 
 @pytest.mark.parametrize(

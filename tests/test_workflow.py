@@ -18,6 +18,7 @@ import fake_slurm
 from fake_bridges import FakeBridgeService, bridges_to_gold
 from fake_wdqs import empty_answer, recorded_service
 from lmprobes.io import read_metadata, read_parquet
+from lmprobes.revisions import REVISIONS
 from loopback import serve_http
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -228,8 +229,9 @@ def test_bumping_a_revision_reruns_that_rule_and_its_dependents_only(demo):
     try:
         revisions = demo / "lmprobes/revisions.py"
         text = revisions.read_text()
-        assert '"blimp_tables": 1,' in text
-        revisions.write_text(text.replace('"blimp_tables": 1,', '"blimp_tables": 2,'))
+        current = f'"blimp_tables": {REVISIONS["blimp_tables"]},'
+        assert current in text
+        revisions.write_text(text.replace(current, f'"blimp_tables": {REVISIONS["blimp_tables"] + 1},'))
         run = snakemake(demo, "-n", "all")
     finally:
         shutil.rmtree(demo / "lmprobes")

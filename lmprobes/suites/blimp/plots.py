@@ -136,13 +136,14 @@ def pair_properties(scores: pd.DataFrame, pairs: pd.DataFrame) -> pd.DataFrame:
     # From the token log-probs, whatever the method's reduction (``_mean`` scores are per token).
     n_tokens = kept["token_logprobs_good"].map(len).astype(float).to_numpy()
     logp_good = kept["token_logprobs_good"].map(math.fsum).to_numpy()
+    logp_bad = kept["token_logprobs_bad"].map(math.fsum).to_numpy()
     return pd.DataFrame({
         "system": [system_label(m, k) for m, k in zip(kept["model"], kept["method"])],
         "correct": kept["correct"].astype(bool).to_numpy(),
         "length": kept["row_id"].map(words).astype(float).to_numpy(),
         "perplexity": np.exp(-logp_good / n_tokens),
         "logp_good": logp_good,
-        "confidence": (kept["score_good"] - kept["score_bad"]).abs().to_numpy(),
+        "confidence": np.abs(logp_good - logp_bad),
     })
 
 

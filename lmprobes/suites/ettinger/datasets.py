@@ -262,6 +262,17 @@ def _parse_role_row(path: Path, row: Row) -> dict:
     }
 
 
+def _check_one_target_per_pair(path: Path, rows: list, parsed: list[dict]) -> None:
+    """ROLE compares one target verb in a pair's two contexts: a pair whose sentences name different
+    targets would be compared as if they did not."""
+    first: dict[str, str] = {}
+    for row, p in zip(rows, parsed):
+        target = first.setdefault(p["pair"], p["target"])
+        if p["target"] != target:
+            raise DatasetError(f"{path}:{row.line}: pair {p['pair']}'s sentences name different targets "
+                               f"({target!r} and {p['target']!r}); ROLE scores one target in both contexts")
+
+
 def build_role(path: Path) -> pd.DataFrame:
     rows = read_tsv(path, "role")
     parsed = [_parse_role_row(path, row) for row in rows]
@@ -272,6 +283,7 @@ def build_role(path: Path) -> pd.DataFrame:
     if incomplete:
         line = next(row.line for row, p in zip(rows, parsed) if p["pair"] == incomplete[0])
         raise DatasetError(f"{path}:{line}: pairs without both an a and a b sentence: {incomplete}")
+    _check_one_target_per_pair(path, rows, parsed)
     records = []
     for p in parsed:
         for condition, perturb in ROLE_PERTURBATIONS.items():
