@@ -20,7 +20,7 @@ REVISIONS = {
     "ettinger_score": 2,
     "ettinger_tables": 1,
     # LAMA
-    "lama_dataset": 1,
+    "lama_dataset": 2,
     "lama_trex_raw": 1,
     "lama_conceptnet_gen": 1,
     "lama_wikidata_fresh": 1,

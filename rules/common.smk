@@ -348,6 +348,14 @@ def get_lama_provenance(wildcards):
     }
 
 
+def get_lama_valid_objects(wildcards):
+    """Raw T-REx's every object of each subject, for the release T-REx facts' filtered rank
+    (``release_valid_objects: trex_raw``)."""
+    if wildcards.corpus != "trex" or LAMA["release_valid_objects"] != "trex_raw":
+        return {}
+    return {"valid_objects": "results/datasets/lama/trex_raw_objects.parquet"}
+
+
 def get_lama_lowercased_vocab(wildcards):
     """The lowercased common vocabulary, unless every model is scored cased (``case: cased``)."""
     if LAMA["case"] == "cased":

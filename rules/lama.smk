@@ -39,7 +39,8 @@ rule lama_trex_raw:
         unpack(get_lama_generated_inputs("trex_raw")),
         trex=get_lama_generated_source("trex_raw"),
     output:
-        "results/datasets/lama/trex_raw.parquet",
+        dataset="results/datasets/lama/trex_raw.parquet",
+        objects="results/datasets/lama/trex_raw_objects.parquet",
     log:
         "logs/datasets/lama/trex_raw.log",
     benchmark:
@@ -95,6 +96,7 @@ rule lama_wikidata_fresh:
 
 rule lama_dataset:
     input:
+        unpack(get_lama_valid_objects),
         release=f"resources/extracted/{LAMA['sources']['release']}",
         relations=get_lama_source("relations"),
         common_vocab=get_lama_source("common_vocab"),

@@ -9,4 +9,5 @@ with logged(snakemake.log):
         snakemake.input.common_vocab,
         snakemake.output[0],
         provenance=provenance(snakemake),
+        valid_objects=snakemake.input.get("valid_objects"),
     )

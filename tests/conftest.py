@@ -104,8 +104,8 @@ def _jsonl(path: Path, records: list[dict]) -> None:
     path.write_text("".join(json.dumps(r) + "\n" for r in records), encoding="utf-8")
 
 
-def trex(uuid, sub, obj, pid="P19"):
-    return {"uuid": uuid, "obj_uri": "Q90", "obj_label": obj, "sub_uri": "Q1", "sub_label": sub, "predicate_id": pid,
+def trex(uuid, sub, obj, pid="P19", sub_uri="Q1", obj_uri="Q90"):
+    return {"uuid": uuid, "obj_uri": obj_uri, "obj_label": obj, "sub_uri": sub_uri, "sub_label": sub, "predicate_id": pid,
             "evidences": [{"sub_surface": sub, "obj_surface": obj, "masked_sentence": f"{sub} was born in [MASK]."}]}
 
 
@@ -121,12 +121,13 @@ def write_lama_release(root: Path) -> Path:
     data = root / "data"
     _jsonl(data / "relations.jsonl", RELATIONS)
     _jsonl(data / "TREx" / "P19.jsonl", [
-        trex("t1", "Allan Peiper", "Alexandra"),
-        trex("t2", "Ann Smith", "Paris"),
-        trex("t3", "Ann Smith", "Paris"),            # duplicate (subject, object)
-        trex("t4", "Bob Jones", "Saint-Denis"),      # object outside the common vocab
+        # Subject and object ids of tests/data/trex_raw where a test joins that in (Q7186, Q142, Q90).
+        trex("t1", "Allan Peiper", "Alexandra", sub_uri="Q7186", obj_uri="Q2643563"),
+        trex("t2", "Ann Smith", "Paris", sub_uri="Q2"),
+        trex("t3", "Ann Smith", "Paris", sub_uri="Q2"),            # duplicate (subject, object)
+        trex("t4", "Bob Jones", "Saint-Denis", sub_uri="Q3", obj_uri="Q191"),  # object outside the common vocab
     ])
-    _jsonl(data / "TREx" / "P36.jsonl", [trex("t5", "France", "Paris", "P36")])
+    _jsonl(data / "TREx" / "P36.jsonl", [trex("t5", "France", "Paris", "P36", sub_uri="Q142")])
     _jsonl(data / "Google_RE" / "place_of_birth_test.jsonl", [google("Peter Martin", "London", 1, 4), google("Mary Lee", "Rome", 3, 1)])
     _jsonl(data / "Google_RE" / "date_of_birth_test.jsonl", [google("Peter Martin", "1941", 2, 0)])
     _jsonl(data / "Google_RE" / "place_of_death_test.jsonl", [google("Mary Lee", "Paris", 2, 2)])

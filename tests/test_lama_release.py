@@ -83,6 +83,23 @@ def test_a_conceptnet_line_without_its_predicate_is_refused(release, lama_record
         build("conceptnet", release)
 
 
+def test_raw_trex_objects_fill_valid_objects_named_as_the_release_names_them(release):
+    import pandas as pd
+
+    df = build("trex", release)
+    objects = pd.DataFrame.from_records([
+        ("P19", "Q7186", "Q2643563", "Alexandra, Victoria"),  # an object of the release: its label wins
+        ("P19", "Q7186", "Q270", "Warsaw"),                  # not one: its raw T-REx label
+        ("P36", "Q142", "Q90", "Paris"),
+        ("P36", "Q7186", "Q270", "Warsaw"),                  # another relation's subject: not P19's
+    ], columns=["relation", "sub_uri", "obj_uri", "obj_label"])
+    got = R.with_valid_objects(df, objects).set_index("uuid")["valid_objects"]
+    assert list(got["t1"]) == ["Alexandra", "Warsaw"] and list(got["t5"]) == ["Paris"]
+    assert list(got["t2"]) == [] and list(got["t4"]) == [], "no raw objects: an empty list"
+    valid = R.valid_objects(R.with_valid_objects(df, objects))
+    assert valid[("P19", "Allan Peiper")] == {"Alexandra", "Warsaw"}
+
+
 def test_dedupe_happens_after_the_filters(release, lama_records):
     # The first copy is rejected by its judgments, so the second copy is the one scored.
     google = lama_records.google

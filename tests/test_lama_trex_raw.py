@@ -97,6 +97,21 @@ def test_rows_are_the_facts_worked_out_by_hand(trex_zip):
     assert df.loc[0, "uuid"] == str(uuid.uuid5(T.UUID_NAMESPACE, "trex_raw/P19/Q7186/Q270"))
 
 
+def test_every_object_lists_each_counted_fact_sampled_or_not(trex_zip):
+    df, objects = T.build_trex_raw_with_objects(trex_zip, RELATIONS, VOCAB, seed=0, max_per_relation=1)
+    assert list(objects.columns) == T.OBJECTS_SCHEMA.names
+    assert list(objects.itertuples(index=False, name=None)) == [
+        ("P19", "Q7186", "Q270", "Warsaw"), ("P36", "Q29", "Q2807", "Madrid"), ("P36", "Q142", "Q90", "Paris"),
+        ("P47", "Q29", "Q45", "Portugal"), ("P47", "Q29", "Q142", "France"), ("P47", "Q29", "Q228", "Andorra"),
+        ("P47", "Q45", "Q29", "Spain"), ("P47", "Q142", "Q29", "Spain"), ("P47", "Q142", "Q31", "Belgium"),
+        ("P47", "Q142", "Q183", "Germany"),
+    ], "Madrid (outside the vocabulary) and the P47 facts left out of the sample of 1 included"
+    assert len(df) == 3
+    for row in build(trex_zip).itertuples():  # the sample's own valid objects, worked out apart
+        mine = objects[(objects.relation == row.relation) & (objects.sub_uri == row.sub_uri)]
+        assert sorted(mine["obj_label"]) == list(row.valid_objects)
+
+
 def test_labels_are_the_most_frequent_surface_form_ties_alphabetical(trex_zip):
     labels = build(trex_zip).drop_duplicates("obj_uri").set_index("obj_uri")["obj_label"]
     assert labels["Q90"] == "Paris", "Paris 2 times, City of Light once"

@@ -493,8 +493,13 @@ def test_lama_release_to_scores(demo, tmp_path, lama_release_writer):
     with zipfile.ZipFile(archive, "w") as bundle:
         for path in sorted(data.rglob("*")):
             bundle.write(path, path.relative_to(data.parent).as_posix())
+    trex_zip = tmp_path / "TREx.zip"  # raw T-REx: the release T-REx facts' other valid objects
+    with zipfile.ZipFile(trex_zip, "w") as bundle:
+        for member in sorted(TREX_RAW.glob("re-nlg_*.json")):
+            bundle.write(member, member.name)
     sources = {
         "lama_release": {"url": archive.as_uri(), "sha256": None},
+        "lama_trex_raw": {"url": trex_zip.as_uri(), "sha256": None},
         "lama_relations": {"url": (data / "relations.jsonl").as_uri(), "sha256": None},
         "lama_common_vocab": {"url": (data / "common_vocab_cased.txt").as_uri(), "sha256": None},
         "lama_common_vocab_lowercased": {"url": (data / "common_vocab_lowercased.txt").as_uri(), "sha256": None},
@@ -505,6 +510,10 @@ def test_lama_release_to_scores(demo, tmp_path, lama_release_writer):
     assert run.returncode == 0, run.stdout[-3000:] + run.stderr[-3000:]
     trex = read_parquet(demo / "results/datasets/lama/trex.parquet")
     assert len(trex) == 5 and trex["duplicate"].sum() == 1
+    # Raw T-REx's objects of the same (relation, subject id): Q7186 was born in Q270 (Warsaw, its raw
+    # label), Q142's capital is Q90 (Paris, the release's label for Q90); the others have none.
+    assert [list(v) for v in trex["valid_objects"]] == [["Warsaw"], [], [], [], ["Paris"]]
+    assert read_metadata(demo / "results/datasets/lama/trex.parquet")["valid_objects"]["from"] == "trex_raw"
     assert read_metadata(demo / "results/datasets/lama/google_re.parquet")["filter_counts"]["judgment_rejected"] == 1
     for corpus in ("google_re", "trex", "conceptnet", "squad"):
         items = read_parquet(demo / f"results/datasets/lama/{corpus}.parquet")

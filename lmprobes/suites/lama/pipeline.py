@@ -13,8 +13,8 @@ from lmprobes.suites.lama import tables as T
 from lmprobes.suites.lama.conceptnet import stream_to_parquet
 from lmprobes.suites.lama.conceptnet_gen import build_conceptnet_gen
 from lmprobes.suites.lama.conceptnet_lite import edges_from_conceptnet_lite
-from lmprobes.suites.lama.release import SCHEMA, build_corpus, filter_counts, load_common_vocab
-from lmprobes.suites.lama.trex_raw import build_trex_raw
+from lmprobes.suites.lama.release import SCHEMA, build_corpus, filter_counts, load_common_vocab, with_valid_objects
+from lmprobes.suites.lama.trex_raw import OBJECTS_SCHEMA, build_trex_raw_with_objects
 from lmprobes.suites.lama.wikidata import SparqlClient
 from lmprobes.suites.lama.wikidata_fresh import wikidata_fresh_with_stats
 
@@ -31,9 +31,18 @@ def release_root(extracted: Path) -> Path:
 
 
 def make_dataset(corpus: str, extracted: Path, relations: Path, common_vocab: Path, out: Path, *,
-                 provenance: dict) -> dict:
+                 provenance: dict, valid_objects: Path | None = None) -> dict:
+    """A release corpus; ``valid_objects`` (``make_trex_raw``'s every-object file) fills each fact's
+    other valid objects from raw T-REx, for the filtered rank."""
     df = build_corpus(corpus, release_root(extracted), relations, common_vocab)
-    return write_dataset(df, corpus, out, provenance=provenance)
+    extra = {}
+    if valid_objects is not None:
+        df = with_valid_objects(df, read_parquet(valid_objects))
+        more = sum(len(set(v) - {o}) > 0 for v, o in zip(df["valid_objects"], df["obj_label"]))
+        log.info("%s: %d of %d facts have other valid objects in %s", corpus, more, len(df), valid_objects)
+        extra["valid_objects"] = {"from": "trex_raw", "sources": read_metadata(valid_objects).get("sources"),
+                                  "facts_with_other_valid_objects": more}
+    return write_dataset(df, corpus, out, provenance=provenance, **extra)
 
 
 def write_dataset(df: pd.DataFrame, corpus: str, out: Path, *, provenance: dict, **extra) -> dict:
@@ -52,12 +61,18 @@ def write_dataset(df: pd.DataFrame, corpus: str, out: Path, *, provenance: dict,
     return counts
 
 
-def make_trex_raw(trex: Path, relations: Path, common_vocab: Path, out: Path, *, seed: int, settings: dict,
-                  provenance: dict) -> dict:
+def make_trex_raw(trex: Path, relations: Path, common_vocab: Path, out: Path, objects_out: Path, *, seed: int,
+                  settings: dict, provenance: dict) -> dict:
+    """The ``trex_raw`` corpus, and every object of the relations' subjects in raw T-REx (``objects_out``)."""
     stats: dict = {}
-    df = build_trex_raw(trex, relations, common_vocab, seed=seed, max_per_relation=settings["max_per_relation"],
-                        max_evidences=settings["max_evidences"], stats=stats)
+    df, objects = build_trex_raw_with_objects(trex, relations, common_vocab, seed=seed,
+                                              max_per_relation=settings["max_per_relation"],
+                                              max_evidences=settings["max_evidences"], stats=stats)
     log.info("trex_raw: %s", stats)
+    log.info("trex_raw: %d (relation, subject, object) facts in all", len(objects))
+    write_parquet(objects, objects_out, OBJECTS_SCHEMA,
+                  {"suite": "lama", "dataset": "trex_raw_objects", "sources": provenance,
+                   "generator": f"lmprobes {__version__}"})
     return write_dataset(df, "trex_raw", out, provenance=provenance, seed=seed, settings=settings, build=stats)
 
 

@@ -267,6 +267,22 @@ def _sentence_rows(corpus: str, path: Path) -> Iterator[dict]:
         )
 
 
+def with_valid_objects(df: pd.DataFrame, objects: pd.DataFrame) -> pd.DataFrame:
+    """Facts with every object ``objects`` (``trex_raw.OBJECTS_SCHEMA``: raw T-REx) gives their
+    (relation, subject) in ``valid_objects``, for the filtered rank.
+
+    An object is named by the release's own label where it is an object of the release (the
+    Wikidata label LAMA used), else by its raw T-REx label (its most frequent surface form).
+    """
+    release_label = df.drop_duplicates("obj_uri").set_index("obj_uri")["obj_label"]
+    labels = objects["obj_uri"].map(release_label).fillna(objects["obj_label"])
+    valid: dict[tuple[str, str], set[str]] = {}
+    for relation, subject, label in zip(objects["relation"], objects["sub_uri"], labels):
+        valid.setdefault((relation, subject), set()).add(label)
+    return df.assign(valid_objects=[sorted(valid.get((relation, subject), ()))
+                                    for relation, subject in zip(df["relation"], df["sub_uri"])])
+
+
 def mark_filters(df: pd.DataFrame, common_vocab: set[str]) -> pd.DataFrame:
     """Common-vocab and length flags, then the dedupe among facts that pass the filters."""
     df = df.assign(

@@ -33,6 +33,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pandas as pd
+import pyarrow as pa
 
 from lmprobes.suites.lama.release import MASK, facts_frame, fill_template, load_common_vocab, load_relations, make_row
 
@@ -44,6 +45,14 @@ PROPERTY_PREFIX = "http://www.wikidata.org/prop/direct/"
 PRONOUN_ANNOTATORS = frozenset({"Simple_Coreference"})
 SKIP_REASONS = ("other_predicate", "not_item", "pronoun", "sentence_out_of_range", "surface_form_missing")
 UUID_NAMESPACE = uuid.UUID("1b4e28ba-2fa1-11d2-883f-0016d3cca427")
+# Every counted fact of the relations, sampled or not: the valid objects of a subject, for the
+# filtered rank of the release's T-REx facts (``release.with_valid_objects``).
+OBJECTS_SCHEMA = pa.schema([
+    pa.field("relation", pa.string()),
+    pa.field("sub_uri", pa.string()),
+    pa.field("obj_uri", pa.string()),
+    pa.field("obj_label", pa.string()),
+])
 
 
 class TrexRawError(ValueError):
@@ -305,9 +314,30 @@ def relation_rows(collected: FactCollector, relation: str, meta: dict, common_vo
     return rows
 
 
+def every_object(collected: FactCollector) -> pd.DataFrame:
+    """OBJECTS_SCHEMA rows: each counted (relation, subject, object) with the object's label, by
+    relation (numeric order), then (subject, object) id."""
+    labels: dict[str, str] = {}
+    records = [
+        (relation, subject, obj, labels.get(obj) or labels.setdefault(obj, collected.label(obj)))
+        for relation in sorted(collected.facts, key=relation_order)
+        for subject, obj in sorted(collected.facts[relation], key=fact_order)
+    ]
+    return pd.DataFrame.from_records(records, columns=OBJECTS_SCHEMA.names)
+
+
 def build_trex_raw(trex: Path, relations_path: Path, common_vocab_path: Path, *, seed: int,
                    max_per_relation: int = 1000, max_evidences: int = 10, stats: dict | None = None) -> pd.DataFrame:
-    """The ``trex_raw`` dataset (release SCHEMA rows) from ``TREx.zip`` or a folder of its JSON files.
+    """The ``trex_raw`` dataset; ``build_trex_raw_with_objects`` also returns every object."""
+    return build_trex_raw_with_objects(trex, relations_path, common_vocab_path, seed=seed,
+                                       max_per_relation=max_per_relation, max_evidences=max_evidences, stats=stats)[0]
+
+
+def build_trex_raw_with_objects(trex: Path, relations_path: Path, common_vocab_path: Path, *, seed: int,
+                                max_per_relation: int = 1000, max_evidences: int = 10, stats: dict | None = None
+                                ) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """The ``trex_raw`` dataset (release SCHEMA rows) from ``TREx.zip`` or a folder of its JSON files,
+    and ``every_object`` of the same pass.
 
     Rows come relation by relation (numeric order of relations.jsonl's ids), each relation's sample
     in (subject, object) id order; ``lineno`` is the position in that sample. ``stats``, when
@@ -331,4 +361,5 @@ def build_trex_raw(trex: Path, relations_path: Path, common_vocab_path: Path, *,
                               max_per_relation=max_per_relation, stats=per_relation[relation])
     if stats is not None:
         stats.update(collected.counts, skipped=dict(collected.skipped), relations=per_relation)
-    return facts_frame(rows, common_vocab, f"{trex}: no raw T-REx facts of the listed relations with common-vocabulary objects")
+    facts = facts_frame(rows, common_vocab, f"{trex}: no raw T-REx facts of the listed relations with common-vocabulary objects")
+    return facts, every_object(collected)
