@@ -117,18 +117,19 @@ def table2(relations: pd.DataFrame, metric: str = "p1") -> pd.DataFrame:
             records.append({
                 "source": "reproduction", "corpus": corpus, "row": row,
                 "system": system, "model": model, "method": method,
-                "p1": _released_mean(corpus if row != MACRO_ROW else "", subset, metric),
+                "p1": _mean(subset, metric, per_fact=corpus in SINGLE_FILE_CORPORA and row != MACRO_ROW),
                 "n_facts": int(subset["n_facts"].sum()), "n_kept": int(subset["n_kept"].sum()),
                 "n_relations": len(subset),
             })
     return pd.DataFrame.from_records(records, columns=TABLE2_COLUMNS)
 
 
-def _released_mean(corpus: str, relations: pd.DataFrame, metric: str) -> float:
+def _mean(relations: pd.DataFrame, metric: str, *, per_fact: bool) -> float:
+    """The mean over relations, or (``per_fact``) over their kept facts."""
     if relations.empty:
         return np.nan
     values = relations[metric].fillna(0.0)
-    if corpus in SINGLE_FILE_CORPORA:
+    if per_fact:
         kept = relations["n_kept"].sum()
         return float((values * relations["n_kept"]).sum() / kept) if kept else 0.0
     return float(values.mean())
