@@ -3,6 +3,21 @@ from snakemake.utils import min_version
 min_version("9.0")
 
 
+import sys
+from pathlib import Path
+
+# The package is imported from this checkout, here and in the scripts: Snakemake appends this
+# process's sys.path to each script's (also in a conda env under --use-conda).
+sys.path.insert(0, workflow.basedir)
+
+from lmprobes.config import check_config_file
+
+if Path("config.yaml").exists():
+    # Checked before Snakemake reads it (from the working directory, as Snakemake does): Snakemake's
+    # own message names neither the line nor, for bytes that are not UTF-8, the file.
+    check_config_file("config.yaml")
+
+
 configfile: "config.yaml"
 
 

@@ -7,7 +7,9 @@ that is not configured, a causal model under a masked-only method) is checked he
 ``check_config_file`` checks the file as written, which the loaded dict no longer shows: a key
 given twice in one mapping (two ``models:`` blocks, a model listed twice) is refused, naming both
 lines, since Snakemake's loader silently keeps the last one; bytes that are not UTF-8 and YAML
-syntax errors are reported with their line.
+syntax errors are reported with their line. The Snakefile runs it on config.yaml before Snakemake
+reads that; a file given with ``--configfile`` is parsed by Snakemake first, so ``python -m
+lmprobes.config FILE ...`` is there to name the line of a syntax error Snakemake reports without one.
 """
 
 from __future__ import annotations
@@ -31,6 +33,9 @@ GENERATED_CORPORA = ("trex_raw", "conceptnet_gen", "wikidata_fresh")
 # token budget or thread count can move a score in its last float32 bits; each score file's
 # metadata records the ones it ran with.)
 RUN_SETTINGS = ("batch_tokens", "mem_mb", "threads")
+# Systems the suites compute themselves, which report.systems may map a paper's system to besides a
+# configured model (lama.tables.FREQ, olmpics.learning_tables.BASELINES).
+REPORT_BASELINES = {"lama": ("Freq",), "olmpics": ("mlm_baseline", "esim_baseline")}
 # What a hub snapshot depends on: the other settings do not download it again.
 DOWNLOAD_SETTINGS = ("hub_id", "revision", "trust_remote_code", "allow_pickle")
 
@@ -57,6 +62,18 @@ def check_config(config: dict) -> None:
         _check_lama(config, suites["lama"])
     if suites.get("olmpics"):
         _check_olmpics_curves(config, suites["olmpics"].get("learning_curves", {}))
+    _check_report_systems(config)
+
+
+def _check_report_systems(config: dict) -> None:
+    """A misspelled model in report.systems would turn that paper system's verdicts into "missing"."""
+    for suite, mapping in config.get("report", {}).get("systems", {}).items():
+        known = set(config["models"]) | set(REPORT_BASELINES.get(suite, ()))
+        for paper_system, ours in mapping.items():
+            if ours not in known:
+                raise ConfigError(f"report.systems.{suite}[{paper_system!r}]: unknown model {ours!r}; configured "
+                                  f"models{' and baselines' if suite in REPORT_BASELINES else ''}: "
+                                  f"{', '.join(sorted(known))}")
 
 
 ORIGINS = ("hub_id", "path", "tiny")
@@ -248,3 +265,27 @@ def config_file_labels(paths, root: str | Path) -> list[str]:
         resolved = (root / path).resolve()
         labels.append(resolved.relative_to(root).as_posix() if resolved.is_relative_to(root) else str(resolved))
     return labels
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """``python -m lmprobes.config FILE ...``: ``check_config_file`` on each file."""
+    import sys
+
+    paths = list(sys.argv[1:] if argv is None else argv)
+    if not paths:
+        print("usage: python -m lmprobes.config CONFIG.yaml ...", file=sys.stderr)
+        return 2
+    failed = 0
+    for path in paths:
+        try:
+            check_config_file(path)
+        except (ConfigError, OSError) as error:
+            print(error, file=sys.stderr)
+            failed += 1
+        else:
+            print(f"{path}: ok")
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

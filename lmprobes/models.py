@@ -24,6 +24,8 @@ import json
 import logging
 import os
 import shutil
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -148,11 +150,13 @@ def download_model(
     name = f"{hub_id}@{revision}"
     tmp = dest.with_name(f".{dest.name}.partial")
     allow, ignore = snapshot_patterns(allow_pickle=allow_pickle, trust_remote_code=trust_remote_code)
-    commit = model_info(hub_id, revision=revision).sha
+    with _hub_errors_named(name, dest, tmp):
+        commit = model_info(hub_id, revision=revision).sha
     if not commit:
         raise ModelError(f"model {name!r}: the hub did not resolve the revision to a commit")
     shutil.rmtree(tmp, ignore_errors=True)  # never top up a snapshot an interrupted download left
-    snapshot_download(repo_id=hub_id, revision=commit, local_dir=tmp, allow_patterns=allow, ignore_patterns=ignore)
+    with _hub_errors_named(name, dest, tmp):
+        snapshot_download(repo_id=hub_id, revision=commit, local_dir=tmp, allow_patterns=allow, ignore_patterns=ignore)
     try:
         check_model_folder(name, {"allow_pickle": allow_pickle, "trust_remote_code": trust_remote_code}, tmp)
     except UnsafeModelError:
@@ -170,6 +174,18 @@ def download_model(
         shutil.rmtree(dest)
     os.replace(tmp, dest)
     return dest
+
+
+@contextmanager
+def _hub_errors_named(name: str, dest: Path, partial: Path) -> Iterator[None]:
+    """A failed hub call (offline, unknown repository or revision, HTTP error) as a ModelError that
+    names the model and the folder, with the partial snapshot removed."""
+    try:
+        yield
+    except Exception as error:  # the hub client raises its own, httpx's and OSError subclasses
+        shutil.rmtree(partial, ignore_errors=True)
+        raise ModelError(f"model {name!r}: the hub could not provide it ({type(error).__name__}: {error}); "
+                         f"nothing was written to {dest}") from error
 
 
 def download_configured(spec: dict, dest: Path) -> Path:

@@ -1,12 +1,7 @@
 import re
 from pathlib import Path
-import sys
 
 from snakemake.utils import validate
-
-# The package is imported from this checkout, here and in the scripts: Snakemake appends this
-# process's sys.path to each script's (also in a conda env under --use-conda).
-sys.path.insert(0, workflow.basedir)
 
 from lmprobes.config import (
     check_config,
@@ -220,8 +215,15 @@ def get_config_file_labels():
     return config_file_labels(workflow.configfiles, Path.cwd())
 
 
+def source_entry(name):
+    """A configured source as jobs see it: its ``note`` is for people, so editing it reruns nothing."""
+    return {
+        key: value for key, value in config["sources"][name].items() if key != "note"
+    }
+
+
 def get_source(wildcards):
-    return config["sources"][wildcards.source]
+    return source_entry(wildcards.source)
 
 
 def get_finetuning_mem_mb(wildcards, attempt):
@@ -315,7 +317,7 @@ def get_ettinger_source(wildcards):
 
 def get_ettinger_provenance(wildcards):
     name = ETTINGER["sources"][wildcards.dataset]
-    return {"source": name, **config["sources"][name]}
+    return {"source": name, **source_entry(name)}
 
 
 def get_ettinger_scores(wildcards):
@@ -342,7 +344,7 @@ def get_lama_source(role):
 def get_lama_provenance(wildcards):
     """The sources a LAMA dataset is built from (the lowercased vocabulary is the scorer's only)."""
     return {
-        role: config["sources"][name]
+        role: source_entry(name)
         for role, name in LAMA["sources"].items()
         if role != "common_vocab_lowercased"
     }
@@ -408,12 +410,12 @@ def get_lama_generated_inputs(corpus):
 def get_lama_generated_provenance(corpus):
     """The sources a generated LAMA corpus is built from (URL and sha256 as configured)."""
     provenance = {
-        role: config["sources"][LAMA["sources"][role]]
+        role: source_entry(LAMA["sources"][role])
         for role in LAMA_GENERATED_READS[corpus]
     }
     name = LAMA["generated"][corpus].get("source")
     if name in config["sources"]:
-        provenance[corpus] = config["sources"][name]
+        provenance[corpus] = source_entry(name)
     if corpus == "conceptnet_gen" and CONCEPTNET_LITE_DB:
         provenance[corpus] = {"conceptnet_lite_db": CONCEPTNET_LITE_DB}
     return provenance
@@ -429,7 +431,7 @@ def get_conceptnet_input(wildcards):
 def get_conceptnet_provenance(wildcards):
     if CONCEPTNET_LITE_DB:
         return {"conceptnet_lite_db": CONCEPTNET_LITE_DB}
-    return config["sources"][LAMA["generated"]["conceptnet_gen"]["source"]]
+    return source_entry(LAMA["generated"]["conceptnet_gen"]["source"])
 
 
 def get_blimp_release(wildcards):
@@ -516,7 +518,11 @@ def get_olmpics_generator_inputs(wildcards):
 
 def get_olmpics_generator_provenance(wildcards):
     return {
-        role: config["sources"].get(OLMPICS["sources"].get(role), role)
+        role: (
+            source_entry(OLMPICS["sources"][role])
+            if OLMPICS["sources"].get(role) in config["sources"]
+            else role
+        )
         for role in OLMPICS_GENERATED[wildcards.olmpics_task]
     }
 

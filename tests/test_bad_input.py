@@ -527,6 +527,30 @@ def test_config_file_bad_text(tmp_path, content, line, message):
     assert_names(caught.value, path, line)
 
 
+def test_a_broken_config_yaml_is_named_with_its_line_before_snakemake_reads_it(tmp_path):
+    """Snakemake's own loader names no line (and, for bytes that are not UTF-8, no file)."""
+    import os
+    import subprocess
+    import sys
+
+    shutil.copy(ROOT / "Snakefile", tmp_path / "Snakefile")
+    for content, message in ((b"seed: 1\nmodels: [gpt2, bert\ndevice: cpu\n", "config.yaml:3: expected ',' or ']'"),
+                             (b"seed: 1\nmirror: 'caf\xe9'\n", "config.yaml:2: not UTF-8")):
+        write(tmp_path / "config.yaml", content)
+        run = subprocess.run([sys.executable, "-m", "snakemake", "-n"], cwd=tmp_path, capture_output=True, text=True,
+                             env={**os.environ, "PYTHONPATH": str(ROOT)}, check=False)
+        assert run.returncode != 0 and message in run.stdout + run.stderr, run.stdout[-2000:] + run.stderr[-2000:]
+
+
+def test_config_check_command_names_each_bad_file(tmp_path, capsys):
+    from lmprobes.config import main
+
+    bad = write(tmp_path / "extra.yaml", b"seed: 1\nmodels:\n\tgpt2: {}\n")
+    assert main([str(ROOT / "config.yaml"), str(bad)]) == 1
+    out, err = capsys.readouterr()
+    assert "config.yaml: ok" in out and f"{bad}:3:" in err and main([]) == 2
+
+
 def test_config_files_of_the_project_pass():
     check_config_file(ROOT / "config.yaml")
     check_config_file(ROOT / "resources" / "demo" / "config.yaml")

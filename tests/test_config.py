@@ -94,6 +94,9 @@ def test_schema_errors_name_the_key(mutate, culprit):
          r"learning_curves\.training\.esim: hyper-parameter schedule='cosine'"),
         (lambda c: c["sources"]["olmpics_glove"].update(url="https://example.org/data/.."),
          r"sources\.olmpics_glove\.url: .* names no file"),
+        (lambda c: c["report"]["systems"]["ettinger"].update({"bert-base-uncased": "bert-base-uncasd"}),
+         r"report\.systems\.ettinger\['bert-base-uncased'\]: unknown model 'bert-base-uncasd'"),
+        (lambda c: c["report"]["systems"]["lama"].update(Freq="freq"), r"report\.systems\.lama\['Freq'\]: .*and baselines"),
     ],
 )
 def test_cross_checks_name_the_key(mutate, message):
@@ -165,3 +168,12 @@ def test_model_entries_of_the_shipped_configs_pass():
     for path in ("config.yaml", "resources/demo/config.yaml"):
         check_model_entries(load(path))
     check_model_entries({"models": {"mine": {"hub_id": "org/m", "revision": "abc", "family": "causal"}}})
+
+
+def test_report_baselines_are_the_suites_own_systems():
+    from lmprobes.config import REPORT_BASELINES
+    from lmprobes.suites.lama.tables import FREQ
+    from lmprobes.suites.olmpics.learning_tables import BASELINES
+
+    assert REPORT_BASELINES == {"lama": (FREQ,), "olmpics": tuple(BASELINES.values())}
+    validated(load())  # config.yaml maps Freq and both oLMpics baselines

@@ -560,6 +560,26 @@ def test_download_of_a_remote_code_repo_is_refused_unless_trusted(fake_hub, tmp_
     assert sorted(p.name for p in dest.iterdir()) == ["config.json", "lmprobes_commit.txt", "m.py", "model.safetensors"]
 
 
+@pytest.mark.parametrize("failing", ["model_info", "snapshot_download"])
+def test_a_hub_that_cannot_be_reached_is_named_and_leaves_nothing(fake_hub, monkeypatch, tmp_path, failing):
+    import huggingface_hub
+
+    repo, _ = fake_hub
+    repo.update({"config.json": b"{}", "model.safetensors": b"weights"})
+    partial = tmp_path / "models" / ".m.partial"
+
+    def offline(*args, **kwargs):
+        partial.mkdir(parents=True, exist_ok=True)  # what a download cut short leaves
+        raise ConnectionError("[Errno -2] Name or service not known")
+
+    monkeypatch.setattr(huggingface_hub, failing, offline)
+    dest = tmp_path / "models" / "m"
+    with pytest.raises(ModelError, match=r"model 'org/model@abc123': the hub could not provide it "
+                                         r"\(ConnectionError: .*Name or service not known\); nothing was written to .*models/m"):
+        download_model("org/model", "abc123", dest)
+    assert list(dest.parent.iterdir()) == []
+
+
 # ---------------------------------------------------------------------------------------------
 # Config values that reach paths and (potentially) shells
 
