@@ -14,6 +14,7 @@ lmprobes.config FILE ...`` is there to name the line of a syntax error Snakemake
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -269,8 +270,6 @@ def config_file_labels(paths, root: str | Path) -> list[str]:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """``python -m lmprobes.config FILE ...``: ``check_config_file`` on each file."""
-    import sys
-
     paths = list(sys.argv[1:] if argv is None else argv)
     if not paths:
         print("usage: python -m lmprobes.config CONFIG.yaml ...", file=sys.stderr)

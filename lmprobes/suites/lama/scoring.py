@@ -112,11 +112,16 @@ def object_ids(tokenizer, facts: pd.DataFrame) -> dict[str, WordIds]:
     return dict(zip(labels, words_ids(tokenizer, labels), strict=True))
 
 
-def model_independent_reason(fact) -> str:
+def skip_reason(fact, model_reason: str = "") -> str:
+    """The released code's order (``filter_samples``): length, common vocabulary, then the model's own
+    check of the object (``model_reason``), judgments, the dedupe; the dataset's ``filter_counts``
+    attributes facts the same way."""
     if fact.too_long:
         return "too_long"
     if not fact.in_common_vocab:
         return "not_in_common_vocab"
+    if model_reason:
+        return model_reason
     if fact.judgment_rejected:
         return "judgment_rejected"
     if fact.duplicate:
@@ -124,31 +129,18 @@ def model_independent_reason(fact) -> str:
     return ""
 
 
-def candidate_skip_reason(fact, gold: WordIds) -> str:
-    """``token_skip_reason``'s order, with the unknown-token check where that one checks for a single
-    token: an object the tokenizer spells with ``[UNK]`` is not scored (a probability of ``[UNK]``
-    says nothing about the word)."""
-    if fact.too_long:
-        return "too_long"
-    if not fact.in_common_vocab:
-        return "not_in_common_vocab"
-    if gold.is_unk:
-        return UNKNOWN_TOKEN
-    return model_independent_reason(fact)
-
-
 def token_skip_reason(fact, gold_id: int | None, allowed: Collection[int]) -> str:
-    """The released code's order (``filter_samples``): length, common vocabulary, single token,
-    judgments, then the dedupe; the dataset's ``filter_counts`` attributes facts the same way."""
-    if fact.too_long:
-        return "too_long"
-    if not fact.in_common_vocab:
-        return "not_in_common_vocab"
+    """``skip_reason`` with the released single-token check: one piece spelling the label, in the
+    common vocabulary as this tokenizer spells it."""
     if gold_id is None:
-        return "not_single_token"
-    if gold_id not in allowed:
-        return "not_in_common_vocab"
-    return model_independent_reason(fact)
+        return skip_reason(fact, "not_single_token")
+    return skip_reason(fact, "not_in_common_vocab" if gold_id not in allowed else "")
+
+
+def candidate_skip_reason(fact, gold: WordIds) -> str:
+    """``skip_reason`` with the unknown-token check in the single-token check's place: an object the
+    tokenizer spells with ``[UNK]`` is not scored (a probability of ``[UNK]`` says nothing about the word)."""
+    return skip_reason(fact, UNKNOWN_TOKEN if gold.is_unk else "")
 
 
 def score_facts(lm: LM, facts: pd.DataFrame, common_vocab: list[str], *, method: str | None = None,
