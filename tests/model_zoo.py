@@ -36,6 +36,17 @@ CAUSAL = {
     "smollm3": GQA, "gpt_neox": {}, "olmo": {}, "olmo2": {}, "starcoder2": {}, "phi3": {},
     "xglm": {"own": {"d_model": 32, "num_layers": 2, "attention_heads": 2, "ffn_dim": 64}},
 }
+# Causal types outside the engine's checked list (``causal.HEAD_CHECKED_TYPES``), found by the probe:
+# two whose forward changes the logits after the output layer, and a plain one.
+UNCHECKED_CAUSAL = {
+    "recurrent_gemma": {"lru_width": 32, "attention_window_size": 16, "block_types": ["recurrent", "attention"],
+                        "head_dim": 16, **GQA},  # logits_soft_cap 30 by default
+    "falcon_h1": {"mamba_d_ssm": 32, "mamba_n_heads": 2, "mamba_d_head": 16, "mamba_d_state": 8, "mamba_n_groups": 1,
+                  "mamba_chunk_size": 8, "lm_head_multiplier": 0.0390625, **GQA},
+    "stablelm": GQA,
+}
+# A masked type outside ``masked.HEAD_CHECKED_TYPES``, whose head the probe finds plain.
+UNCHECKED_MASKED = {"mra": {}}
 # The causal types the zoo test loads (the others are checked by the packing tests).
 ZOO_CAUSAL = ("gpt2", "opt", "bloom", "gpt_neo", "gptj", "falcon", "phi", "gemma", "gemma2", "cohere", "granite",
               "llama", "mistral", "qwen2", "gpt_neox", "olmo", "starcoder2", "phi3", "xglm")
@@ -45,7 +56,7 @@ def random_model(model_type: str, tokenizer, family: str) -> torch.nn.Module:
     """A seeded random ``family`` model of ``model_type`` sized by the tables, around ``tokenizer``."""
     from transformers import AutoConfig, AutoModelForCausalLM, AutoModelForMaskedLM
 
-    shape = dict((MASKED if family == "masked" else CAUSAL)[model_type])
+    shape = dict((MASKED | UNCHECKED_MASKED if family == "masked" else CAUSAL | UNCHECKED_CAUSAL)[model_type])
     shape = shape.pop("own", None) or {**SIZES, **shape}
     pad = tokenizer.pad_token_id if tokenizer.pad_token_id is not None else tokenizer.eos_token_id
     config = AutoConfig.for_model(model_type, vocab_size=len(tokenizer), max_position_embeddings=256,

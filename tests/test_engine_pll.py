@@ -158,22 +158,37 @@ def test_scores_do_not_depend_on_how_the_logits_are_chunked(tiny_bert, monkeypat
         assert a.token_logprobs == pytest.approx(b.token_logprobs, abs=1e-6)
 
 
+def test_a_text_holding_the_mask_token_scores_as_alone_beside_its_twin(tiny_bert) -> None:
+    """``[MASK] the`` with ``the`` masked and ``the [MASK]`` with ``the`` masked are the same ids, scored at
+    different positions: each text's scores equal the plain loop's, whatever it is scored with."""
+    mask = tiny_bert.tokenizer.mask_token
+    texts = [f"{mask} the", f"the {mask}"]
+    assert len(tiny_bert.tokenizer(texts[0])["input_ids"]) == 4  # one piece each
+    together = pseudo_log_likelihoods(tiny_bert, texts, progress=False)
+    for text, score in zip(texts, together, strict=True):
+        token_ids, values = plain_pll(tiny_bert, text, "original")
+        assert score.token_ids == token_ids
+        assert score.token_logprobs == pytest.approx(values, abs=1e-5)
+        assert pseudo_log_likelihoods(tiny_bert, [text], progress=False)[0].token_logprobs == pytest.approx(values, abs=1e-5)
+
+
 @pytest.mark.parametrize("collide", [False, True])
 def test_equal_masked_copies_are_grouped_as_a_plain_dictionary_groups_them(collide, monkeypatch) -> None:
-    """Groups in first-occurrence order, members ascending, exactly the copies with equal ids: texts that
-    share all but one token, repeat, or hold the mask id itself; with every hash forced equal too."""
+    """Groups in first-occurrence order, members ascending, exactly the copies with equal ids scored at the
+    same position: texts that share all but one token, repeat, or hold the mask id itself (``[9, 1]`` with 1
+    masked equals ``[1, 9]`` with 1 masked, scored elsewhere); with every hash forced equal too."""
     from lmprobes.engine import pll
 
     if collide:
         monkeypatch.setattr(pll, "_mix", lambda ids, positions: np.zeros(len(ids), dtype=np.uint64))
     generator = torch.Generator().manual_seed(0)
     texts = [torch.randint(0, 4, (int(n),), generator=generator).tolist() for n in torch.randint(1, 7, (60,), generator=generator)]
-    texts += [texts[3], [9, 9, 9], [9, 1, 9]]  # 9 is the mask id
+    texts += [texts[3], [9, 9, 9], [9, 1, 9], [9, 1], [1, 9]]  # 9 is the mask id
     spans = [pll.masked_spans([0] * len(t), "original") for t in texts]
     copies = pll.MaskedCopies(texts, spans, mask_id=9)
     expected: dict[tuple, list[int]] = {}
     for index in range(len(copies)):
-        expected.setdefault(tuple(copies[index]), []).append(index)
+        expected.setdefault((tuple(copies[index]), int(copies.spans[index][0])), []).append(index)
     assert pll.DistinctCopies(copies).aliases == list(expected.values())
     assert len(expected) < len(copies)
 
@@ -208,3 +223,4 @@ def test_masked_copies_from_lists_and_from_arrays_agree() -> None:
                                            [101, 7, 9, 8, 102], [101, 7, 7, 9, 102]]
     assert lists.targets.tolist() == arrays.targets.tolist() == [5, 6, 7, 7, 8]
     assert lists.per_text.tolist() == arrays.per_text.tolist() == [2, 0, 3]
+

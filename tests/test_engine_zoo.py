@@ -14,9 +14,10 @@ import warnings
 
 import pytest
 import torch
-from model_zoo import MASKED, ZOO_CAUSAL, random_model
+from model_zoo import CAUSAL, MASKED, UNCHECKED_CAUSAL, UNCHECKED_MASKED, ZOO_CAUSAL, random_model
 
-from lmprobes.engine import pseudo_log_likelihoods, sequence_logprobs
+from lmprobes.engine import causal, masked, pseudo_log_likelihoods, sequence_logprobs
+from lmprobes.engine.causal import causal_projection
 from lmprobes.engine.lm import PADDING_SENSITIVE_MODEL_TYPES
 from lmprobes.engine.masked import masked_projection
 from lmprobes.models import load_lm
@@ -26,31 +27,55 @@ BUDGET = 64  # tokens a batch: every batch mixes the three lengths unless told n
 
 
 
-def save_random_model(model_type: str, tokenizer, family: str, folder) -> None:
-    random_model(model_type, tokenizer, family).save_pretrained(folder)
+# Output-layer weights scaled by this before saving: logits of a trained model's size, so that a soft
+# cap or a multiplier the engine skipped would move the scores by whole nats, not by 1e-7.
+TRAINED_LOGIT_SCALE = 30.0
+
+
+def save_random_model(model_type: str, tokenizer, family: str, folder, *, logit_scale: float = 1.0) -> None:
+    model = random_model(model_type, tokenizer, family)
+    with torch.no_grad():
+        model.get_output_embeddings().weight.mul_(logit_scale)
+    model.save_pretrained(folder)
     tokenizer.save_pretrained(folder)
 
 
-@pytest.fixture(scope="module")
-def zoo(tmp_path_factory, tiny_bert, tiny_gpt2):
-    """``zoo(model_type, family)``: the model saved to a folder and loaded by ``load_lm``."""
-    root = tmp_path_factory.mktemp("zoo")
+class Zoo:
+    """``zoo(model_type, family)``: the model saved to a folder and loaded by ``load_lm``;
+    ``zoo.plain(...)``: the same folder loaded by transformers alone (no fusion, no float32 head)."""
 
-    def load(model_type: str, family: str):
-        folder = root / model_type
+    def __init__(self, root, tokenizers: dict) -> None:
+        self.root, self.tokenizers = root, tokenizers
+
+    def folder(self, model_type: str, family: str, logit_scale: float = 1.0):
+        folder = self.root / f"{model_type}-{logit_scale:g}"
         if not folder.exists():
-            tokenizer = tiny_bert.tokenizer if family == "masked" else tiny_gpt2.tokenizer
-            save_random_model(model_type, tokenizer, family, folder)
+            save_random_model(model_type, self.tokenizers[family], family, folder, logit_scale=logit_scale)
+        return folder
+
+    def __call__(self, model_type: str, family: str, logit_scale: float = 1.0):
+        folder = self.folder(model_type, family, logit_scale)
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
             lm = load_lm(model_type, {"family": family, "path": str(folder)}, folder, "cpu")
         return dataclasses.replace(lm, batch_tokens=BUDGET)
 
-    return load
+    def plain(self, model_type: str, family: str, logit_scale: float = 1.0) -> torch.nn.Module:
+        from transformers import AutoModelForCausalLM, AutoModelForMaskedLM
+
+        auto = AutoModelForMaskedLM if family == "masked" else AutoModelForCausalLM
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            return auto.from_pretrained(self.folder(model_type, family, logit_scale)).eval()
 
 
-def plain_pll(lm, text: str) -> float:
-    """Each non-special token masked in its own unpadded forward of the whole model."""
+@pytest.fixture(scope="module")
+def zoo(tmp_path_factory, tiny_bert, tiny_gpt2) -> Zoo:
+    return Zoo(tmp_path_factory.mktemp("zoo"), {"masked": tiny_bert.tokenizer, "causal": tiny_gpt2.tokenizer})
+
+
+def plain_pll(lm, text: str, model: torch.nn.Module) -> float:
+    """Each non-special token masked in its own unpadded forward of the whole ``model``."""
     ids = lm.tokenizer(text)["input_ids"]
     special = set(lm.tokenizer.all_special_ids)
     total = 0.0
@@ -59,33 +84,35 @@ def plain_pll(lm, text: str) -> float:
             continue
         copy = [*ids[:position], lm.tokenizer.mask_token_id, *ids[position + 1:]]
         with torch.no_grad():
-            logits = lm.model(input_ids=torch.tensor([copy])).logits[0, position]
+            logits = model(input_ids=torch.tensor([copy])).logits[0, position]
         total += logits.float().log_softmax(-1)[token].item()
     return total
 
 
-def plain_sentence(lm, token_ids: list[int]) -> float:
-    """The sentence's log-probability after BOS from one unpadded forward of the whole model."""
+def plain_sentence(lm, token_ids: list[int], model: torch.nn.Module) -> float:
+    """The sentence's log-probability after BOS from one unpadded forward of the whole ``model``."""
     ids = [lm.tokenizer.bos_token_id, *token_ids]
     with torch.no_grad():
-        logprobs = lm.model(input_ids=torch.tensor([ids])).logits[0].float().log_softmax(-1)
+        logprobs = model(input_ids=torch.tensor([ids])).logits[0].float().log_softmax(-1)
     return sum(logprobs[i, ids[i + 1]].item() for i in range(len(ids) - 1))
 
 
-# Masked types whose head the engine applies at the scored rows only (all of the zoo's).
-HEAD_AT_ROWS = {"albert", "flaubert", "xlm", "big_bird", "bert", "camembert", "convbert", "modernbert", "data2vec-text", "deberta", "deberta-v2", "distilbert",
-                "electra", "ernie", "esm", "fnet", "funnel", "ibert", "longformer", "luke", "megatron-bert", "mobilebert",
-                "mpnet", "rembert", "roberta", "roberta-prelayernorm", "roformer", "squeezebert", "xlm-roberta",
-                "yoso"}
+def test_the_engines_checked_types_are_the_zoos():
+    """A type enters the engine's checked lists only with a zoo entry that compares it with a plain forward."""
+    assert masked.HEAD_CHECKED_TYPES == set(MASKED)
+    assert causal.HEAD_CHECKED_TYPES == set(CAUSAL)
+    assert not set(UNCHECKED_CAUSAL) & causal.HEAD_CHECKED_TYPES
+    assert not set(UNCHECKED_MASKED) & masked.HEAD_CHECKED_TYPES
 
 
 @pytest.mark.parametrize("model_type", sorted(MASKED))
 def test_masked_types_score_as_a_plain_forward(zoo, model_type):
     lm = zoo(model_type, "masked")
     assert lm.equal_length_batches == (model_type in PADDING_SENSITIVE_MODEL_TYPES)
-    assert masked_projection(lm).full_forward == (model_type not in HEAD_AT_ROWS)
+    assert not masked_projection(lm).full_forward, "the head runs at the scored rows only"
     got = [score.total for score in pseudo_log_likelihoods(lm, TEXTS, progress=False)]
-    assert got == pytest.approx([plain_pll(lm, text) for text in TEXTS], abs=1e-4)
+    plain = zoo.plain(model_type, "masked")
+    assert got == pytest.approx([plain_pll(lm, text, plain) for text in TEXTS], abs=1e-4)
 
 
 @pytest.mark.parametrize("model_type", sorted(PADDING_SENSITIVE_MODEL_TYPES))
@@ -95,7 +122,8 @@ def test_padding_sensitive_types_do_change_when_padded(zoo, model_type):
     padded = dataclasses.replace(lm, padding="right")
     assert not padded.equal_length_batches
     got = [score.total for score in pseudo_log_likelihoods(padded, TEXTS, progress=False)]
-    want = [plain_pll(lm, text) for text in TEXTS]
+    plain = zoo.plain(model_type, "masked")
+    want = [plain_pll(lm, text, plain) for text in TEXTS]
     assert max(abs(a - b) for a, b in zip(got, want, strict=True)) > 1e-4
 
 
@@ -104,7 +132,22 @@ def test_causal_types_score_as_a_plain_forward(zoo, model_type):
     lm = zoo(model_type, "causal")
     assert not lm.equal_length_batches, "a causal model never sees its right padding"
     scores = sequence_logprobs(lm, TEXTS, policy="bos", progress=False)
-    assert [s.total for s in scores] == pytest.approx([plain_sentence(lm, s.token_ids) for s in scores], abs=1e-4)
+    plain = zoo.plain(model_type, "causal")
+    assert [s.total for s in scores] == pytest.approx([plain_sentence(lm, s.token_ids, plain) for s in scores], abs=1e-4)
+
+
+@pytest.mark.parametrize("model_type", sorted(UNCHECKED_CAUSAL))
+def test_a_type_outside_the_checked_list_is_probed_and_run_whole_when_its_forward_rescales_logits(zoo, model_type):
+    """RecurrentGemma soft-caps the logits and Falcon-H1 multiplies them in ``forward``, under config
+    names the engine does not know: the probe finds it, and the model runs whole; a plain type keeps the
+    head at the scored rows."""
+    lm = zoo(model_type, "causal", logit_scale=TRAINED_LOGIT_SCALE)
+    rescales = model_type != "stablelm"
+    assert causal_projection(lm).full_forward == rescales
+    scores = sequence_logprobs(lm, TEXTS, policy="bos", progress=False)
+    plain = zoo.plain(model_type, "causal", TRAINED_LOGIT_SCALE)
+    want = [plain_sentence(lm, s.token_ids, plain) for s in scores]
+    assert [s.total for s in scores] == pytest.approx(want, abs=1e-3)
 
 
 def test_equal_length_batches_hold_one_length_within_the_budget():
@@ -127,3 +170,12 @@ def test_the_configured_padding_reaches_the_model_and_its_score_metadata(zoo, ti
     assert lm.equal_length_batches and lm.describe()["padding"] == "equal_length"
     assert zoo("funnel", "masked").describe()["padding"] == "equal_length"
     assert zoo("bert", "masked").describe()["padding"] == "right"
+
+
+@pytest.mark.parametrize("model_type", sorted(UNCHECKED_MASKED))
+def test_a_masked_type_outside_the_checked_list_keeps_its_head_at_the_rows_when_the_probe_agrees(zoo, model_type):
+    lm = zoo(model_type, "masked", logit_scale=TRAINED_LOGIT_SCALE)
+    assert not masked_projection(lm).full_forward and lm.head_path_checked is True
+    got = [score.total for score in pseudo_log_likelihoods(lm, TEXTS, progress=False)]
+    plain = zoo.plain(model_type, "masked", TRAINED_LOGIT_SCALE)
+    assert got == pytest.approx([plain_pll(lm, text, plain) for text in TEXTS], abs=1e-3)

@@ -17,6 +17,7 @@ from lmprobes.engine.runner import (
     Row,
     TokenPrediction,
     check_targets,
+    checked_projection,
     gc_paused,
     map_row_logprobs,
     predict_items,
@@ -54,6 +55,12 @@ POLICIES = {
 # Config fields of architectures whose logits are rescaled after the output linear layer
 # (Gemma-2 soft-capping, Cohere, Granite); for those the head alone is not the full model.
 LOGIT_RESCALING_FIELDS = ("final_logit_softcapping", "logit_scale", "logits_scaling")
+# Types whose head-only path tests/test_engine_zoo.py and test_engine_packing.py compare with a plain
+# forward; others are checked on a probe when loaded (``runner.checked_projection``).
+HEAD_CHECKED_TYPES = frozenset({
+    "gpt2", "opt", "bloom", "gpt_neo", "gptj", "falcon", "phi", "gemma", "gemma2", "gemma3_text", "cohere", "granite",
+    "llama", "mistral", "qwen2", "qwen3", "smollm3", "gpt_neox", "olmo", "olmo2", "starcoder2", "phi3", "xglm",
+})
 
 
 @dataclass
@@ -153,7 +160,8 @@ def causal_projection(lm: LM) -> Projection:
     base = getattr(lm.model, "base_model", lm.model)
     head = lm.model.get_output_embeddings()
     if base is not lm.model and isinstance(head, torch.nn.Linear) and not _rescales_logits(lm):
-        return Projection(base=base, head=head, forward_kwargs={"use_cache": False})
+        head_only = Projection(base=base, head=head, forward_kwargs={"use_cache": False})
+        return checked_projection(lm, head_only, HEAD_CHECKED_TYPES)
     logger.info("%s: the LM head is not a plain linear layer; using a full forward", lm.name)
     return Projection(base=None, head=None, forward_kwargs={"use_cache": False})
 

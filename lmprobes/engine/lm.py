@@ -54,6 +54,8 @@ class LM:
     source: str | None = None
     commit: str | None = None  # the hub commit a downloaded snapshot was taken at
     files_sha256: str | None = None  # identifies a local or tiny model's folder (``models.folder_sha256``)
+    # Whether the head-only path gave the model's own logits on the probe (``runner.checked_projection``).
+    head_path_checked: bool | None = field(default=None, init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         if self.head_dtype not in HEAD_DTYPES:

@@ -16,6 +16,7 @@ from lmprobes.engine.runner import (
     Row,
     TokenPrediction,
     check_targets,
+    checked_projection,
     gc_paused,
     map_row_logprobs,
     predict_items,
@@ -41,6 +42,14 @@ MLM_HEAD_PARTS = {
 # Model types whose head returns a tuple led by the vocabulary scores (XLM's prediction layer).
 MLM_TUPLE_HEADS = {"xlm": "pred_layer", "flaubert": "pred_layer"}
 MASK_RULES = ("one", "first")  # see ``map_mask_logprobs``
+# Types whose head-only path tests/test_engine_zoo.py compares with a plain forward; others are
+# checked on a probe when loaded (``runner.checked_projection``).
+HEAD_CHECKED_TYPES = frozenset({
+    "albert", "big_bird", "bert", "camembert", "convbert", "data2vec-text", "deberta", "deberta-v2", "distilbert",
+    "electra", "ernie", "esm", "flaubert", "fnet", "funnel", "ibert", "longformer", "luke", "megatron-bert",
+    "mobilebert", "modernbert", "mpnet", "rembert", "roberta", "roberta-prelayernorm", "roformer", "squeezebert",
+    "xlm", "xlm-roberta", "yoso",
+})
 
 
 class FirstOutput(torch.nn.Module):
@@ -117,9 +126,8 @@ def masked_projection(lm: LM) -> Projection:
     head = mlm_head(lm.model) if base is not lm.model else None
     if head is not None:
         split = rows_only_tail(base)
-        if split is None:
-            return Projection(base=base, head=head)
-        return Projection(base=split[0], head=head, tail=split[1])
+        head_only = Projection(base=base, head=head) if split is None else Projection(split[0], head, tail=split[1])
+        return checked_projection(lm, head_only, HEAD_CHECKED_TYPES)
     logger.info("%s: no known MLM head attribute; using a full forward and gathering the mask rows", lm.name)
     return Projection(base=None, head=None)
 

@@ -215,7 +215,9 @@ def _equal_copy_groups(copies: MaskedCopies, flat: np.ndarray, offsets: np.ndarr
 
     Each copy's ids are hashed without being built: a sum of per-token terms ``mix(id, position)``
     over its text, less the terms of its masked span, plus the mask id's there (uint64, wrapping).
-    Copies sharing a length and a hash are compared as lists, so a collision never merges two copies.
+    Copies sharing a length, a scored position and a hash are compared as lists, so a collision never
+    merges two copies. The scored position is part of the key because equal ids do not imply it: a text
+    holding the mask token itself ("[MASK] cat" with ``cat`` masked) equals its neighbour's copy.
     """
     n = len(copies)
     if n == 0:
@@ -228,10 +230,10 @@ def _equal_copy_groups(copies: MaskedCopies, flat: np.ndarray, offsets: np.ndarr
     with np.errstate(over="ignore"):
         digest = (prefix[base + lengths[owner]] - prefix[base] - (prefix[base + span[:, 1]] - prefix[base + span[:, 0]])
                   + mask_prefix[span[:, 1]] - mask_prefix[span[:, 0]])
-    size = lengths[owner]
-    order = sort_order(size, digest)  # stable: equal copies stay in index order
+    shape = lengths[owner] * (int(lengths.max()) + 1) + span[:, 0]  # length and scored position, one integer
+    order = sort_order(shape, digest)  # stable: equal copies stay in index order
     same_as_previous = np.zeros(n, dtype=bool)
-    same_as_previous[1:] = (digest[order][1:] == digest[order][:-1]) & (size[order][1:] == size[order][:-1])
+    same_as_previous[1:] = (digest[order][1:] == digest[order][:-1]) & (shape[order][1:] == shape[order][:-1])
     candidate = np.cumsum(~same_as_previous) - 1  # per sorted copy; members in index order
     group_first = np.empty(n, dtype=np.int64)  # per copy: the first copy of its group
     group_first[order] = order[np.flatnonzero(~same_as_previous)][candidate]

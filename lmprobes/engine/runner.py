@@ -89,6 +89,48 @@ class Projection:
         return self.head is None
 
 
+# The head-only path's log-probs against the full forward's on the probe: float32 kernels on different
+# shapes agree to about 1e-6 and half-precision ones to a few 1e-2, while a soft cap or a multiplier on
+# the logits of a trained model moves them by whole nats.
+PROBE_TOLERANCE = {torch.float32: 1e-3}
+HALF_PROBE_TOLERANCE = 0.1
+PROBE_LENGTH = 16
+
+
+def checked_projection(lm: LM, projection: Projection, checked_types: frozenset[str]) -> Projection:
+    """``projection`` if its rows are the model's own logits, else a full forward.
+
+    The head-only path skips whatever a class's ``forward`` does after its output layer. For the
+    ``checked_types`` the tests compare it with a plain forward; any other architecture is compared
+    once per loaded model on a probe input, and one whose forward rescales or soft-caps the logits
+    (RecurrentGemma's ``logits_soft_cap``, Falcon-H1's ``lm_head_multiplier``) is run whole.
+    """
+    if projection.full_forward or getattr(lm.model.config, "model_type", None) in checked_types:
+        return projection
+    if lm.head_path_checked is None:
+        lm.head_path_checked = head_path_matches(lm, projection)
+        if not lm.head_path_checked:
+            logger.warning("%s: the model's forward changes the logits after its output layer (model type %r); "
+                           "running full forwards", lm.name, lm.model.config.model_type)
+    return projection if lm.head_path_checked else Projection(base=None, head=None,
+                                                              forward_kwargs=projection.forward_kwargs)
+
+
+def head_path_matches(lm: LM, projection: Projection) -> bool:
+    """Whether ``projection`` gives the full forward's log-probs at every position of a probe sequence."""
+    vocab = vocab_size(lm)
+    ids = (torch.arange(PROBE_LENGTH) * 7919 + 11) % vocab  # spread over the vocabulary, deterministic
+    input_ids = ids.unsqueeze(0).to(lm.device)
+    attention_mask = torch.ones_like(input_ids)
+    positions = torch.arange(PROBE_LENGTH, device=lm.device)
+    batch = torch.zeros_like(positions)
+    with forward_mode(lm):
+        whole = run_model(lm.model, input_ids, attention_mask, **projection.forward_kwargs).logits[0]
+        rows = torch.cat(list(_row_logits(lm, projection, input_ids, attention_mask, batch, positions, padded=False)))
+    gap = (rows.float().log_softmax(-1) - whole.float().log_softmax(-1)).abs().max().item()
+    return gap <= PROBE_TOLERANCE.get(lm.dtype, HALF_PROBE_TOLERANCE)
+
+
 @dataclass
 class TokenPrediction:
     """The distribution at one position: its top ids and the log-probs of requested targets."""
