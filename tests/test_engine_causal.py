@@ -172,3 +172,43 @@ def test_mismatched_inputs_are_refused(tiny_gpt2) -> None:
         continuation_logprobs(tiny_gpt2, ["A"], [" b", " c"], progress=False)
     with pytest.raises(ValueError, match="context 0"):
         next_token_predictions(tiny_gpt2, [" "], bos=False, progress=False)
+
+
+def test_a_tokenizer_that_adds_bos_itself_gets_exactly_one(tiny_gpt2) -> None:
+    """Llama-style tokenizers prepend ``<s>`` when asked for special tokens: ``bos`` must not double it,
+    ``none`` must not let it in."""
+    import copy
+    import dataclasses
+
+    from tokenizers import processors
+
+    tokenizer = copy.deepcopy(tiny_gpt2.tokenizer)
+    bos_token = tokenizer.bos_token
+    tokenizer.backend_tokenizer.post_processor = processors.TemplateProcessing(
+        single=f"{bos_token} $A", special_tokens=[(bos_token, tokenizer.bos_token_id)]
+    )
+    lm = dataclasses.replace(tiny_gpt2, tokenizer=tokenizer)
+    assert tokenizer("A robin.")["input_ids"][0] == bos(lm)  # the tokenizer does add it
+    for policy, prefix in (("bos", [bos(lm)]), ("none", [])):
+        for text, score in zip(SENTENCES, sequence_logprobs(lm, SENTENCES, policy=policy, progress=False)):
+            ids = prefix + encode(lm, text)
+            assert ids.count(bos(lm)) == len(prefix)
+            assert score.token_ids == ids[1:]
+            assert score.token_logprobs == pytest.approx(naive_token_terms(lm, ids), abs=1e-5)
+
+
+def test_next_tokens_and_continuations_do_not_depend_on_batch_size(tiny_gpt2, with_budget) -> None:
+    contexts = [text.rsplit(" ", 1)[0] for text in SENTENCES if " " in text] * 2
+    endings = [" " + text.rsplit(" ", 1)[1] for text in SENTENCES if " " in text] * 2
+    targets = [encode(tiny_gpt2, ending)[:1] for ending in endings]
+    whole = with_budget(tiny_gpt2, 10**9)
+    want_next = next_token_predictions(whole, contexts, targets, top_k=5, progress=False)
+    want_cont = continuation_logprobs(whole, contexts, endings, progress=False)
+    for budget in (8, 24, 128):
+        lm = with_budget(tiny_gpt2, budget)
+        for got, want in zip(next_token_predictions(lm, contexts, targets, top_k=5, progress=False), want_next):
+            assert got.top_ids == want.top_ids
+            assert got.target_logprobs == pytest.approx(want.target_logprobs, abs=1e-5)
+        for got, want in zip(continuation_logprobs(lm, contexts, endings, progress=False), want_cont):
+            assert got.token_ids == want.token_ids
+            assert got.token_logprobs == pytest.approx(want.token_logprobs, abs=1e-5)

@@ -145,6 +145,24 @@ def test_published_numbers_sit_beside_ours(merged):
         assert paper_row[column].tolist() == [published_value]
 
 
+def test_the_huggingface_rerun_lines_follow_the_papers_and_ours(merged):
+    """spec/ETTINGER.md's rerun of the original code with HuggingFace's BERTs: Table 4 k=1 and Table 5,
+    each after the paper's line and ours for the same model; the figure shows only ours and the paper's."""
+    published = pd.read_csv(ROOT / "resources/ettinger/published.csv")
+    renamed = {"bert-base-uncased": "m1"}  # our fixture model stands in for BERT-base
+    tidy = T.with_published(T.quantitative_tables(merged, 0.01, "exclude"),
+                            published.replace({"model": renamed}))
+    wide = T.wide_table(tidy, "table4")
+    lines = wide[(wide.model == "m1") & (wide.row == "k=1")]
+    assert lines.source.tolist() == ["paper", "reproduction", "hf_rerun"]
+    assert lines.set_index("source").loc[["paper", "hf_rerun"], "Orig"].tolist() == ["23.5", "23.5"]
+    large = T.wide_table(tidy, "table5")
+    rerun = large[(large.model == "bert-large-uncased") & (large.source == "hf_rerun")]
+    assert rerun["Prefer good"].tolist() == ["79.4"] and rerun["w/ .01 thresh"].tolist() == [""]
+    with pytest.raises(ValueError, match=r"unknown source\(s\) \['rerun'\]"):
+        T.with_published(T.quantitative_tables(merged, 0.01, "exclude"), published.replace({"source": {"hf_rerun": "rerun"}}))
+
+
 def test_qualitative_tables_pick_the_papers_contexts(merged):
     selection = pd.read_csv(ROOT / "resources/ettinger/qualitative.csv", dtype=str)
     quali = T.qualitative_tables(merged, selection, ["m1"])

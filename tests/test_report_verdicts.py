@@ -153,6 +153,9 @@ def test_published_values_spot_checks():
     assert published[("ettinger", "table5", "CPRAG-102", "Prefer good", "bert-base-uncased")] == 73.5
     assert published[("olmpics", "table2", "age_comparison", "zero_shot", "mlm_baseline")] == 49
     assert published[("olmpics", "table2", "age_comparison", "zero_shot", "roberta-large (HF)")] == 98.6
+    # spec/ETTINGER.md's HuggingFace rerun: a system of its own beside the paper's 35.3.
+    assert published[("ettinger", "table4", "k=1", "Orig", "bert-large-uncased (HF)")] == 32.4
+    assert published[("ettinger", "table4", "k=1", "Orig", "bert-large-uncased")] == 35.3
 
 
 def test_bad_published_number_names_file_and_line(tmp_path):
@@ -165,6 +168,11 @@ def test_bad_published_number_names_file_and_line(tmp_path):
     lines[3] = lines[3].replace("14.1", "fourteen")
     (tmp_path / "ettinger/published.csv").write_text("\n".join(lines) + "\n")
     with pytest.raises(PublishedError, match=r"ettinger/published.csv:4: 'fourteen'"):
+        read_published(tmp_path)
+    lines = (RESOURCES / "ettinger/published.csv").read_text().splitlines()
+    lines[5] = lines[5].removesuffix(",paper") + ",papre"
+    (tmp_path / "ettinger/published.csv").write_text("\n".join(lines) + "\n")
+    with pytest.raises(PublishedError, match=r"ettinger/published.csv:6: unknown source 'papre'"):
         read_published(tmp_path)
 
 

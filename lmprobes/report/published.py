@@ -12,7 +12,7 @@ One row per published NUMBER, keyed by ``KEYS`` = (suite, table, item, column, p
 * ``paper_system``: the system as the committed resource file names it, which is the paper's label
   (``Freq``, ``TXL``) or our model slug where the resource already maps it (``bert-base-cased``); a
   BLiMP system with a scoring method is ``model (method)``; the oLMpics HuggingFace rerun is
-  ``roberta-large (HF)``; LAMA's dataset sizes (#Facts, #Rel) belong to ``(dataset)``.
+  ``roberta-large (HF)``, and so are Ettinger's few rerun cells (``bert-base-uncased (HF)``); LAMA's dataset sizes (#Facts, #Rel) belong to ``(dataset)``.
 * ``metric``: a key into ``resources/report/tolerances.csv``.
 * ``published``: a float, in percent for every accuracy-like metric (BLiMP's per-paradigm
   fractions are multiplied by 100); LAMA's #Facts and #Rel are counts.
@@ -49,6 +49,10 @@ ETTINGER_TABLES = {
 # Table 12 prints no thresholded column; Section 9.2's text gives it ("all items pass but one").
 ETTINGER_TEXT_METRIC = "ettinger_sensitivity_text"
 ETTINGER_TEXT_NOTE = "from Section 9.2's text, not a table cell"
+# A few cells of a rerun of the original code with HuggingFace's BERTs (spec/ETTINGER.md), as systems
+# of their own: ``bert-base-uncased (HF)``.
+ETTINGER_SOURCES = {"paper": "", "hf_rerun": " (HF)"}
+ETTINGER_RERUN_NOTE = "HuggingFace rerun of the original code, not the paper"
 OLMPICS_METRICS = {
     "zero_shot": "olmpics_zero_shot",
     "mlp_ws": "olmpics_ws", "linear_ws": "olmpics_ws", "mc_qa_ws": "olmpics_ws",
@@ -186,20 +190,22 @@ def ettinger_item(table: str, row: str) -> str:
 
 def ettinger_published(path: Path) -> pd.DataFrame:
     """The quantitative tables' cells and, for shuffled conditions, their sd as a number of its own."""
-    raw = read_text_csv(path, ["table", "model", "row", "column", "value", "sd"])
-    unknown = ~raw["table"].isin(list(ETTINGER_TABLES))
-    if unknown.any():
-        line = int(unknown.to_numpy().nonzero()[0][0]) + 2
-        raise PublishedError(f"{path}:{line}: unknown table {raw['table'][unknown].iloc[0]!r}")
+    raw = read_text_csv(path, ["table", "model", "row", "column", "value", "sd", "source"])
+    for field, known in (("table", list(ETTINGER_TABLES)), ("source", list(ETTINGER_SOURCES))):
+        unknown = ~raw[field].isin(known)
+        if unknown.any():
+            line = int(unknown.to_numpy().nonzero()[0][0]) + 2
+            raise PublishedError(f"{path}:{line}: unknown {field} {raw[field][unknown].iloc[0]!r}")
     items = [ettinger_item(t, r) for t, r in zip(raw["table"], raw["row"])]
     from_text = (raw["table"] == "table12") & raw["column"].str.endswith("thresh")
     metrics = raw["table"].map(lambda t: ETTINGER_TABLES[t][1]).where(~from_text, ETTINGER_TEXT_METRIC)
-    values = _frame("ettinger", table=raw["table"], item=items, column=raw["column"], paper_system=raw["model"],
-                    metric=metrics, published=_numbers(path, raw["value"]),
-                    note=from_text.map({True: ETTINGER_TEXT_NOTE, False: ""}))
+    systems = raw["model"] + raw["source"].map(ETTINGER_SOURCES)
+    notes = from_text.map({True: ETTINGER_TEXT_NOTE, False: ""}).where(raw["source"] == "paper", ETTINGER_RERUN_NOTE)
+    values = _frame("ettinger", table=raw["table"], item=items, column=raw["column"], paper_system=systems,
+                    metric=metrics, published=_numbers(path, raw["value"]), note=notes)
     has_sd = raw["sd"] != ""
     sds = raw[has_sd]
     spread = _frame("ettinger", table=sds["table"], item=[i for i, keep in zip(items, has_sd) if keep],
-                    column=sds["column"] + " (sd)", paper_system=sds["model"], metric="ettinger_sd",
+                    column=sds["column"] + " (sd)", paper_system=systems[has_sd], metric="ettinger_sd",
                     published=_numbers(path, sds["sd"]), note="sd over shuffles")
     return pd.concat([values, spread], ignore_index=True)

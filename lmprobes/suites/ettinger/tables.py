@@ -15,6 +15,7 @@ import pandas as pd
 from lmprobes.suites.ettinger.datasets import ROLE_CLOZE_BINS
 
 TIDY_COLUMNS = ["table", "source", "model", "row", "column", "value", "sd", "n", "unscorable"]
+SOURCE_ORDER = {"paper": 0, "reproduction": 1, "hf_rerun": 2}  # the lines of one (row, model), in order
 
 TITLES = {
     "table4": "Table 4: CPRAG-102 word prediction accuracy (%), with perturbations",
@@ -210,11 +211,18 @@ def quantitative_tables(merged: dict[str, dict[str, pd.DataFrame]], threshold: f
 
 
 def with_published(ours: pd.DataFrame, published: pd.DataFrame) -> pd.DataFrame:
+    """Ours beside the published numbers: the paper's and, for a few cells, the HuggingFace rerun of the
+    original code that ``spec/ETTINGER.md`` quotes (``source`` ``hf_rerun``: the drift to expect)."""
+    unknown = sorted(set(published["source"]) - set(SOURCE_ORDER))
+    if unknown:
+        raise ValueError(f"published Ettinger numbers: unknown source(s) {unknown}; known: {list(SOURCE_ORDER)}")
     # Tables without a row label (5, 9, 12, 14) read back from CSV with NaN there.
-    paper = published.assign(source="paper", n=np.nan, unscorable=np.nan, row=published["row"].fillna(""))
+    paper = published.assign(n=np.nan, unscorable=np.nan, row=published["row"].fillna(""))
     both = pd.concat([ours, paper[TIDY_COLUMNS]], ignore_index=True)
     # The paper's order: grouped by k first (base k=1, large k=1, base k=5, large k=5), then model.
-    return both.sort_values(["table", "row", "model", "source"], kind="stable").reset_index(drop=True)
+    order = both["source"].map(SOURCE_ORDER)
+    return (both.assign(order=order).sort_values(["table", "row", "model", "order"], kind="stable")
+            .drop(columns="order").reset_index(drop=True))
 
 
 def _cell(value: float, sd: float) -> str:
