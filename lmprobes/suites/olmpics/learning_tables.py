@@ -10,14 +10,14 @@ Figure 2D) fill their own columns (MC-QA WS/MAX in the Markdown) but no LANGSENS
 the paper's rows are ``<label> (paper)``, read from ``resources/olmpics/published.csv`` where the
 MLM baseline's zero-shot rows are spelled ``mlm-baseline`` (read as ``mlm_baseline``).
 
-Published cells. The paper text is OCR'd; glyphs read as digits are marked in the CSV's ``note``
-column. Cells empty in the text are absent (not guessed): Table 2 pert of BERT-L, BERT-B; Table 3 pert
-of BERT-L, RoBERTa-B, nolang of RoBERTa-B, Baseline; Table 5 pert of RoBERTa-L and BERT-L (unreadable
-glyphs ``$\\mathcal{F}$``, ``$\\mathcal{E}$``), Baseline; Table 7 pert of BERT-WWM, BERT-L, Baseline,
-nolang of Baseline; Table 8 nolang of RoBERTa-L, BERT-WWM, BERT-B, RoBERTa-B, Baseline; Table 9 nolang
-of RoBERTa-L, BERT-WWM, Baseline, pert of Baseline; Table 10 pert of all five LMs, nolang of BERT-WWM,
-BERT-L, RoBERTa-B, ESIM-Baseline; Table 11 nolang of BERT-WWM, RoBERTa-B, Baseline, pert of Baseline.
-The baseline rows have no LINEAR cells in the paper.
+Published cells. The paper text is OCR'd; glyphs read as digits are marked in the CSV's ``note`` column.
+Cells empty in the text are absent (not guessed): Table 2 pert of BERT-L, BERT-B, Baseline, nolang of
+Baseline; Table 3 pert of BERT-L, RoBERTa-B, nolang of RoBERTa-B, Baseline; Table 5 pert of RoBERTa-L
+and BERT-L (unreadable glyphs ``$\\mathcal{F}$``, ``$\\mathcal{E}$``), Baseline; Table 7 pert of
+BERT-WWM, BERT-L, Baseline, nolang of Baseline; Table 8 nolang of RoBERTa-L, BERT-WWM, BERT-B,
+RoBERTa-B, Baseline; Table 9 nolang of RoBERTa-L, BERT-WWM, Baseline, pert of Baseline; Table 10 pert of
+all five LMs, nolang of BERT-WWM, BERT-L, RoBERTa-B, ESIM-Baseline; Table 11 nolang of BERT-WWM,
+RoBERTa-B, Baseline, pert of Baseline. The baseline rows have no LINEAR cells in the paper.
 
 Medals (Table 12). The paper gives a ✓ when "the LM has achieved high accuracy considering controls
 and baselines" and a partial ✓ otherwise; we make that a rule on a table row (baselines get none):
