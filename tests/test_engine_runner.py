@@ -244,3 +244,49 @@ def test_the_rows_only_tail_gets_a_mask_only_when_the_batch_is_padded(tiny_bert,
              lambda logprobs, rows: None, pad_id=tiny_bert.tokenizer.pad_token_id, progress=False, desc="rows")
     assert (len(sequences[0]) != len(sequences[1])) == padded
     assert len(masks) == 1 and (masks[0] is not None) == padded
+
+
+def test_the_head_runs_at_the_scored_rows_only_under_inference_mode(tiny_bert, tiny_gpt2) -> None:
+    """A mask query reaches the head with its one row, a causal sentence with its scored tokens only
+    (never the padding of shorter ones), and every forward runs without autograd."""
+    from lmprobes.engine import next_token_predictions
+
+    seen: list[tuple[int, bool]] = []
+
+    def count(module, inputs, output) -> None:
+        seen.append((inputs[0].shape[0], torch.is_inference_mode_enabled()))
+
+    mask = tiny_bert.tokenizer.mask_token
+    queries = [f"A robin is a {mask}.", f"The {mask} sat on the mat and looked out of the window."]
+    handle = tiny_bert.model.get_output_embeddings().register_forward_hook(count)
+    try:
+        mask_predictions(tiny_bert, queries, progress=False)
+    finally:
+        handle.remove()
+    assert sum(rows for rows, _ in seen) == len(queries) and all(mode for _, mode in seen)
+
+    seen.clear()
+    texts = ["A robin is a bird.", "Dogs run.", "The cat sat on the mat and looked out of the window."]
+    lengths = [len(tiny_gpt2.tokenizer(t, add_special_tokens=False)["input_ids"]) for t in texts]
+    handle = tiny_gpt2.model.get_output_embeddings().register_forward_hook(count)
+    try:
+        sequence_logprobs(dataclasses.replace(tiny_gpt2, packing="none"), texts, policy="bos", progress=False)
+        scored = sum(rows for rows, _ in seen)
+        next_token_predictions(tiny_gpt2, texts, progress=False)
+    finally:
+        handle.remove()
+    assert scored == sum(lengths), "one head row per scored token, none at padding"
+    assert sum(rows for rows, _ in seen) - scored == len(texts) and all(mode for _, mode in seen)
+
+
+def test_a_type_outside_the_checked_list_is_probed_once_per_loaded_model(tiny_gpt2, monkeypatch) -> None:
+    from lmprobes.engine import causal
+
+    probes = []
+    monkeypatch.setattr(runner, "head_path_matches", lambda lm, projection: probes.append(lm.name) or True)
+    monkeypatch.setattr(causal, "HEAD_CHECKED_TYPES", frozenset())
+    lm = dataclasses.replace(tiny_gpt2)
+    for _ in range(2):
+        sequence_logprobs(lm, ["A robin is a bird."], progress=False)
+    assert probes == [lm.name] and lm.head_path_checked is True
+    assert dataclasses.replace(lm).head_path_checked is None, "a copy is checked again"
