@@ -127,3 +127,21 @@ def test_batched_lookup_equals_one_encode_per_word(kind: str, sentence_initial: 
         assert found.is_unk == (tokenizer.unk_token_id in ids)
         assert found == word_ids(tokenizer, word, sentence_initial=sentence_initial)
     assert words_ids(tokenizer, []) == []
+
+
+OLMPICS_CHOICES = ["younger", "older", "never", "always", "sometimes", "nail", "airplane", "larger", "quickly",
+                   "bird", "Paris", "ice-cream", "1990", "don't"]
+
+
+# The Llama-style toy tokenizer is left out: trained without a pre-tokenizer, it merges across ``▁``
+# ("a" is two pieces), which real SentencePiece models do not.
+@pytest.mark.parametrize("family", ["wordpiece", "bytelevel", "gemma"])
+def test_a_choice_word_has_the_ids_olmpics_took_from_a_space_after_a(family, tiny_bert, tiny_roberta) -> None:
+    """oLMpics represented a choice by ``encode("a " + word)[1:]`` (its first piece scored): the word in
+    running text after a one-piece word, which is what ``word_ids`` returns, multi-piece words included."""
+    tokenizer = {"wordpiece": tiny_bert.tokenizer, "bytelevel": tiny_roberta.tokenizer,
+                 "gemma": gemma_style_tokenizer() if family == "gemma" else None}[family]
+    assert len(tokenizer.encode("a", add_special_tokens=False)) == 1
+    for word in OLMPICS_CHOICES:
+        olmpics = tokenizer.encode("a " + word, add_special_tokens=False)[1:]
+        assert list(word_ids(tokenizer, word).ids) == olmpics, word
