@@ -11,6 +11,7 @@ accepts but JSON does not have.
 
 from __future__ import annotations
 
+import contextvars
 import gzip
 import json
 import os
@@ -27,6 +28,18 @@ import pyarrow.parquet as pq
 from lmprobes.report.latex import prose_note, to_booktabs
 
 METADATA_KEY = b"lmprobes"
+# The workflow job writing (``job_metadata``): its rule and method revision, added to every Parquet file's metadata.
+_JOB: contextvars.ContextVar[dict | None] = contextvars.ContextVar("lmprobes_job", default=None)
+
+
+@contextmanager
+def job_metadata(job: dict) -> Iterator[None]:
+    """Within the block, every ``write_parquet`` records ``job`` under the metadata's ``job`` key."""
+    token = _JOB.set(job)
+    try:
+        yield
+    finally:
+        _JOB.reset(token)
 
 
 @contextmanager
@@ -64,8 +77,12 @@ def _new_sibling(path: Path) -> Path:
 def write_parquet(df: pd.DataFrame, path, schema: pa.Schema, metadata: dict) -> None:
     """Write ``df`` with an explicit schema, zstd, no index and provenance metadata.
 
-    Only our own metadata is kept (no pandas block), so the bytes depend on the data alone.
+    Only our own metadata is kept (no pandas block), so the bytes depend on the data alone. Inside a
+    workflow job (``job_metadata``) the rule and its revision are added under ``job``.
     """
+    job = _JOB.get()
+    if job is not None:
+        metadata = {**metadata, "job": job}
     missing = [name for name in schema.names if name not in df.columns]
     if missing:
         raise ValueError(f"{path}: columns {missing} missing from the table to write")

@@ -31,6 +31,18 @@ def logged(log_files, name: str = "lmprobes") -> Iterator[logging.Logger]:
             root.removeHandler(handler)
 
 
+@contextlib.contextmanager
+def rule_job(smk) -> Iterator[logging.Logger]:
+    """A rule script's job: logging into the rule's log (``logged``) and, in the metadata of every Parquet
+    file it writes, which rule made it at which method revision (``revisions.REVISIONS``), so that a file
+    passed around says how it was made."""
+    from lmprobes.io import job_metadata
+
+    job = {"rule": smk.rule, "revision": getattr(smk.params, "revision", None)}
+    with job_metadata(job), logged(smk.log) as log:
+        yield log
+
+
 def provenance(smk) -> dict:
     """A dataset job's source provenance (``params.provenance``), unpinned sources' sha256 filled in
     from the lockfile their download wrote; a source file read that no longer has its sha256 is refused."""

@@ -1,5 +1,5 @@
 from lmprobes.suites.blimp.pipeline import make_dataset
-from lmprobes.workflow import logged, provenance
+from lmprobes.workflow import provenance, rule_job
 
-with logged(snakemake.log):
+with rule_job(snakemake):
     make_dataset(list(snakemake.input), snakemake.output[0], provenance=provenance(snakemake))

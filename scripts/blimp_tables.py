@@ -1,9 +1,9 @@
 from pathlib import Path
 
 from lmprobes.suites.blimp.pipeline import FIGURES, make_tables
-from lmprobes.workflow import logged
+from lmprobes.workflow import rule_job
 
-with logged(snakemake.log):
+with rule_job(snakemake):
     make_tables(
         snakemake.input.dataset,
         snakemake.input.scores,

@@ -1,6 +1,6 @@
 from lmprobes.tiny import TinySpec, build_tiny_model
-from lmprobes.workflow import logged
+from lmprobes.workflow import rule_job
 
-with logged(snakemake.log):
+with rule_job(snakemake):
     spec = TinySpec(**snakemake.params.spec)
     build_tiny_model(spec, snakemake.input.corpus, snakemake.output[0])

@@ -1,7 +1,7 @@
 from lmprobes.suites.lama.pipeline import make_conceptnet_edges
-from lmprobes.workflow import logged, provenance
+from lmprobes.workflow import provenance, rule_job
 
-with logged(snakemake.log):
+with rule_job(snakemake):
     make_conceptnet_edges(
         snakemake.input[0],
         snakemake.output[0],

@@ -1,5 +1,5 @@
 from lmprobes.models import download_configured
-from lmprobes.workflow import logged
+from lmprobes.workflow import rule_job
 
-with logged(snakemake.log):
+with rule_job(snakemake):
     download_configured(snakemake.params.spec, snakemake.output[0])

@@ -1,8 +1,8 @@
 from lmprobes.sources import fetch_configured
-from lmprobes.workflow import logged
+from lmprobes.workflow import rule_job
 
 # mirror and download settings come from the config, not params: changing them refetches nothing.
-with logged(snakemake.log) as log:
+with rule_job(snakemake) as log:
     fetch_configured(
         snakemake.params.source,
         snakemake.output[0],

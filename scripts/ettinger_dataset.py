@@ -1,7 +1,7 @@
 from lmprobes.suites.ettinger.pipeline import make_dataset
-from lmprobes.workflow import logged, provenance
+from lmprobes.workflow import provenance, rule_job
 
-with logged(snakemake.log):
+with rule_job(snakemake):
     make_dataset(
         snakemake.wildcards.dataset,
         snakemake.input[0],

@@ -1,7 +1,7 @@
 from lmprobes.suites.lama.pipeline import make_conceptnet_gen
-from lmprobes.workflow import logged, provenance
+from lmprobes.workflow import provenance, rule_job
 
-with logged(snakemake.log):
+with rule_job(snakemake):
     make_conceptnet_gen(
         snakemake.input.edges,
         snakemake.input.common_vocab,

@@ -1,7 +1,7 @@
 from lmprobes.suites.lama.pipeline import make_trex_raw
-from lmprobes.workflow import logged, provenance
+from lmprobes.workflow import provenance, rule_job
 
-with logged(snakemake.log):
+with rule_job(snakemake):
     make_trex_raw(
         snakemake.input.trex,
         snakemake.input.relations,

@@ -1,7 +1,7 @@
 from lmprobes.suites.lama.pipeline import make_wikidata_fresh
-from lmprobes.workflow import logged, provenance
+from lmprobes.workflow import provenance, rule_job
 
-with logged(snakemake.log):
+with rule_job(snakemake):
     make_wikidata_fresh(
         snakemake.input.relations,
         snakemake.input.common_vocab,

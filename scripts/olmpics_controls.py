@@ -1,5 +1,5 @@
 from lmprobes.suites.olmpics.pipeline import make_controls
-from lmprobes.workflow import logged
+from lmprobes.workflow import rule_job
 
-with logged(snakemake.log):
+with rule_job(snakemake):
     make_controls(snakemake.input[0], snakemake.output[0], seed=snakemake.params.seed)

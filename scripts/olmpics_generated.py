@@ -1,7 +1,7 @@
 from lmprobes.suites.olmpics.pipeline import make_generated
-from lmprobes.workflow import logged, provenance
+from lmprobes.workflow import provenance, rule_job
 
-with logged(snakemake.log):
+with rule_job(snakemake):
     make_generated(
         snakemake.wildcards.olmpics_task,
         dict(snakemake.input.items()),

@@ -1,5 +1,5 @@
 from lmprobes.suites.olmpics.pipeline import make_grids
-from lmprobes.workflow import logged
+from lmprobes.workflow import rule_job
 
-with logged(snakemake.log):
+with rule_job(snakemake):
     make_grids(snakemake.output[0])

@@ -1,7 +1,7 @@
 from lmprobes.suites.olmpics.learning_report import make_learning_tables
-from lmprobes.workflow import logged
+from lmprobes.workflow import rule_job
 
-with logged(snakemake.log):
+with rule_job(snakemake):
     make_learning_tables(
         snakemake.input.curves,
         snakemake.input.zero_shot,

@@ -1,9 +1,9 @@
 import torch
 
 from lmprobes.suites.olmpics.learning import mc_mlm_curves_file
-from lmprobes.workflow import logged
+from lmprobes.workflow import rule_job
 
-with logged(snakemake.log):
+with rule_job(snakemake):
     torch.set_num_threads(snakemake.threads)
     mc_mlm_curves_file(
         snakemake.input.hidden,

@@ -1,9 +1,9 @@
 import torch
 
 from lmprobes.suites.olmpics.learning import mc_qa_seed_file
-from lmprobes.workflow import logged, model_spec
+from lmprobes.workflow import model_spec, rule_job
 
-with logged(snakemake.log):
+with rule_job(snakemake):
     torch.set_num_threads(snakemake.threads)
     mc_qa_seed_file(
         snakemake.input.release,

@@ -1,7 +1,7 @@
 from lmprobes.suites.olmpics.pipeline import make_single_hop
-from lmprobes.workflow import logged, provenance
+from lmprobes.workflow import provenance, rule_job
 
-with logged(snakemake.log):
+with rule_job(snakemake):
     make_single_hop(
         snakemake.input[0],
         snakemake.output[0],

@@ -1,9 +1,9 @@
 from pathlib import Path
 
 from lmprobes.suites.olmpics.pipeline import make_tables
-from lmprobes.workflow import logged
+from lmprobes.workflow import rule_job
 
-with logged(snakemake.log):
+with rule_job(snakemake):
     make_tables(
         snakemake.input.grids,
         snakemake.input.zero_shot,

@@ -1,9 +1,9 @@
 import torch
 
 from lmprobes.suites.olmpics.pipeline import score_generated
-from lmprobes.workflow import logged, model_spec
+from lmprobes.workflow import model_spec, rule_job
 
-with logged(snakemake.log):
+with rule_job(snakemake):
     torch.set_num_threads(snakemake.threads)
     score_generated(
         list(snakemake.input.generated),

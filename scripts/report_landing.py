@@ -1,7 +1,7 @@
 from lmprobes.report.landing import write_landing_page
-from lmprobes.workflow import logged
+from lmprobes.workflow import rule_job
 
-with logged(snakemake.log):
+with rule_job(snakemake):
     write_landing_page(
         snakemake.output[0],
         snakemake.config,

@@ -1,9 +1,9 @@
 from pathlib import Path
 
 from lmprobes.report.models import make_model_summary
-from lmprobes.workflow import logged
+from lmprobes.workflow import rule_job
 
-with logged(snakemake.log):
+with rule_job(snakemake):
     make_model_summary(
         Path(snakemake.params.tables),
         list(snakemake.params.models),

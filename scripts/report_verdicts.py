@@ -9,9 +9,9 @@ verdict files, all in one folder.
 from pathlib import Path
 
 from lmprobes.report.verdicts import make_verdicts
-from lmprobes.workflow import logged
+from lmprobes.workflow import rule_job
 
-with logged(snakemake.log):
+with rule_job(snakemake):
     make_verdicts(
         Path(snakemake.params.resources),
         Path(snakemake.params.tables),

@@ -646,3 +646,19 @@ def test_write_parquet_refuses_a_table_without_the_schema_columns(tmp_path):
     with pytest.raises(ValueError, match=r"columns \['b'\] missing"):
         write_parquet(pd.DataFrame({"a": [1]}), out, pa.schema([("a", pa.int64()), ("b", pa.int64())]), {})
     assert not out.exists()
+
+
+def test_a_parquet_file_written_in_a_rule_job_names_the_rule_and_its_revision(tmp_path):
+    """``rule_job`` adds ``job`` to the metadata of what the script writes inside it, nothing outside."""
+    from types import SimpleNamespace
+
+    from lmprobes.io import read_metadata, write_parquet
+    from lmprobes.workflow import rule_job
+
+    schema = pa.schema([("x", pa.int64())])
+    smk = SimpleNamespace(rule="blimp_score", params=SimpleNamespace(revision=7), log=[str(tmp_path / "job.log")])
+    with rule_job(smk):
+        write_parquet(pd.DataFrame({"x": [1]}), tmp_path / "in.parquet", schema, {"model": "m"})
+    write_parquet(pd.DataFrame({"x": [1]}), tmp_path / "out.parquet", schema, {"model": "m"})
+    assert read_metadata(tmp_path / "in.parquet") == {"model": "m", "job": {"rule": "blimp_score", "revision": 7}}
+    assert read_metadata(tmp_path / "out.parquet") == {"model": "m"}

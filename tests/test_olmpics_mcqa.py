@@ -302,7 +302,8 @@ def test_the_configured_segment_ids_reach_the_curves_and_the_single_hop_stage(tm
 
 def test_seed_files_merge_into_the_curve_one_job_would_make_and_disagreeing_ones_are_refused(tmp_path, tiny_dir,
                                                                                             capsys):
-    from lmprobes.io import read_metadata, read_parquet, write_parquet
+    from lmprobes.io import job_metadata, read_metadata, read_parquet, write_parquet
+    from lmprobes.revisions import REVISIONS
     from lmprobes.suites.olmpics import split_seeds
     from lmprobes.suites.olmpics.curves import CurveError
     from lmprobes.suites.olmpics.learning import mc_qa_seed_file
@@ -316,9 +317,10 @@ def test_seed_files_merge_into_the_curve_one_job_would_make_and_disagreeing_ones
 
     def seed_file(seed: int, **changes) -> Path:
         out = tmp_path / f"seed{seed}{len(changes)}.parquet"
-        mc_qa_seed_file(release, controls, tiny_dir("roberta"), out, slug="tiny-roberta", spec={"family": "masked"},
-                        task="property_conjunction", variant="standard", seed=seed, curves={**curves, **changes},
-                        device="cpu", progress=False)
+        with job_metadata({"rule": "olmpics_mc_qa_seed", "revision": REVISIONS["olmpics_mc_qa_seed"]}):  # its job
+            mc_qa_seed_file(release, controls, tiny_dir("roberta"), out, slug="tiny-roberta",
+                            spec={"family": "masked"}, task="property_conjunction", variant="standard", seed=seed,
+                            curves={**curves, **changes}, device="cpu", progress=False)
         return out
 
     parts = [seed_file(2), seed_file(1)]  # in the config's order, which need not be sorted
@@ -330,6 +332,7 @@ def test_seed_files_merge_into_the_curve_one_job_would_make_and_disagreeing_ones
     pd.testing.assert_frame_equal(read_parquet(tmp_path / "curve.parquet"), at_once)
     metadata = read_metadata(tmp_path / "curve.parquet")
     assert metadata["seeds"] == [2, 1] and metadata["grid"] == [4, 8] and metadata["hyper_parameters"]["lr"] == 1e-3
+    assert "job" not in metadata, "the seed job's rule is not the merge's (a merge job records its own)"
     # A curve file made in one job before the seeds had their own splits into the files they write.
     split_seeds.main([str(tmp_path / "curve.parquet")])
     split = [Path(line) for line in capsys.readouterr().out.splitlines()]

@@ -195,6 +195,19 @@ def test_where_and_how_sources_are_fetched_reruns_nothing(demo):
     assert set(job_counts(run.stdout)) == {"all", "report_landing"}, "the run page lists the config files given"
 
 
+def test_every_parquet_file_names_the_rule_and_revision_that_made_it(demo):
+    files = sorted((demo / "results").rglob("*.parquet"))
+    assert len(files) > 40
+    made_by = {}
+    for path in files:
+        job = read_metadata(path)["job"]
+        assert job == {"rule": job["rule"], "revision": REVISIONS[job["rule"]]}, path
+        made_by[path.relative_to(demo / "results").as_posix()] = job["rule"]
+    assert made_by["scores/ettinger/tiny-gpt2/cprag.parquet"] == "ettinger_score"
+    assert made_by["datasets/blimp/blimp.parquet"] == "blimp_dataset"
+    assert made_by["curves/olmpics/baselines/age_comparison.parquet"] == "olmpics_baseline_curves"
+
+
 def test_two_clean_runs_give_byte_identical_parquet(demo, tmp_path):
     files = sorted(p.relative_to(demo) for p in (demo / "results").rglob("*.parquet"))
     # datasets (2 generated), scores (generated too), caches, curves (2 for Figure 2D), MC-QA seed files

@@ -11,12 +11,14 @@ from pathlib import Path
 
 import pandas as pd
 
-from lmprobes.io import read_metadata, read_parquet, write_parquet
+from lmprobes.io import job_metadata, read_metadata, read_parquet, write_parquet
+from lmprobes.revisions import REVISIONS
 from lmprobes.suites.olmpics.curves import CurveError
 from lmprobes.suites.olmpics.schema import CURVE_SCHEMA
 
 # What the seed files of one curve file must agree on (the rest is provenance, and the seed).
 SEED_SETTINGS = ("suite", "dataset", "model", "grid", "hyper_parameters", "mc_qa_segment_ids", "single_hop_items")
+SEED_RULE = "olmpics_mc_qa_seed"
 
 
 def merge_seed_curves(parts: Sequence[Path], out: Path) -> pd.DataFrame:
@@ -40,7 +42,8 @@ def merge_seed_curves(parts: Sequence[Path], out: Path) -> pd.DataFrame:
             raise CurveError(f"{path}: rows of seeds {sorted(set(frame['seed']) - {seed})}, its metadata says {seed}")
     merged = _in_run_order(pd.concat(frames, ignore_index=True), first["grid"], seeds)
     generators = sorted({meta.get("generator") for meta in metadata})
-    write_parquet(merged, out, CURVE_SCHEMA, {**first, "generator": "; ".join(generators), "seeds": seeds})
+    settings = _without_job(first)  # the merging job records itself
+    write_parquet(merged, out, CURVE_SCHEMA, {**settings, "generator": "; ".join(generators), "seeds": seeds})
     return merged
 
 
@@ -62,7 +65,7 @@ def _seed_file_metadata(path: Path) -> dict:
 def split_seed_curves(curve: Path) -> list[Path]:
     """An MC-QA curve file made in one job, before each seed had its own, written as the seed files
     ``merge_seed_curves`` reads (``<folder>/seeds/<task>.<variant>.seed<seed>.parquet``); each holds the
-    file's metadata with its seed alone. Returns the files written."""
+    file's metadata with its seed alone, and the seed job's rule and revision. Returns the files written."""
     curve = Path(curve)
     frame, metadata = read_parquet(curve), read_metadata(curve)
     settings = sorted(set(frame["setting"])) if "setting" in frame else []
@@ -72,10 +75,15 @@ def split_seed_curves(curve: Path) -> list[Path]:
     if unlisted:
         raise CurveError(f"{curve}: rows of seeds {unlisted} that its metadata's seeds {metadata['seeds']} lack")
     outs = []
-    for seed in metadata["seeds"]:
-        out = curve.parent / "seeds" / f"{curve.stem}.seed{seed}.parquet"
-        runs = frame[frame["seed"] == seed].reset_index(drop=True)
-        write_parquet(runs, out, CURVE_SCHEMA, {**metadata, "seeds": [seed]})
-        outs.append(out)
+    with job_metadata({"rule": SEED_RULE, "revision": REVISIONS[SEED_RULE]}):  # as the seed job writes them
+        for seed in metadata["seeds"]:
+            out = curve.parent / "seeds" / f"{curve.stem}.seed{seed}.parquet"
+            runs = frame[frame["seed"] == seed].reset_index(drop=True)
+            write_parquet(runs, out, CURVE_SCHEMA, {**_without_job(metadata), "seeds": [seed]})
+            outs.append(out)
     return outs
+
+
+def _without_job(metadata: dict) -> dict:
+    return {key: value for key, value in metadata.items() if key != "job"}
 
