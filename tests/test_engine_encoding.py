@@ -86,13 +86,23 @@ def test_a_class_with_its_own_encoding_goes_through_it(tiny_bert) -> None:
     assert ids != [tokenizer.backend_tokenizer.encode("the bird sang", add_special_tokens=False).ids]
 
 
-def test_a_backend_left_truncating_goes_through_the_wrapper_which_does_not_truncate(tiny_gpt2) -> None:
+@pytest.mark.parametrize("leftover", ["truncation", "padding"])
+def test_padding_or_truncation_left_on_the_backend_is_cleared_as_the_wrapper_clears_it(tiny_gpt2, leftover) -> None:
+    """``tokenizer(texts, padding=True)`` leaves padding set on the backend until the wrapper's next plain
+    call: the direct path clears it the same way, so earlier calls neither pad nor truncate its ids nor
+    send it down the slow path."""
     tokenizer = copy.deepcopy(tiny_gpt2.tokenizer)
-    tokenizer.backend_tokenizer.enable_truncation(max_length=2)
-    assert direct_backend(tokenizer) is None
-    ids = encode_ids(tokenizer, ["the bird sang in the garden"], special_tokens=False)[0]
-    assert len(ids) > 2
-    assert ids == tiny_gpt2.tokenizer("the bird sang in the garden", add_special_tokens=False)["input_ids"]
+    tokenizer.pad_token = tokenizer.eos_token
+    text = "the bird sang in the garden"
+    if leftover == "truncation":
+        tokenizer([text], truncation=True, max_length=2)
+    else:
+        tokenizer([text, "a"], padding="max_length", max_length=32)
+    assert getattr(tokenizer.backend_tokenizer, leftover) is not None
+    assert direct_backend(tokenizer) is tokenizer.backend_tokenizer
+    assert tokenizer.backend_tokenizer.truncation is None and tokenizer.backend_tokenizer.padding is None
+    ids = encode_ids(tokenizer, [text, "a"], special_tokens=False)
+    assert ids == [tiny_gpt2.tokenizer(t, add_special_tokens=False)["input_ids"] for t in (text, "a")]
 
 
 def test_split_special_tokens_goes_through_the_wrapper_and_splits_them(tiny_bert) -> None:

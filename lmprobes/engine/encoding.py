@@ -46,7 +46,11 @@ def encode_ids_and_words(tokenizer, texts: Sequence[str]) -> tuple[list[list[int
 
 
 def direct_backend(tokenizer):
-    """The ``tokenizers.Tokenizer`` to call directly, or None where the wrapper must encode."""
+    """The ``tokenizers.Tokenizer`` to call directly, or None where the wrapper must encode.
+
+    Padding or truncation left on the backend by an earlier call (``tokenizer(texts, padding=True)``
+    sets them and leaves them) is cleared first, as the wrapper's own next plain call clears it.
+    """
     from transformers.tokenization_utils_base import PreTrainedTokenizerBase
     from transformers.tokenization_utils_tokenizers import TokenizersBackend
 
@@ -60,9 +64,10 @@ def direct_backend(tokenizer):
         and cls._get_padding_truncation_strategies is PreTrainedTokenizerBase._get_padding_truncation_strategies
     )
     backend = tokenizer.backend_tokenizer
-    plain = (
-        backend.truncation is None
-        and backend.padding is None
-        and backend.encode_special_tokens == bool(tokenizer.split_special_tokens)
-    )
-    return backend if stock and plain else None
+    if not stock or backend.encode_special_tokens != bool(tokenizer.split_special_tokens):
+        return None
+    if backend.truncation is not None:
+        backend.no_truncation()
+    if backend.padding is not None:
+        backend.no_padding()
+    return backend
