@@ -9,7 +9,9 @@ given twice in one mapping (two ``models:`` blocks, a model listed twice) is ref
 lines, since Snakemake's loader silently keeps the last one; bytes that are not UTF-8 and YAML
 syntax errors are reported with their line. The Snakefile runs it on config.yaml before Snakemake
 reads that; a file given with ``--configfile`` is parsed by Snakemake first, so ``python -m
-lmprobes.config FILE ...`` is there to name the line of a syntax error Snakemake reports without one.
+lmprobes.config FILE ...`` is there to name the line of a syntax error Snakemake reports without one
+(and to check the files layered over config.yaml as the workflow would, schema and cross-checks).
+A schema violation is reported in one line naming its key (``schema_error``), not with the schema.
 """
 
 from __future__ import annotations
@@ -268,22 +270,84 @@ def config_file_labels(paths, root: str | Path) -> list[str]:
     return labels
 
 
+SCHEMA = Path(__file__).resolve().parents[1] / "rules" / "schemas" / "config.schema.yaml"
+
+
+def schema_error(config: dict, schema_path: str | Path = SCHEMA) -> ConfigError | None:
+    """The config's most relevant schema violation as a one-line ConfigError naming its key, or None.
+
+    Snakemake's own message prints the whole schema (over 2,000 lines for a misspelled top-level key).
+    """
+    import jsonschema
+
+    schema = yaml.safe_load(Path(schema_path).read_text(encoding="utf-8"))
+    validator = jsonschema.validators.validator_for(schema)(schema)
+    error = jsonschema.exceptions.best_match(validator.iter_errors(config))
+    if error is None:
+        return None
+    where = "".join(f"[{part}]" if isinstance(part, int) else f".{part}" for part in error.absolute_path).lstrip(".")
+    if error.validator == "additionalProperties" and isinstance(error.instance, dict):
+        known = sorted(error.schema.get("properties", {}))
+        unknown = sorted(set(error.instance) - set(known))
+        message = f"unknown key(s) {unknown}" + (f"; known: {', '.join(known)}" if known else "")
+    else:
+        message = error.message if len(error.message) <= 300 else error.message[:300] + " ..."
+    return ConfigError(f"{where or 'config'}: {message}")
+
+
+def validate_config(config: dict, schema_path: str | Path = SCHEMA) -> None:
+    """The JSON schema's checks, filling its defaults (Snakemake's ``validate``); a violation is a
+    ConfigError of one line naming its key."""
+    from snakemake.exceptions import WorkflowError
+    from snakemake.utils import validate
+
+    try:
+        validate(config, str(schema_path))
+    except WorkflowError:
+        error = schema_error(config, schema_path)
+        if error is None:
+            raise
+        raise error from None
+
+
+def check_files(paths: Sequence[str | Path], base: str | Path | None) -> dict:
+    """The config the workflow would see: each file checked as written, layered over ``base`` in order
+    (as ``--configfile`` files over config.yaml), then the schema and the cross-checks. ConfigError if not."""
+    from snakemake.utils import update_config
+
+    config: dict = {}
+    for path in ([base] if base is not None else []) + list(paths):
+        check_config_file(path)
+        update_config(config, yaml.safe_load(Path(path).read_text(encoding="utf-8")) or {})
+    check_model_entries(config)
+    validate_config(config)
+    check_config(config)
+    return config
+
+
 def main(argv: Sequence[str] | None = None) -> int:
-    """``python -m lmprobes.config FILE ...``: ``check_config_file`` on each file."""
-    paths = list(sys.argv[1:] if argv is None else argv)
-    if not paths:
-        print("usage: python -m lmprobes.config CONFIG.yaml ...", file=sys.stderr)
-        return 2
-    failed = 0
-    for path in paths:
-        try:
-            check_config_file(path)
-        except (ConfigError, OSError) as error:
-            print(error, file=sys.stderr)
-            failed += 1
-        else:
-            print(f"{path}: ok")
-    return 1 if failed else 0
+    """``python -m lmprobes.config FILE ...``: the files as the workflow would read them."""
+    import argparse
+
+    parser = argparse.ArgumentParser(
+        prog="python -m lmprobes.config",
+        description="Check config files as the workflow does before any job runs: each file's syntax (file and "
+                    "line of an error), then the files layered over the base config in the order given, as "
+                    "snakemake --configfile layers them, against the schema and the cross-checks.")
+    parser.add_argument("files", nargs="+", type=Path, help="config files, as given to --configfile")
+    parser.add_argument("--base", type=Path, default=Path("config.yaml"),
+                        help="the workflow's own config file, read first (default: config.yaml)")
+    parser.add_argument("--no-base", action="store_true", help="check the files alone, over no base config")
+    args = parser.parse_args(sys.argv[1:] if argv is None else argv)
+    base = None if args.no_base or args.base in args.files else args.base
+    try:
+        check_files(args.files, base)
+    except (ConfigError, OSError) as error:
+        print(error, file=sys.stderr)
+        return 1
+    layered = " over ".join(map(str, [*reversed(args.files), *([base] if base is not None else [])]))
+    print(f"ok: {layered}")
+    return 0
 
 
 if __name__ == "__main__":

@@ -49,6 +49,6 @@ REVISIONS = {
     "olmpics_learning_tables": 1,
     # report
     "report_landing": 1,
-    "report_verdicts": 2,
+    "report_verdicts": 3,
     "report_models": 1,
 }

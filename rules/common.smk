@@ -1,8 +1,6 @@
 import re
 from pathlib import Path
 
-from snakemake.utils import validate
-
 from lmprobes.config import (
     check_config,
     check_config_file,
@@ -15,7 +13,10 @@ from lmprobes.config import (
     require_masked_for_curves,
     scoring_spec,
     source_path,
+    validate_config,
 )
+from lmprobes.report.landing import RELEASES as RUN_PAGE_RELEASES
+from lmprobes.report.landing import models_in_run
 from lmprobes.suites.blimp.pipeline import FIGURES as BLIMP_FIGURES
 from lmprobes.suites.blimp.pipeline import read_release_manifest
 from lmprobes.suites.blimp.tables import TITLES as BLIMP_TITLES
@@ -40,7 +41,7 @@ from lmprobes.suites.olmpics.schema import baseline_kind
 for path in workflow.configfiles:
     check_config_file(path)
 check_model_entries(config)
-validate(config, "schemas/config.schema.yaml")
+validate_config(config, workflow.source_path("schemas/config.schema.yaml"))
 BLIMP = config["suites"]["blimp"]
 BLIMP_PARADIGMS = read_release_manifest(BLIMP["release"]["manifest"])
 OLMPICS = config["suites"]["olmpics"]
@@ -213,6 +214,30 @@ def get_suite_outputs():
 def get_config_file_labels():
     """The config files given, as the run page lists them (relative to the working directory)."""
     return config_file_labels(workflow.configfiles, Path.cwd())
+
+
+def get_run_page_settings():
+    """What the run page shows of the config, so that editing any of it (a source's note included) reruns
+    the page; a model's run settings (batch_tokens, threads, ...) and models no suite runs are not shown.
+    """
+    shown = ("hub_id", "path", "tiny", "revision", "dtype", "family")
+    return {
+        "device": config.get("device", "auto"),
+        "mirror": config.get("mirror"),
+        "sources": config["sources"],
+        "releases": {
+            suite: config["suites"].get(suite, {}).get("release")
+            for suite in RUN_PAGE_RELEASES
+        },
+        "models": {
+            slug: {
+                key: value
+                for key, value in config["models"][slug].items()
+                if key in shown
+            }
+            for slug in models_in_run(config)
+        },
+    }
 
 
 def source_entry(name):

@@ -22,6 +22,7 @@ rule report_landing:
         lock=LOCKFILE,
         benchmarks="benchmarks",
         configfiles=get_config_file_labels(),
+        shown=get_run_page_settings(),
     script:
         "../scripts/report_landing.py"
 

@@ -81,6 +81,47 @@ def test_schema_errors_name_the_key(mutate, culprit):
 @pytest.mark.parametrize(
     "mutate, message",
     [
+        (lambda c: c.update(modles={}), r"^config: unknown key\(s\) \['modles'\]; known: device, download, "),
+        (lambda c: c["models"]["gpt2"].update(family="decoder"),
+         r"^models\.gpt2\.family: 'decoder' is not one of \['masked', 'causal'\]$"),
+        (lambda c: c["models"]["gpt2"].update(batch_token=5), r"^models\.gpt2: unknown key\(s\) \['batch_token'\]; .*batch_tokens"),
+        (lambda c: c["sources"]["ettinger_role"].update(sha256="xyz"), r"^sources\.ettinger_role\.sha256: 'xyz' does not match"),
+        (lambda c: c["suites"].update(foo={}), r"^suites: unknown key\(s\) \['foo'\]; known: blimp, ettinger, lama, olmpics$"),
+        (lambda c: c["suites"]["ettinger"].update(models=["gpt2", 3]), r"^suites\.ettinger\.models\[1\]: 3 is not of type 'string'$"),
+    ],
+)
+def test_a_schema_error_is_one_line_naming_its_key_not_the_schema(mutate, message):
+    """Snakemake's own message prints the schema: 2,324 lines for a misspelled top-level key."""
+    from lmprobes.config import validate_config
+
+    config = load()
+    mutate(config)
+    with pytest.raises(ConfigError, match=message) as caught:
+        validate_config(config)
+    assert "\n" not in str(caught.value)
+
+
+def test_the_config_command_checks_the_files_layered_over_config_yaml_as_the_workflow_does(tmp_path, capsys,
+                                                                                           monkeypatch):
+    from lmprobes.config import main
+
+    monkeypatch.chdir(ROOT)
+    assert main(["resources/demo/config.yaml"]) == 0
+    assert capsys.readouterr().out == "ok: resources/demo/config.yaml over config.yaml\n"
+    typo = tmp_path / "typo.yaml"
+    typo.write_text("suites:\n  ettinger:\n    models: [tiny-bert, tiny-bret]\n")
+    assert main(["resources/demo/config.yaml", str(typo)]) == 1
+    assert "suites.ettinger.models[1]: unknown model 'tiny-bret'" in capsys.readouterr().err
+    assert main(["--no-base", str(typo)]) == 1  # no models block at all
+    assert "models: missing" in capsys.readouterr().err
+    with pytest.raises(SystemExit) as done:
+        main(["--help"])
+    assert done.value.code == 0 and "--no-base" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize(
+    "mutate, message",
+    [
         (lambda c: c["suites"]["ettinger"]["models"].append("bert-huge"), r"suites\.ettinger\.models\[10\]: unknown model 'bert-huge'"),
         (lambda c: c["suites"]["ettinger"].update(method="masked"), r"suites\.ettinger\.models\[7\]: 'gpt2' is a causal model.*masked-only"),
         (lambda c: c["suites"]["ettinger"]["sources"].update(role="nowhere"), r"suites\.ettinger\.sources\.role: source 'nowhere'"),

@@ -142,6 +142,19 @@ def test_every_published_row_appears_in_the_verdicts_of_an_empty_run():
     assert verdicts[KEYS].equals(published[KEYS])
 
 
+def test_a_suite_not_run_is_still_flagged_as_stand_in_when_tiny_models_stand_for_its_systems():
+    """The demo maps LAMA's BERTs to tiny-bert but runs no LAMA: all missing, and the line still warns."""
+    published = read_published(RESOURCES)
+    tolerances = read_tolerances(RESOURCES / "report" / "tolerances.csv")
+    systems = {"lama": {"Freq": "Freq", "bert-base-cased": "tiny-bert", "bert-large-cased": "tiny-bert"}}
+    verdicts = judge(published, read_reproduced(Path("/nonexistent"), systems), tolerances, {"tiny-bert"}, systems)
+    lama = verdicts[verdicts["suite"] == "lama"]
+    assert set(lama["verdict"]) == {"missing"}
+    assert set(lama.loc[lama["stand_in"], "paper_system"]) == {"bert-base-cased", "bert-large-cased"}
+    assert summary_line(verdicts, "lama").endswith(STAND_IN_WARNING)
+    assert not summary_line(verdicts, "blimp").endswith(STAND_IN_WARNING), "no tiny model stands in for BLiMP's"
+
+
 def test_published_values_spot_checks():
     published = read_published(RESOURCES).set_index(KEYS)["published"]
     assert published[("lama", "table2", "trex/Total", "#Facts", "(dataset)")] == 34039

@@ -236,9 +236,15 @@ def test_two_clean_runs_give_byte_identical_parquet(demo, tmp_path):
 
 
 def test_editing_a_sources_note_reruns_only_the_run_page_that_shows_it(demo):
-    """A note is for people: neither the download nor the datasets built from the source rerun."""
-    name = write_config(demo, "note.yaml", {"sources": {"ettinger_role": {"note": "ROLE-88, edited note"},
-                                                        "olmpics_glove": {"note": "edited too"}}})
+    """A note is for people: neither the download nor the datasets built from the source rerun, but the
+    run page showing it does (the config file edited in place: the list of config files stays the same)."""
+    notes = {"sources": {"ettinger_role": {"note": "ROLE-88, first note"}}}
+    name = write_config(demo, "note.yaml", notes)
+    run = snakemake(demo, "all", configs=(DEMO, "fast.yaml", name))
+    assert run.returncode == 0, run.stderr[-3000:]
+    assert "ROLE-88, first note" in (demo / "results/report/run.html").read_text()
+    write_config(demo, "note.yaml", {"sources": {"ettinger_role": {"note": "ROLE-88, edited note"},
+                                                 "olmpics_glove": {"note": "edited too"}}})
     run = snakemake(demo, "-n", "all", configs=(DEMO, "fast.yaml", name))
     assert run.returncode == 0, run.stderr[-3000:]
     assert job_counts(run.stdout) == {"report_landing": 1, "all": 1}, run.stdout[-3000:]

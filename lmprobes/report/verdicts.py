@@ -98,8 +98,13 @@ def is_stand_in(model: object, tiny_models: set[str]) -> bool:
 
 
 def judge(published: pd.DataFrame, reproduced: pd.DataFrame, tolerances: dict[str, Tolerance],
-          tiny_models: set[str]) -> pd.DataFrame:
-    """Every published row with our number, delta, tolerance, verdict and the stand-in flag."""
+          tiny_models: set[str], systems: dict[str, dict[str, str]] | None = None) -> pd.DataFrame:
+    """Every published row with our number, delta, tolerance, verdict and the stand-in flag.
+
+    A row is a stand-in when our system is a tiny model, or, with no number of ours (the suite not
+    run), when ``systems`` maps its paper system to one: the demo's LAMA verdicts are all missing,
+    and their summary line must still say whose they would be.
+    """
     bands = [tolerance_of(metric, tolerances) for metric in published["metric"]]
     ours = reproduced[[*KEYS, "model", "reproduced"]]
     merged = published.merge(ours, on=KEYS, how="left", validate="one_to_one")
@@ -107,7 +112,10 @@ def judge(published: pd.DataFrame, reproduced: pd.DataFrame, tolerances: dict[st
     merged["tolerance"] = np.asarray(bands, dtype=float)
     merged["delta"] = merged["reproduced"] - merged["published"].astype(float)
     merged["verdict"] = [verdict(d, t) for d, t in zip(merged["delta"], merged["tolerance"])]
-    merged["stand_in"] = [is_stand_in(m, tiny_models) for m in merged["model"]]
+    mapped = [(systems or {}).get(suite, {}).get(system) for suite, system in zip(merged["suite"],
+                                                                                   merged["paper_system"])]
+    merged["stand_in"] = [is_stand_in(m if isinstance(m, str) else planned, tiny_models)
+                          for m, planned in zip(merged["model"], mapped)]
     merged["model"] = merged["model"].fillna("")
     merged["note"] = merged["note"].fillna("")
     return merged[VERDICT_COLUMNS].pipe(sort_keys)
@@ -210,6 +218,7 @@ def make_verdicts(resources: Path, tables: Path, systems: dict[str, dict[str, st
     """Read the published and reproduced numbers, judge them, write every verdict table; returns the verdicts."""
     resources = Path(resources)
     tolerances = read_tolerances(tolerances_path or resources / "report" / "tolerances.csv")
-    verdicts = judge(read_published(resources), read_reproduced(tables, systems), tolerances, set(tiny_models))
+    verdicts = judge(read_published(resources), read_reproduced(tables, systems), tolerances, set(tiny_models),
+                     systems)
     write_verdicts(verdicts, out_dir, tolerances)
     return verdicts
