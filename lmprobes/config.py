@@ -239,8 +239,9 @@ class _UniqueKeyLoader(yaml.SafeLoader):
 _UniqueKeyLoader.add_constructor(yaml.resolver.BaseResolver.DEFAULT_MAPPING_TAG, _UniqueKeyLoader.construct_mapping)
 
 
-def check_config_file(path: str | Path) -> None:
-    """The config file as written: UTF-8, YAML (or JSON), no key twice in a mapping; else ConfigError naming file:line."""
+def check_config_file(path: str | Path) -> dict:
+    """The config file as written: UTF-8, YAML (or JSON), no key twice in a mapping; else ConfigError naming
+    file:line. Returns the mapping it holds."""
     data = Path(path).read_bytes()
     try:
         text = data.decode("utf-8")
@@ -257,6 +258,7 @@ def check_config_file(path: str | Path) -> None:
         raise ConfigError(f"{path}:1: not valid YAML ({error!r:.200})") from None
     if not isinstance(loaded, dict):
         raise ConfigError(f"{path}:1: expected a mapping of keys at the top level, got {type(loaded).__name__}")
+    return loaded
 
 
 def config_file_labels(paths, root: str | Path) -> list[str]:
@@ -317,8 +319,7 @@ def check_files(paths: Sequence[str | Path], base: str | Path | None) -> dict:
 
     config: dict = {}
     for path in ([base] if base is not None else []) + list(paths):
-        check_config_file(path)
-        update_config(config, yaml.safe_load(Path(path).read_text(encoding="utf-8")) or {})
+        update_config(config, check_config_file(path))
     check_model_entries(config)
     validate_config(config)
     check_config(config)

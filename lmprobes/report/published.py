@@ -11,8 +11,9 @@ One row per published NUMBER, keyed by ``KEYS`` = (suite, table, item, column, p
   deviation published beside a mean is its own number, column ``<column> (sd)``.
 * ``paper_system``: the system as the committed resource file names it, which is the paper's label
   (``Freq``, ``TXL``) or our model slug where the resource already maps it (``bert-base-cased``); a
-  BLiMP system with a scoring method is ``model (method)``; the oLMpics HuggingFace rerun is
-  ``roberta-large (HF)``, and so are Ettinger's few rerun cells (``bert-base-uncased (HF)``); LAMA's dataset sizes (#Facts, #Rel) belong to ``(dataset)``.
+  BLiMP system with a scoring method is ``model (method)``; a HuggingFace rerun of a paper's code is
+  ``model (HF)`` (oLMpics' ``roberta-large (HF)``, Ettinger's ``bert-base-uncased (HF)``); LAMA's
+  dataset sizes (#Facts, #Rel) belong to ``(dataset)``.
 * ``metric``: a key into ``resources/report/tolerances.csv``.
 * ``published``: a float, in percent for every accuracy-like metric (BLiMP's per-paradigm
   fractions are multiplied by 100); LAMA's #Facts and #Rel are counts.
@@ -33,7 +34,7 @@ KEYS = ["suite", "table", "item", "column", "paper_system"]
 COLUMNS = [*KEYS, "metric", "published", "note"]
 SUITES = ("lama", "blimp", "olmpics", "ettinger")
 DATASET = "(dataset)"
-HF_RERUN = "roberta-large (HF)"
+RERUN_SUFFIX = " (HF)"  # a HuggingFace rerun of a paper's code, as a system of its own
 
 # Ettinger: the dataset of each quantitative table (the item of tables without rows) and its metric.
 ETTINGER_TABLES = {
@@ -51,7 +52,7 @@ ETTINGER_TEXT_METRIC = "ettinger_sensitivity_text"
 ETTINGER_TEXT_NOTE = "from Section 9.2's text, not a table cell"
 # A few cells of a rerun of the original code with HuggingFace's BERTs (spec/ETTINGER.md), as systems
 # of their own: ``bert-base-uncased (HF)``.
-ETTINGER_SOURCES = {"paper": "", "hf_rerun": " (HF)"}
+ETTINGER_SOURCES = {"paper": "", "hf_rerun": RERUN_SUFFIX}
 ETTINGER_RERUN_NOTE = "HuggingFace rerun of the original code, not the paper"
 OLMPICS_METRICS = {
     "zero_shot": "olmpics_zero_shot",
@@ -167,7 +168,7 @@ def blimp_paradigms_published(path: Path) -> pd.DataFrame:
 def olmpics_system(model: str, source: str) -> str:
     """The resource's model key; ``mlm-baseline`` (zero-shot rows) is ``mlm_baseline`` as elsewhere."""
     model = model.replace("mlm-baseline", "mlm_baseline")
-    return HF_RERUN if source == "hf_reproduction" else model
+    return model + RERUN_SUFFIX if source == "hf_reproduction" else model
 
 
 def olmpics_published(path: Path) -> pd.DataFrame:
