@@ -288,15 +288,23 @@ def load_lm(slug: str, spec: dict, model_dir: Path, device: str = "auto") -> LM:
     dtype = DTYPES[spec.get("dtype", "float32")]
     residual_dtype = spec.get("residual_dtype", "auto")
     target = resolve_device(device)
-    model, loading = auto.from_pretrained(
-        model_dir,
-        local_files_only=True,
-        dtype=load_dtype(dtype, residual_dtype),
-        trust_remote_code=trust_remote_code,
-        # None lets transformers prefer safetensors and fall back to the pickle only when allowed.
-        use_safetensors=None if spec.get("allow_pickle", False) else True,
-        output_loading_info=True,
-    )
+    try:
+        model, loading = auto.from_pretrained(
+            model_dir,
+            local_files_only=True,
+            dtype=load_dtype(dtype, residual_dtype),
+            trust_remote_code=trust_remote_code,
+            # None lets transformers prefer safetensors and fall back to the pickle only when allowed.
+            use_safetensors=None if spec.get("allow_pickle", False) else True,
+            output_loading_info=True,
+        )
+    except ValueError as error:
+        if "Unrecognized configuration class" not in str(error):
+            raise
+        raise ModelError(
+            f"model {slug!r}: {model_dir} holds a {_model_type(slug, model_dir)!r} model, which transformers has "
+            f"no {family} LM class for; is its `family: {family}` in config.yaml right?"
+        ) from None
     check_loaded_weights(slug, model_dir, type(model).__name__, loading, spec.get("allow_missing_weights", False))
     model = model.to(target).eval()
     lm = LM(
@@ -316,5 +324,29 @@ def load_lm(slug: str, spec: dict, model_dir: Path, device: str = "auto") -> LM:
         commit=snapshot_commit(model_dir),
         files_sha256=None if "hub_id" in spec else folder_sha256(model_dir),
     )
+    check_family(lm, model_dir)
     freeze_collector()
     return lm
+
+
+def check_family(lm, model_dir: Path) -> None:
+    """Refuse a checkpoint whose attention does not fit its configured family: a masked LM flagged
+    ``is_decoder`` sees only the words before a mask; a causal LM must never see the words after
+    the token it predicts (``engine.runner.sees_later_tokens``)."""
+    from lmprobes.engine.runner import sees_later_tokens
+
+    if lm.family == "masked" and getattr(lm.model.config, "is_decoder", False):
+        raise ModelError(
+            f"model {lm.name!r}: {model_dir / 'config.json'} sets is_decoder, so its attention is causal and a "
+            "masked position would not see the words after it; is it `family: causal`?"
+        )
+    if lm.family == "causal" and sees_later_tokens(lm):
+        raise ModelError(
+            f"model {lm.name!r}: {model_dir} loaded as a causal LM ({type(lm.model).__name__}) looks ahead: its "
+            "log-probs at a position change with a later token, so next-token scores would be meaningless "
+            "(an encoder such as BERT or RoBERTa saved without is_decoder); is it `family: masked`?"
+        )
+
+
+def _model_type(slug: str, model_dir: Path) -> str:
+    return str(read_json_object(slug, model_dir / "config.json").get("model_type", "unknown"))

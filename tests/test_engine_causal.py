@@ -212,3 +212,40 @@ def test_next_tokens_and_continuations_do_not_depend_on_batch_size(tiny_gpt2, wi
         for got, want in zip(continuation_logprobs(lm, contexts, endings, progress=False), want_cont):
             assert got.token_ids == want.token_ids
             assert got.token_logprobs == pytest.approx(want.token_logprobs, abs=1e-5)
+
+
+def test_a_model_without_bos_starts_from_eos_as_lm_eval_does(tiny_gpt2, monkeypatch) -> None:
+    """Qwen-style tokenizers have no BOS: ``bos`` then prepends EOS (lm-evaluation-harness's
+    ``prefix_token_id``), and the score files say which token it was."""
+    import copy
+    import dataclasses
+
+    tokenizer = copy.deepcopy(tiny_gpt2.tokenizer)
+    tokenizer.bos_token = None
+    tokenizer.eos_token = "."  # an EOS that differs from the model's old BOS
+    monkeypatch.setattr(tiny_gpt2.model.config, "bos_token_id", None)
+    lm = dataclasses.replace(tiny_gpt2, tokenizer=tokenizer)
+    start = tokenizer.convert_tokens_to_ids(".")
+    assert start != bos(tiny_gpt2)
+    for text, score in zip(SENTENCES, sequence_logprobs(lm, SENTENCES, policy="bos", progress=False)):
+        assert score.token_logprobs == pytest.approx(naive_token_terms(lm, [start] + encode(lm, text)), abs=1e-5)
+    [got] = next_token_predictions(lm, ["The cat"], [[start]], progress=False)
+    assert got.target_logprobs[0] == pytest.approx(naive_logprobs(lm, [start] + encode(lm, "The cat"))[-1, start].item(),
+                                                   abs=1e-5)
+    assert lm.describe()["start_token"] == "'.' (eos)"
+    assert tiny_gpt2.describe()["start_token"] == "'<|endoftext|>' (bos)"
+
+
+def test_a_model_with_neither_bos_nor_eos_is_refused_under_bos(tiny_gpt2, monkeypatch) -> None:
+    import copy
+    import dataclasses
+
+    tokenizer = copy.deepcopy(tiny_gpt2.tokenizer)
+    tokenizer.bos_token = tokenizer.eos_token = None
+    for attribute in ("bos_token_id", "eos_token_id"):
+        monkeypatch.setattr(tiny_gpt2.model.config, attribute, None)
+    lm = dataclasses.replace(tiny_gpt2, tokenizer=tokenizer)
+    with pytest.raises(ValueError, match="tiny-gpt2 has neither a BOS nor an EOS token to start a sequence from"):
+        sequence_logprobs(lm, SENTENCES, policy="bos", progress=False)
+    assert sequence_logprobs(lm, ["A robin."], policy="none", progress=False)[0].token_ids == encode(lm, "A robin.")[1:]
+    assert lm.describe()["start_token"] == "none"

@@ -74,12 +74,14 @@ def test_mc_mlm_equals_a_plain_single_item_forward(model, request) -> None:
         assert score.prediction == item.choices[score.predicted]
 
 
-def test_choices_sharing_a_first_piece_tie_and_the_earlier_wins(tiny_roberta) -> None:
-    frame = items("age_comparison", [("A 30 year old person age is [MASK] than a 40 year old person .",
-                                      ["sometimes", "some"], 1)])
-    score = score_zero_shot(tiny_roberta, frame, progress=False).iloc[0]
+def test_choices_sharing_a_first_piece_tie_and_the_earlier_wins(tiny_roberta, caplog) -> None:
+    stem = "A 30 year old person age is [MASK] than a 40 year old person ."
+    frame = items("age_comparison", [(stem, ["sometimes", "some"], 1), (stem, ["younger", "older"], 0)])
+    with caplog.at_level("WARNING", logger="lmprobes.suites.olmpics.zeroshot"):
+        score = score_zero_shot(tiny_roberta, frame, progress=False).iloc[0]
     assert score["candidate_ids"][0] == score["candidate_ids"][1] and score["tie"]
     assert score["predicted"] == 0 and not score["correct"] and score["n_multi_piece"] == 1
+    assert "1 of 2 items have choices scored by the same first piece, so equally (age_comparison:generated:standard:dev:1: ['Ġsome'])" in caplog.text
 
 
 def test_unknown_choices_are_skipped_with_a_reason(tiny_bert) -> None:

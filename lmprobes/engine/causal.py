@@ -120,8 +120,9 @@ def map_next_token_logprobs(
 def sequence_logprobs(lm: LM, texts: list[str], *, policy: str = "bos", progress: bool = True) -> list[SequenceScore]:
     """``log p(t_i | t_<i)`` of every scored token of each text under a BOS/EOS ``policy``.
 
-    ``bos``: BOS prepended, every sentence token scored; ``bos_eos``: also an EOS after the
-    sentence; ``none``: no prefix, so the first token is not scored.
+    ``bos``: BOS prepended (EOS for a model without a BOS, as lm-evaluation-harness does), every
+    sentence token scored; ``bos_eos``: also an EOS after the sentence; ``none``: no prefix, so the
+    first token is not scored.
     """
     _check_causal(lm)
     chosen = _policy(policy)
@@ -229,31 +230,24 @@ def _check_causal(lm: LM) -> None:
 
 
 def _bos_id(lm: LM) -> int:
-    token = _special_id(lm, "bos_token_id")
-    if token is None:
-        raise ValueError(f"{lm.name} has no BOS token; use policy 'none' or bos=False")
-    return token
+    """BOS, or EOS for a model without one (``LM.start_token``)."""
+    start = lm.start_token()
+    if start is None:
+        raise ValueError(f"{lm.name} has neither a BOS nor an EOS token to start a sequence from; "
+                         "use policy 'none' or bos=False")
+    return start[0]
 
 
 def _eos_id(lm: LM) -> int:
-    token = _special_id(lm, "eos_token_id")
+    token = lm.special_id("eos_token_id")
     if token is None:
         raise ValueError(f"{lm.name} has no EOS token; use policy 'bos' or 'none'")
     return token
 
 
-def _special_id(lm: LM, attribute: str) -> int | None:
-    token = getattr(lm.tokenizer, attribute, None)
-    if token is None:
-        token = getattr(lm.model.config, attribute, None)
-    if isinstance(token, list):  # some configs list several EOS ids; the first is the canonical one
-        token = token[0] if token else None
-    return token
-
-
 def _pad_id(lm: LM) -> int:
     """Any id will do: padding is on the right and masked out of attention."""
-    for token in (lm.tokenizer.pad_token_id, _special_id(lm, "eos_token_id")):
+    for token in (lm.tokenizer.pad_token_id, lm.special_id("eos_token_id")):
         if token is not None:
             return token
     return 0

@@ -85,6 +85,25 @@ class LM:
         model_type = getattr(getattr(self.model, "config", None), "model_type", None)
         return self.family == "masked" and model_type in PADDING_SENSITIVE_MODEL_TYPES
 
+    def special_id(self, attribute: str) -> int | None:
+        """A special token's id (``bos_token_id``, ...) from the tokenizer, else the model's config."""
+        token = getattr(self.tokenizer, attribute, None)
+        if token is None:
+            token = getattr(getattr(self.model, "config", None), attribute, None)
+        if isinstance(token, list):  # some configs list several EOS ids; the first is the canonical one
+            token = token[0] if token else None
+        return token
+
+    def start_token(self) -> tuple[int, str] | None:
+        """The id a causal sequence starts from and which token it is: BOS, or EOS for a model without
+        one (lm-evaluation-harness's ``prefix_token_id``; Qwen-style tokenizers have no BOS, and
+        GPT-2's ``<|endoftext|>`` is both); None when the model has neither."""
+        for attribute in ("bos_token_id", "eos_token_id"):
+            token = self.special_id(attribute)
+            if token is not None:
+                return token, attribute.removesuffix("_token_id")
+        return None
+
     @property
     def vocab_size(self) -> int:
         return self.model.get_output_embeddings().weight.shape[0]
@@ -103,6 +122,7 @@ class LM:
             "model_commit": str(self.commit or ""),
             "model_files_sha256": str(self.files_sha256 or ""),
             "model_family": self.family,
+            **({"start_token": self._describe_start()} if self.family == "causal" else {}),
             "dtype": str(self.dtype).removeprefix("torch."),
             "device": str(self.device),
             "batch_tokens": str(self.batch_tokens),
@@ -117,3 +137,11 @@ class LM:
             "numpy": numpy.__version__,
             "pyarrow": pyarrow.__version__,  # writes the Parquet bytes
         }
+
+    def _describe_start(self) -> str:
+        """``'<|endoftext|>' (bos)``: what a BOS-prefixed sequence of this model starts with."""
+        start = self.start_token()
+        if start is None:
+            return "none"
+        token, kind = start
+        return f"{self.tokenizer.convert_ids_to_tokens(token)!r} ({kind})"

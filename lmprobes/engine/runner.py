@@ -95,6 +95,11 @@ class Projection:
 PROBE_TOLERANCE = {torch.float32: 1e-3}
 HALF_PROBE_TOLERANCE = 0.1
 PROBE_LENGTH = 16
+# Two rows of one batch with the same prefix go through the same kernels: a causal model's prefix
+# log-probs agree to rounding (exactly, for every causal type of the test zoo), while a model that
+# looks ahead moves them by far more (3e-4 to 1e-2 for random tiny encoders, nats for trained ones).
+LOOK_AHEAD_TOLERANCE = {torch.float32: 1e-5}
+HALF_LOOK_AHEAD_TOLERANCE = 0.05
 
 
 def checked_projection(lm: LM, projection: Projection, checked_types: frozenset[str]) -> Projection:
@@ -118,9 +123,7 @@ def checked_projection(lm: LM, projection: Projection, checked_types: frozenset[
 
 def head_path_matches(lm: LM, projection: Projection) -> bool:
     """Whether ``projection`` gives the full forward's log-probs at every position of a probe sequence."""
-    vocab = vocab_size(lm)
-    ids = (torch.arange(PROBE_LENGTH) * 7919 + 11) % vocab  # spread over the vocabulary, deterministic
-    input_ids = ids.unsqueeze(0).to(lm.device)
+    input_ids = _probe_ids(lm).unsqueeze(0).to(lm.device)
     attention_mask = torch.ones_like(input_ids)
     positions = torch.arange(PROBE_LENGTH, device=lm.device)
     batch = torch.zeros_like(positions)
@@ -129,6 +132,26 @@ def head_path_matches(lm: LM, projection: Projection) -> bool:
         rows = torch.cat(list(_row_logits(lm, projection, input_ids, attention_mask, batch, positions, padded=False)))
     gap = (rows.float().log_softmax(-1) - whole.float().log_softmax(-1)).abs().max().item()
     return gap <= PROBE_TOLERANCE.get(lm.dtype, HALF_PROBE_TOLERANCE)
+
+
+def sees_later_tokens(lm: LM) -> bool:
+    """Whether a position's log-probs change with a later token, on a probe sequence whose last token
+    is swapped. A causal LM's must not: a bidirectional encoder loaded by its causal class (BERT or
+    RoBERTa without ``is_decoder``) looks ahead, and its next-token scores would be nonsense."""
+    ids = _probe_ids(lm)
+    swapped = ids.clone()
+    swapped[-1] = (ids[-1] + 1) % vocab_size(lm)
+    input_ids = torch.stack([ids, swapped]).to(lm.device)
+    with forward_mode(lm):
+        logits = run_model(lm.model, input_ids, torch.ones_like(input_ids)).logits[:, :-1]
+    logprobs = logits.float().log_softmax(-1)
+    gap = (logprobs[0] - logprobs[1]).abs().max().item()
+    return gap > LOOK_AHEAD_TOLERANCE.get(lm.dtype, HALF_LOOK_AHEAD_TOLERANCE)
+
+
+def _probe_ids(lm: LM) -> torch.Tensor:
+    """``PROBE_LENGTH`` ids spread over the vocabulary, the same for every run."""
+    return (torch.arange(PROBE_LENGTH) * 7919 + 11) % vocab_size(lm)
 
 
 @dataclass

@@ -16,8 +16,9 @@ Methods:
   models and multi-piece answers take part.
 
 The prediction is the argmax over the item's choices only; a tie goes to the earlier choice
-(``numpy.argmax``, as in the original; with first-piece scoring two answers sharing a first
-piece always tie, flagged in ``tie``). A choice whose tokens include the unknown token makes the
+(``numpy.argmax``, as in the original), flagged in ``tie``. With first-piece scoring two answers
+sharing a first piece get the same score (``candidate_ids`` shows it; the job's log counts such
+items): a SentencePiece vocabulary may split a word as a bare ``▁`` and pieces. A choice whose tokens include the unknown token makes the
 row unscorable (``kept`` false, ``skip_reason``). Stems are right-stripped before tokenizing (a
 trailing space would be its own BPE token). MC-QA tasks have no zero-shot setting and are refused.
 """
@@ -103,6 +104,7 @@ def score_zero_shot(lm: LM, items: pd.DataFrame, method: str | None = None, *, p
     rows = [_row(lm, name, item, pieces[i], by_item.get(i), reasons[i])
             for i, item in enumerate(items.itertuples(index=False))]
     _log_multi_piece(lm, name, rows)
+    _log_shared_pieces(lm, name, rows)
     return _frame(rows)
 
 
@@ -189,6 +191,18 @@ def _log_multi_piece(lm: LM, method: str, rows: list[dict]) -> None:
     if multi:
         logger.warning("%s: %d of %d items have multi-piece choices scored by their first piece",
                        lm.name, len(multi), len(rows))
+
+
+def _log_shared_pieces(lm: LM, method: str, rows: list[dict]) -> None:
+    """Choices scored by the same first piece can never be told apart."""
+    if method != "mc_mlm":
+        return
+    shared = [row for row in rows if len(set(row["candidate_ids"])) < len(row["candidate_ids"])]
+    if shared:
+        ids = shared[0]["candidate_ids"]
+        pieces = lm.tokenizer.convert_ids_to_tokens(sorted({i for i in ids if ids.count(i) > 1}))
+        logger.warning("%s: %d of %d items have choices scored by the same first piece, so equally (%s: %s)",
+                       lm.name, len(shared), len(rows), shared[0]["row_id"], pieces)
 
 
 def _frame(rows: list[dict]) -> pd.DataFrame:

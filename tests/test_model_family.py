@@ -1,0 +1,68 @@
+"""A model folder whose attention does not fit its configured ``family`` is refused when loaded,
+naming the model and the folder; every causal type of the zoo passes the look-ahead probe."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import warnings
+from pathlib import Path
+
+import pytest
+from model_zoo import CAUSAL, ZOO_CAUSAL, random_model
+
+from lmprobes.engine.lm import LM
+from lmprobes.engine.runner import sees_later_tokens
+from lmprobes.models import ModelError, load_lm
+
+
+def saved_masked(model_type: str, tokenizer, folder: Path) -> Path:
+    model = random_model(model_type, tokenizer, "masked")
+    model.save_pretrained(folder)
+    tokenizer.save_pretrained(folder)
+    return folder
+
+
+def load(slug: str, family: str, folder: Path) -> LM:
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return load_lm(slug, {"family": family, "path": str(folder)}, folder, "cpu")
+
+
+# Encoders that transformers also has a causal class for: loaded by it without ``is_decoder``, each
+# attends both ways.
+@pytest.mark.parametrize("model_type", ["bert", "roberta", "xlm-roberta", "electra"])
+def test_an_encoder_configured_as_causal_is_refused_as_looking_ahead(model_type, tiny_bert, tmp_path):
+    folder = saved_masked(model_type, tiny_bert.tokenizer, tmp_path / model_type)
+    with pytest.raises(ModelError, match=f"model 'mine': {folder} loaded as a causal LM .* looks ahead"):
+        load("mine", "causal", folder)
+    assert load("mine", "masked", folder).family == "masked"
+
+
+def test_a_type_without_a_class_of_the_family_is_named_with_its_family(tiny_bert, tmp_path):
+    folder = saved_masked("albert", tiny_bert.tokenizer, tmp_path / "albert")
+    with pytest.raises(ModelError, match=f"model 'mine': {folder} holds a 'albert' model, which transformers has "
+                                         "no causal LM class for; is its `family: causal`"):
+        load("mine", "causal", folder)
+
+
+def test_a_masked_model_flagged_as_a_decoder_is_refused(tiny_dir, tmp_path):
+    folder = Path(shutil.copytree(tiny_dir("bert"), tmp_path / "bert"))
+    config = json.loads((folder / "config.json").read_text())
+    (folder / "config.json").write_text(json.dumps({**config, "is_decoder": True}))
+    with pytest.raises(ModelError, match="model 'mine': .*config.json sets is_decoder, so its attention is causal"):
+        load("mine", "masked", folder)
+
+
+@pytest.mark.parametrize("model_type", sorted(set(CAUSAL) - set(ZOO_CAUSAL)))
+def test_causal_types_the_zoo_test_does_not_load_do_not_look_ahead(model_type, tiny_gpt2):
+    """The zoo test loads ``ZOO_CAUSAL`` through ``load_lm``, so the probe passes them; these are the rest."""
+    lm = LM(name=model_type, model=random_model(model_type, tiny_gpt2.tokenizer, "causal"),
+            tokenizer=tiny_gpt2.tokenizer, family="causal")
+    assert not sees_later_tokens(lm)
+
+
+def test_the_probe_sees_a_bidirectional_model_and_not_a_causal_one(tiny_bert, tiny_gpt2):
+    assert not sees_later_tokens(tiny_gpt2)
+    as_causal = LM(name="bert", model=tiny_bert.model, tokenizer=tiny_bert.tokenizer, family="causal")
+    assert sees_later_tokens(as_causal)
