@@ -290,3 +290,24 @@ def test_a_type_outside_the_checked_list_is_probed_once_per_loaded_model(tiny_gp
         sequence_logprobs(lm, ["A robin is a bird."], progress=False)
     assert probes == [lm.name] and lm.head_path_checked is True
     assert dataclasses.replace(lm).head_path_checked is None, "a copy is checked again"
+
+
+@pytest.mark.parametrize(("model", "packing"), [("tiny_gpt2", "auto"), ("tiny_gpt2", "none"), ("tiny_bert", "auto"),
+                                              ("tiny_roberta", "auto")])
+def test_a_sequence_longer_than_the_models_positions_is_refused_naming_it(model, packing, request) -> None:
+    """The tiny models take 128 positions (RoBERTa's 130 embeddings less its offset of 2): 128 tokens
+    score, 129 are refused with the text's start, not an index error from the embeddings."""
+    from lmprobes.engine import pseudo_log_likelihoods
+
+    lm = dataclasses.replace(request.getfixturevalue(model), packing=packing)
+    assert runner.max_positions(lm.model) == 128
+    words = lm.tokenizer("zebra " * 200, add_special_tokens=False)["input_ids"]
+    specials = 1 if lm.family == "causal" else 2  # BOS; [CLS] ... [SEP]
+    score = sequence_logprobs if lm.family == "causal" else pseudo_log_likelihoods
+    fits = lm.tokenizer.decode(words[:128 - specials])
+    assert len(lm.tokenizer(fits, add_special_tokens=False)["input_ids"]) == 128 - specials
+    score(lm, [fits], progress=False)
+    too_long = lm.tokenizer.decode(words[:129 - specials])
+    with pytest.raises(ValueError, match=rf"{lm.name}: a sequence of 129 tokens \('.*zebra.*' \.\.\.\) is longer than "
+                                         "the 128 positions the model takes"):
+        score(lm, ["a short one .", too_long], progress=False)

@@ -240,6 +240,7 @@ def packed_next_token_logprobs(
     """
     if not sequences:
         return [], []
+    runner.check_positions(lm, sequences)
     packing = pack(sequences, row_tokens or ROW_TOKENS)
     wanted = wanted_log_probs(packing, positions)
     stored: list[tuple[np.ndarray, torch.Tensor]] = []

@@ -311,6 +311,7 @@ def run_rows(
     table = as_token_table(sequences)
     plan = RowPlan.of(positions)
     lengths = np.asarray(table.lengths(), dtype=np.int64)
+    check_positions(lm, table)
     todo = np.flatnonzero(plan.counts > 0)
     lm.model.eval()
 
@@ -325,6 +326,34 @@ def run_rows(
             batch = todo[local_batch].tolist()
             run_halving_on_oom(batch, run, backoff)
             bar.update(len(batch))
+
+
+def check_positions(lm: LM, sequences: Sequence[Sequence[int]] | TokenTable) -> None:
+    """Refuse, naming it, a sequence longer than the model's positions: learned position embeddings
+    would fail on it with an index error, rotary ones run past the length the model was trained on."""
+    limit = max_positions(lm.model)
+    table = as_token_table(sequences)
+    lengths = table.lengths()
+    if limit is None or not lengths or max(lengths) <= limit:
+        return
+    longest = int(np.argmax(lengths))
+    ids, _ = table.padded([longest], 0, torch.device("cpu"))
+    start = lm.tokenizer.decode(ids[0, :12].tolist())
+    raise ValueError(f"{lm.name}: a sequence of {lengths[longest]} tokens ({start!r} ...) is longer than the "
+                     f"{limit} positions the model takes")
+
+
+def max_positions(model: torch.nn.Module) -> int | None:
+    """The longest sequence a model takes, from its config (``n_positions``, ``max_position_embeddings``),
+    less the offset of RoBERTa-style positions, which start after the padding id (514 - 2 for RoBERTa)."""
+    config = getattr(model, "config", None)
+    count = next((value for key in ("n_positions", "max_position_embeddings")
+                  if isinstance(value := getattr(config, key, None), int)), None)
+    embeddings = getattr(getattr(model, "base_model", model), "embeddings", None)
+    padding_idx = getattr(getattr(embeddings, "position_embeddings", None), "padding_idx", None)
+    if count is not None and padding_idx is not None:
+        count -= padding_idx + 1
+    return count
 
 
 @dataclass
