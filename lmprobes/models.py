@@ -332,20 +332,43 @@ def load_lm(slug: str, spec: dict, model_dir: Path, device: str = "auto") -> LM:
 def check_family(lm, model_dir: Path) -> None:
     """Refuse a checkpoint whose attention does not fit its configured family: a masked LM flagged
     ``is_decoder`` sees only the words before a mask; a causal LM must never see the words after
-    the token it predicts (``engine.runner.sees_later_tokens``)."""
-    from lmprobes.engine.runner import sees_later_tokens
-
-    if lm.family == "masked" and getattr(lm.model.config, "is_decoder", False):
+    the token it predicts. An encoder type (one transformers has a masked-LM class for) runs its
+    causal class with attention both ways unless its config says it is a decoder; any other model
+    is checked on a probe (``engine.runner.sees_later_tokens``)."""
+    config, name = lm.model.config, type(lm.model).__name__
+    decoder = getattr(config, "is_decoder", False) or getattr(config, "causal", False)  # XLM says ``causal``
+    if lm.family == "masked" and getattr(config, "is_decoder", False):
         raise ModelError(
             f"model {lm.name!r}: {model_dir / 'config.json'} sets is_decoder, so its attention is causal and a "
             "masked position would not see the words after it; is it `family: causal`?"
         )
-    if lm.family == "causal" and sees_later_tokens(lm):
+    if lm.family == "causal" and not decoder and _is_encoder_type(config.model_type):
         raise ModelError(
-            f"model {lm.name!r}: {model_dir} loaded as a causal LM ({type(lm.model).__name__}) looks ahead: its "
-            "log-probs at a position change with a later token, so next-token scores would be meaningless "
-            "(an encoder such as BERT or RoBERTa saved without is_decoder); is it `family: masked`?"
+            f"model {lm.name!r}: {model_dir} holds a {config.model_type!r} encoder, which {name} runs with attention "
+            "both ways unless its config sets is_decoder, so next-token scores would be meaningless; "
+            "is it `family: masked`?"
         )
+    if lm.family == "causal" and _looks_ahead(lm, model_dir):
+        raise ModelError(
+            f"model {lm.name!r}: {model_dir} loaded as a causal LM ({name}) looks ahead: its log-probs at a "
+            "position change with a later token, so next-token scores would be meaningless; is it `family: masked`?"
+        )
+
+
+def _is_encoder_type(model_type: str) -> bool:
+    from transformers.models.auto.modeling_auto import MODEL_FOR_MASKED_LM_MAPPING_NAMES
+
+    return model_type in MODEL_FOR_MASKED_LM_MAPPING_NAMES
+
+
+def _looks_ahead(lm, model_dir: Path) -> bool:
+    from lmprobes.engine.runner import sees_later_tokens
+
+    try:
+        return sees_later_tokens(lm)
+    except (RuntimeError, ValueError, IndexError) as error:
+        raise ModelError(f"model {lm.name!r}: {model_dir} could not run the look-ahead probe as a causal LM "
+                         f"({type(lm.model).__name__}): {error}") from error
 
 
 def _model_type(slug: str, model_dir: Path) -> str:

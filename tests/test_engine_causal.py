@@ -214,17 +214,17 @@ def test_next_tokens_and_continuations_do_not_depend_on_batch_size(tiny_gpt2, wi
             assert got.token_logprobs == pytest.approx(want.token_logprobs, abs=1e-5)
 
 
-def test_a_model_without_bos_starts_from_eos_as_lm_eval_does(tiny_gpt2, monkeypatch) -> None:
-    """Qwen-style tokenizers have no BOS: ``bos`` then prepends EOS (lm-evaluation-harness's
-    ``prefix_token_id``), and the score files say which token it was."""
+def test_a_model_without_bos_starts_from_eos_as_lm_eval_does(tiny_gpt2) -> None:
+    """Qwen's tokenizers have no BOS (their configs name one): ``bos`` then prepends the tokenizer's
+    EOS (lm-evaluation-harness's ``prefix_token_id``), and the score files say which token it was."""
     import copy
     import dataclasses
 
     tokenizer = copy.deepcopy(tiny_gpt2.tokenizer)
     tokenizer.bos_token = None
     tokenizer.eos_token = "."  # an EOS that differs from the model's old BOS
-    monkeypatch.setattr(tiny_gpt2.model.config, "bos_token_id", None)
     lm = dataclasses.replace(tiny_gpt2, tokenizer=tokenizer)
+    assert lm.model.config.bos_token_id == bos(tiny_gpt2)  # a config's BOS does not count, as in lm-eval
     start = tokenizer.convert_tokens_to_ids(".")
     assert start != bos(tiny_gpt2)
     for text, score in zip(SENTENCES, sequence_logprobs(lm, SENTENCES, policy="bos", progress=False)):
@@ -242,9 +242,11 @@ def test_a_model_with_neither_bos_nor_eos_is_refused_under_bos(tiny_gpt2, monkey
 
     tokenizer = copy.deepcopy(tiny_gpt2.tokenizer)
     tokenizer.bos_token = tokenizer.eos_token = None
+    assert dataclasses.replace(tiny_gpt2, tokenizer=tokenizer).start_token() == (bos(tiny_gpt2), "bos")  # the config's
     for attribute in ("bos_token_id", "eos_token_id"):
         monkeypatch.setattr(tiny_gpt2.model.config, attribute, None)
     lm = dataclasses.replace(tiny_gpt2, tokenizer=tokenizer)
+    assert lm.start_token() is None
     with pytest.raises(ValueError, match="tiny-gpt2 has neither a BOS nor an EOS token to start a sequence from"):
         sequence_logprobs(lm, SENTENCES, policy="bos", progress=False)
     assert sequence_logprobs(lm, ["A robin."], policy="none", progress=False)[0].token_ids == encode(lm, "A robin.")[1:]

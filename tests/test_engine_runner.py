@@ -309,5 +309,5 @@ def test_a_sequence_longer_than_the_models_positions_is_refused_naming_it(model,
     score(lm, [fits], progress=False)
     too_long = lm.tokenizer.decode(words[:129 - specials])
     with pytest.raises(ValueError, match=rf"{lm.name}: a sequence of 129 tokens \('.*zebra.*' \.\.\.\) is longer than "
-                                         "the 128 positions the model takes"):
+                                         "the 128 positions of the model.s config"):
         score(lm, ["a short one .", too_long], progress=False)

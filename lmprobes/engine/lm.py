@@ -95,9 +95,14 @@ class LM:
         return token
 
     def start_token(self) -> tuple[int, str] | None:
-        """The id a causal sequence starts from and which token it is: BOS, or EOS for a model without
-        one (lm-evaluation-harness's ``prefix_token_id``; Qwen-style tokenizers have no BOS, and
-        GPT-2's ``<|endoftext|>`` is both); None when the model has neither."""
+        """The id a causal sequence starts from and which token it is: the tokenizer's BOS, else its
+        EOS, as lm-evaluation-harness's ``prefix_token_id`` (Qwen's tokenizers have no BOS, though
+        their configs name one; GPT-2's ``<|endoftext|>`` is both); only a tokenizer with neither
+        falls back to the config's. None when the model has no BOS or EOS anywhere."""
+        for attribute in ("bos_token_id", "eos_token_id"):
+            token = getattr(self.tokenizer, attribute, None)
+            if token is not None:
+                return token, attribute.removesuffix("_token_id")
         for attribute in ("bos_token_id", "eos_token_id"):
             token = self.special_id(attribute)
             if token is not None:

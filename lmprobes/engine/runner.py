@@ -340,7 +340,7 @@ def check_positions(lm: LM, sequences: Sequence[Sequence[int]] | TokenTable) -> 
     ids, _ = table.padded([longest], 0, torch.device("cpu"))
     start = lm.tokenizer.decode(ids[0, :12].tolist())
     raise ValueError(f"{lm.name}: a sequence of {lengths[longest]} tokens ({start!r} ...) is longer than the "
-                     f"{limit} positions the model takes")
+                     f"{limit} positions of the model's config")
 
 
 def max_positions(model: torch.nn.Module) -> int | None:
@@ -348,7 +348,7 @@ def max_positions(model: torch.nn.Module) -> int | None:
     less the offset of RoBERTa-style positions, which start after the padding id (514 - 2 for RoBERTa)."""
     config = getattr(model, "config", None)
     count = next((value for key in ("n_positions", "max_position_embeddings")
-                  if isinstance(value := getattr(config, key, None), int)), None)
+                  if isinstance(value := getattr(config, key, None), int) and value > 0), None)  # XLNet says -1
     embeddings = getattr(getattr(model, "base_model", model), "embeddings", None)
     padding_idx = getattr(getattr(embeddings, "position_embeddings", None), "padding_idx", None)
     if count is not None and padding_idx is not None:

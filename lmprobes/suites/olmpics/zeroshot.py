@@ -197,7 +197,7 @@ def _log_shared_pieces(lm: LM, method: str, rows: list[dict]) -> None:
     """Choices scored by the same first piece can never be told apart."""
     if method != "mc_mlm":
         return
-    shared = [row for row in rows if len(set(row["candidate_ids"])) < len(row["candidate_ids"])]
+    shared = [row for row in rows if row["kept"] and len(set(row["candidate_ids"])) < len(row["candidate_ids"])]
     if shared:
         ids = shared[0]["candidate_ids"]
         pieces = lm.tokenizer.convert_ids_to_tokens(sorted({i for i in ids if ids.count(i) > 1}))
