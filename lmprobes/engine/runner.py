@@ -311,7 +311,7 @@ def run_rows(
     table = as_token_table(sequences)
     plan = RowPlan.of(positions)
     lengths = np.asarray(table.lengths(), dtype=np.int64)
-    check_positions(lm, table)
+    check_positions(lm, table, lengths.tolist())
     todo = np.flatnonzero(plan.counts > 0)
     lm.model.eval()
 
@@ -328,12 +328,14 @@ def run_rows(
             bar.update(len(batch))
 
 
-def check_positions(lm: LM, sequences: Sequence[Sequence[int]] | TokenTable) -> None:
+def check_positions(lm: LM, sequences: Sequence[Sequence[int]] | TokenTable,
+                    lengths: Sequence[int] | None = None) -> None:
     """Refuse, naming it, a sequence longer than the model's positions: learned position embeddings
-    would fail on it with an index error, rotary ones run past the length the model was trained on."""
+    would fail on it with an index error, rotary ones run past the length the model was trained on.
+    ``lengths``: the sequences' lengths, where the caller has them already."""
     limit = max_positions(lm.model)
     table = as_token_table(sequences)
-    lengths = table.lengths()
+    lengths = table.lengths() if lengths is None else lengths
     if limit is None or not lengths or max(lengths) <= limit:
         return
     longest = int(np.argmax(lengths))

@@ -18,9 +18,10 @@ Methods:
 The prediction is the argmax over the item's choices only; a tie goes to the earlier choice
 (``numpy.argmax``, as in the original), flagged in ``tie``. With first-piece scoring two answers
 sharing a first piece get the same score (``candidate_ids`` shows it; the job's log counts such
-items): a SentencePiece vocabulary may split a word as a bare ``▁`` and pieces. A choice whose tokens include the unknown token makes the
-row unscorable (``kept`` false, ``skip_reason``). Stems are right-stripped before tokenizing (a
-trailing space would be its own BPE token). MC-QA tasks have no zero-shot setting and are refused.
+items): a SentencePiece vocabulary may split a word as a bare ``▁`` and pieces. A choice whose
+tokens include the unknown token makes the row unscorable (``kept`` false, ``skip_reason``). Stems
+are right-stripped before tokenizing (a trailing space would be its own BPE token). MC-QA tasks
+have no zero-shot setting and are refused.
 """
 
 from __future__ import annotations
