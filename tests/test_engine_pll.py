@@ -93,6 +93,42 @@ def test_batch_budget_does_not_change_scores(tiny_roberta, with_budget, variant)
         assert a.token_logprobs == pytest.approx(b.token_logprobs, abs=1e-5)
 
 
+@pytest.mark.parametrize("chunk_texts", [1, 2, 4, 5])
+def test_texts_queued_in_chunks_score_as_the_plain_loop(tiny_bert, chunk_texts, monkeypatch) -> None:
+    """The GPU path prepares and queues a few texts at a time: each chunk runs as its own set of
+    copies (the twins of the last text of one chunk and the first of the next run twice), and
+    the scores come back in text order."""
+    from lmprobes.engine import pll
+
+    texts = [*SENTENCES, "The man is on the mat.", "The man was on the mat."]
+    runs = []
+    original = pll.run_rows
+    monkeypatch.setattr(pll, "run_rows",
+                        lambda lm, proj, seqs, *a, **k: runs.append(len(seqs)) or original(lm, proj, seqs, *a, **k))
+    scores = pseudo_log_likelihoods(tiny_bert, texts, progress=False, chunk_texts=chunk_texts)
+    assert len(runs) == -(-len(texts) // chunk_texts)
+    for text, score in zip(texts, scores, strict=True):
+        token_ids, values = plain_pll(tiny_bert, text, "original")
+        assert score.token_ids == token_ids
+        assert score.token_logprobs == pytest.approx(values, abs=1e-5)
+
+
+def test_cuda_models_are_queued_in_chunks_and_cpu_models_at_once(tiny_bert, monkeypatch) -> None:
+    from lmprobes.engine import pll
+
+    texts = [f"Dog number {n} runs." for n in range(7)]
+    monkeypatch.setattr(pll, "CUDA_CHUNK_TEXTS", 3)
+    chunks = []
+    monkeypatch.setattr(pll, "_queue_chunk", lambda lm, proj, part, *a, **k: chunks.append(list(part)) or
+                        pll.MaskedCopies([], [], 0))
+    pseudo_log_likelihoods(tiny_bert, texts, progress=False)
+    assert chunks == [texts]
+    chunks.clear()
+    monkeypatch.setattr(tiny_bert, "device", torch.device("cuda"))
+    pseudo_log_likelihoods(tiny_bert, texts, progress=False)
+    assert chunks == [texts[0:3], texts[3:6], texts[6:7]]
+
+
 def test_empty_text_and_no_texts(tiny_bert) -> None:
     assert pseudo_log_likelihoods(tiny_bert, [], progress=False) == []
     (empty,) = pseudo_log_likelihoods(tiny_bert, [""], progress=False)

@@ -229,21 +229,41 @@ def test_to_device_copies_strided_arrays_and_tensors():
 
 
 @pytest.mark.parametrize(("texts", "padded"), [(["one two", "one two"], False), (["one", "three four five six"], True)])
-def test_the_rows_only_tail_gets_a_mask_only_when_the_batch_is_padded(tiny_bert, texts, padded):
-    """Whether a batch is padded is known from the lengths on the host; the tail never asks the device."""
+def test_the_model_and_the_tail_get_a_mask_only_when_the_batch_is_padded(tiny_bert, texts, padded, monkeypatch):
+    """Whether a batch is padded is known from the lengths on the host. Given a mask, transformers asks
+    the device whether it pads anything, and the host waits there for the GPU to run all queued work."""
     projection = masked_module.masked_projection(tiny_bert)
-    masks = []
+    masks, model_masks = [], []
 
     def recording_tail(hidden, attention_mask, batch_index, position_index):
         masks.append(attention_mask)
         return projection.tail(hidden, attention_mask, batch_index, position_index)
 
+    real_run_model = runner.run_model
+    monkeypatch.setattr(runner, "run_model", lambda module, ids, mask, **kw: model_masks.append(mask) or
+                        real_run_model(module, ids, mask, **kw))
     sequences = tiny_bert.tokenizer(texts)["input_ids"]
     run_rows = runner.run_rows
     run_rows(tiny_bert, dataclasses.replace(projection, tail=recording_tail), sequences, RowPlan.of([[1], [1]]),
              lambda logprobs, rows: None, pad_id=tiny_bert.tokenizer.pad_token_id, progress=False, desc="rows")
     assert (len(sequences[0]) != len(sequences[1])) == padded
     assert len(masks) == 1 and (masks[0] is not None) == padded
+    assert len(model_masks) == 1 and (model_masks[0] is not None) == padded
+
+
+@pytest.mark.parametrize("model", ["tiny_bert", "tiny_gpt2"])
+def test_a_full_forward_gets_a_mask_only_when_the_batch_is_padded(model, request, monkeypatch):
+    lm = request.getfixturevalue(model)
+    masks = []
+    real_run_model = runner.run_model
+    monkeypatch.setattr(runner, "run_model", lambda module, ids, mask, **kw: masks.append(mask) or
+                        real_run_model(module, ids, mask, **kw))
+    full = runner.Projection(base=None, head=None)
+    for texts, padded in ((["one two", "one two"], False), (["one", "three four five six"], True)):
+        sequences = lm.tokenizer(texts)["input_ids"]
+        runner.run_rows(lm, full, sequences, RowPlan.of([[0], [0]]), lambda logprobs, rows: None, pad_id=0,
+                        progress=False, desc="rows")
+        assert (masks.pop() is not None) == padded
 
 
 def test_the_head_runs_at_the_scored_rows_only_under_inference_mode(tiny_bert, tiny_gpt2) -> None:

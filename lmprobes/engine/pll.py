@@ -24,51 +24,76 @@ from lmprobes.engine.causal import SequenceScore
 from lmprobes.engine.encoding import encode_ids_and_words
 from lmprobes.engine.lm import LM
 from lmprobes.engine.masked import masked_projection
-from lmprobes.engine.runner import RowPlan, gathered, gc_paused, run_rows
+from lmprobes.engine.runner import Projection, RowPlan, gathered, gc_paused, run_rows
 
 __all__ = ["VARIANTS", "masked_spans", "pseudo_log_likelihoods"]
 
 VARIANTS = ("original", "within_word_l2r")
 
 
+# On a GPU, texts are scored in consecutive chunks of this many, each tokenized, copied and
+# deduplicated just before its batches are queued, so that the host prepares one chunk while the
+# GPU runs the batches queued before. Prepared all at once, the GPU sat idle through the whole
+# preparation: 2.05 s before the first batch of PLL bf16 on all of BLiMP on an H200 (under
+# cProfile). Copies equal across two chunks run once in each (the scores are the same). On CPU the
+# host is the device: one chunk.
+CUDA_CHUNK_TEXTS = 8192
+
+
 @gc_paused()
 def pseudo_log_likelihoods(
-    lm: LM, texts: Sequence[str], *, variant: str = "original", progress: bool = True
+    lm: LM, texts: Sequence[str], *, variant: str = "original", progress: bool = True, chunk_texts: int | None = None
 ) -> list[SequenceScore]:
     """Per text, ``log p(t_i | copy with t_i masked)`` for every non-special token, in order.
 
     ``SequenceScore.total`` is the PLL (sum). The text is encoded by the tokenizer with its own
-    special tokens; a text with no ordinary tokens gets an empty score (total 0).
+    special tokens; a text with no ordinary tokens gets an empty score (total 0). ``chunk_texts``:
+    texts prepared and queued at a time (default ``CUDA_CHUNK_TEXTS`` on a GPU, all on CPU).
     """
     _check_masked_fast(lm)
     if variant not in VARIANTS:
         raise ValueError(f"unknown PLL variant {variant!r}; choose one of {VARIANTS}")
     if not texts:
         return []
+    size = chunk_texts or (CUDA_CHUNK_TEXTS if lm.device.type == "cuda" else len(texts))
+    starts = range(0, len(texts), size)
+    projection = masked_projection(lm)
+    stored: list[tuple[np.ndarray, torch.Tensor]] = []
+    chunks: list[MaskedCopies] = []
+    done = 0
+    for number, start in enumerate(starts, 1):
+        part = f" (chunk {number} of {len(starts)})" if len(starts) > 1 else ""
+        copies = _queue_chunk(lm, projection, texts[start : start + size], variant, stored, first_copy=done,
+                              progress=progress, desc=f"{lm.name} PLL ({variant}) masked copies{part}")
+        chunks.append(copies)
+        done += len(copies)
+    values = gathered(stored, done).tolist()
+    offsets = offsets_of([len(copies) for copies in chunks])
+    return [score for copies, start in zip(chunks, offsets[:-1].tolist(), strict=True)
+            for score in _assemble(copies, values[start : start + len(copies)])]
+
+
+def _queue_chunk(lm: LM, projection: Projection, texts: Sequence[str], variant: str,
+                 stored: list[tuple[np.ndarray, torch.Tensor]], *, first_copy: int, progress: bool,
+                 desc: str) -> MaskedCopies:
+    """Queue the masked copies of ``texts`` on the device; each batch's log-probs go to ``stored``,
+    indexed from ``first_copy`` on. The copies (of these texts alone) are returned."""
     sequences, words = encode_ids_and_words(lm.tokenizer, texts)
     copies = MaskedCopies.of_flat(sequences, *copy_spans(words, variant), lm.tokenizer.mask_token_id)
     distinct = DistinctCopies(copies)
     targets = copies.targets
-    stored: list[tuple[np.ndarray, torch.Tensor]] = []
 
     def store_scored_token_logprobs(logprobs: torch.Tensor, rows: np.ndarray) -> None:
         """Each distinct copy's row gives the log-prob of the target of every copy equal to it
         (left on the device until all batches ran, so that the host never waits for the GPU)."""
         alias = distinct.aliases_of(rows)
         row_of_alias = np.repeat(np.arange(len(rows)), distinct.alias_counts[rows])
-        stored.append((alias, logprobs[to_device(row_of_alias, logprobs.device), to_device(targets[alias], logprobs.device)]))
+        device = logprobs.device
+        stored.append((alias + first_copy, logprobs[to_device(row_of_alias, device), to_device(targets[alias], device)]))
 
-    run_rows(
-        lm,
-        masked_projection(lm),
-        distinct,
-        RowPlan.one_each(distinct.position),
-        store_scored_token_logprobs,
-        pad_id=_pad_id(lm),
-        progress=progress,
-        desc=f"{lm.name} PLL ({variant}) masked copies",
-    )
-    return _assemble(copies, gathered(stored, len(copies)).tolist())
+    run_rows(lm, projection, distinct, RowPlan.one_each(distinct.position), store_scored_token_logprobs,
+             pad_id=_pad_id(lm), progress=progress, desc=desc)
+    return copies
 
 
 def masked_spans(word_ids: Sequence[int | None], variant: str) -> list[tuple[int, int]]:

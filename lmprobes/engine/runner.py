@@ -194,7 +194,7 @@ def freeze_collector() -> None:
     gc.freeze()
 
 
-def run_model(module: torch.nn.Module, input_ids: torch.Tensor, attention_mask: torch.Tensor, **kwargs: Any):
+def run_model(module: torch.nn.Module, input_ids: torch.Tensor, attention_mask: torch.Tensor | None, **kwargs: Any):
     """One forward pass; the seam that tests patch to simulate CUDA out-of-memory."""
     return module(input_ids=input_ids, attention_mask=attention_mask, **kwargs)
 
@@ -374,7 +374,7 @@ def run_halving_on_oom(batch: list[int], run: Callable[[list[int]], list], backo
     is halved straight away.
     """
     backoff = backoff if backoff is not None else Backoff()
-    if len(batch) > 1 and backoff.size(batch) >= backoff.failed_at:
+    if len(batch) > 1 and backoff.failed_at < math.inf and backoff.size(batch) >= backoff.failed_at:
         return _run_halves(batch, run, backoff)
     try:
         return run(batch)
@@ -462,19 +462,22 @@ def _row_logits(
 ) -> Iterator[torch.Tensor]:
     """Vocabulary logits at the gathered rows, in chunks of bounded size.
 
-    A rows-only tail gets no mask when nothing is padded (``padded`` comes from the host-side lengths:
-    asking the device tensor would wait for the GPU to finish the batch's layers).
+    The model and a rows-only tail get no mask when nothing is padded (``padded`` comes from the
+    host-side lengths). Given a mask, transformers asks the device whether it holds any padding,
+    which makes the host wait until the GPU has run every batch queued before this one: the host
+    could then not prepare the next batch while the GPU runs this one.
     """
     chunk = logit_chunk_rows(lm)
+    mask = attention_mask if padded else None
     if projection.full_forward:
-        output = run_model(lm.model, input_ids, attention_mask, **projection.forward_kwargs)
+        output = run_model(lm.model, input_ids, mask, **projection.forward_kwargs)
         yield from output.logits[batch_index, position_index].split(chunk)
         return
-    hidden = run_model(projection.base, input_ids, attention_mask, **projection.forward_kwargs)[0]
+    hidden = run_model(projection.base, input_ids, mask, **projection.forward_kwargs)[0]
     if projection.tail is None:
         rows = hidden[batch_index, position_index]
     else:
-        rows = projection.tail(hidden, attention_mask if padded else None, batch_index, position_index)
+        rows = projection.tail(hidden, mask, batch_index, position_index)
     for chunk_rows in rows.split(chunk):
         yield projection.head(chunk_rows)
 
