@@ -161,3 +161,30 @@ def test_rows_handed_over_before_a_head_oom_are_not_counted_twice(tiny_bert, wit
     for g, e in zip(got_pll, expected_pll, strict=True):
         assert g.token_ids == e.token_ids
         assert g.token_logprobs == pytest.approx(e.token_logprobs, abs=1e-5)
+
+
+def test_pll_chunks_share_one_memory_lesson(tiny_bert, with_budget, monkeypatch) -> None:
+    """On a GPU, PLL queues its texts chunk by chunk: a batch as large as one that ran out of memory
+    is split before it runs in every later chunk too, not after failing once more in each."""
+    from lmprobes.engine import pll
+
+    real = runner.run_model
+    failures = []
+
+    def run_model(module, input_ids, attention_mask, **kwargs):
+        if input_ids.numel() > 128:  # the simulated memory: 128 tokens a forward
+            failures.append(input_ids.numel())
+            raise torch.cuda.OutOfMemoryError("CUDA out of memory (simulated)")
+        return real(module, input_ids, attention_mask, **kwargs)
+
+    monkeypatch.setattr(runner, "run_model", run_model)
+    texts = [f"the {noun} sat on the mat ." for noun in ("cat", "dog", "man", "hen", "cow", "pig")]
+    lm = with_budget(tiny_bert, 512)
+    at_once = pll.pseudo_log_likelihoods(lm, texts, progress=False)
+    failures.clear()
+    chunked = pll.pseudo_log_likelihoods(lm, texts, progress=False, chunk_texts=3)
+    # The first chunk's batch and its first half fail; the second chunk's batches, as large, are
+    # split before they run (with a lesson per chunk they failed too: 286, 143, 297, 154, 143).
+    assert failures == [286, 143]
+    for a, b in zip(at_once, chunked, strict=True):
+        assert a.token_logprobs == pytest.approx(b.token_logprobs, abs=1e-5)

@@ -107,10 +107,31 @@ def test_texts_queued_in_chunks_score_as_the_plain_loop(tiny_bert, chunk_texts, 
                         lambda lm, proj, seqs, *a, **k: runs.append(len(seqs)) or original(lm, proj, seqs, *a, **k))
     scores = pseudo_log_likelihoods(tiny_bert, texts, progress=False, chunk_texts=chunk_texts)
     assert len(runs) == -(-len(texts) // chunk_texts)
+    copies = sum(len(tiny_bert.tokenizer(text)["input_ids"]) - 2 for text in texts)
+    twins_together = chunk_texts > 1  # the last two texts, 6 and 7, share a chunk unless chunks hold one
+    assert sum(runs) == copies - twins_together
     for text, score in zip(texts, scores, strict=True):
         token_ids, values = plain_pll(tiny_bert, text, "original")
         assert score.token_ids == token_ids
         assert score.token_logprobs == pytest.approx(values, abs=1e-5)
+
+
+@pytest.mark.parametrize("chunk_texts", [0, -1])
+def test_a_chunk_size_below_one_is_refused(tiny_bert, chunk_texts) -> None:
+    with pytest.raises(ValueError, match=f"chunk_texts must be at least 1, not {chunk_texts}"):
+        pseudo_log_likelihoods(tiny_bert, SENTENCES, progress=False, chunk_texts=chunk_texts)
+
+
+def test_distinct_copies_know_which_hold_a_token(tiny_bert) -> None:
+    from lmprobes.engine import pll
+
+    texts = ["the cat sat", "the [PAD] sat", "a dog"]
+    sequences, words = pll.encode_ids_and_words(tiny_bert.tokenizer, texts)
+    copies = pll.MaskedCopies.of_flat(sequences, *pll.copy_spans(words, "original"), tiny_bert.tokenizer.mask_token_id)
+    distinct = pll.DistinctCopies(copies)
+    pad = tiny_bert.tokenizer.pad_token_id
+    owners = copies.owner[distinct.alias_order[distinct.alias_offsets[:-1]]]
+    assert distinct.holding(pad).tolist() == [owner == 1 for owner in owners.tolist()]
 
 
 def test_cuda_models_are_queued_in_chunks_and_cpu_models_at_once(tiny_bert, monkeypatch) -> None:

@@ -115,6 +115,17 @@ def test_masked_types_score_as_a_plain_forward(zoo, model_type):
     assert got == pytest.approx([plain_pll(lm, text, plain) for text in TEXTS], abs=1e-4)
 
 
+@pytest.mark.parametrize("model_type", sorted(MASKED))
+def test_a_text_holding_the_pad_token_scores_the_same_alone_and_in_a_padded_batch(zoo, model_type):
+    """An unpadded batch reaches the model with no mask, unless a text holds the pad id itself:
+    XLM and Flaubert, given no mask, mask every pad id, which a mask of the batch's padding does not."""
+    lm = dataclasses.replace(zoo(model_type, "masked"), batch_tokens=4096)  # every copy in one batch
+    text = f"the {lm.tokenizer.pad_token} cat sat ."
+    (alone,) = pseudo_log_likelihoods(lm, [text], progress=False)
+    padded, _ = pseudo_log_likelihoods(lm, [text, "a much longer text that pads the first one"], progress=False)
+    assert alone.token_logprobs == pytest.approx(padded.token_logprobs, abs=1e-5)
+
+
 @pytest.mark.parametrize("model_type", sorted(PADDING_SENSITIVE_MODEL_TYPES))
 def test_padding_sensitive_types_do_change_when_padded(zoo, model_type):
     """Why they are batched by equal length: right padding moves their scores."""

@@ -130,6 +130,10 @@ class TokenTable(ABC):
     def padded(self, indices: list[int], pad_id: int, device: torch.device) -> tuple[torch.Tensor, torch.Tensor]:
         """``input_ids`` and ``attention_mask`` of the sequences at ``indices``, as ``pad_right`` gives them."""
 
+    @abstractmethod
+    def holding(self, token_id: int) -> np.ndarray:
+        """Per sequence, whether ``token_id`` occurs in it (bool)."""
+
 
 class ListTable(TokenTable):
     """A ``TokenTable`` over a sequence of token-id lists."""
@@ -142,6 +146,9 @@ class ListTable(TokenTable):
 
     def padded(self, indices: list[int], pad_id: int, device: torch.device) -> tuple[torch.Tensor, torch.Tensor]:
         return pad_right([self.sequences[i] for i in indices], pad_id, device)
+
+    def holding(self, token_id: int) -> np.ndarray:
+        return np.fromiter((token_id in ids for ids in self.sequences), dtype=bool, count=len(self.sequences))
 
 
 def as_token_table(sequences: Sequence[Sequence[int]] | TokenTable) -> TokenTable:

@@ -24,7 +24,7 @@ from lmprobes.engine.causal import SequenceScore
 from lmprobes.engine.encoding import encode_ids_and_words
 from lmprobes.engine.lm import LM
 from lmprobes.engine.masked import masked_projection
-from lmprobes.engine.runner import Projection, RowPlan, gathered, gc_paused, run_rows
+from lmprobes.engine.runner import Backoff, Projection, RowPlan, gathered, gc_paused, run_rows
 
 __all__ = ["VARIANTS", "masked_spans", "pseudo_log_likelihoods"]
 
@@ -55,16 +55,19 @@ def pseudo_log_likelihoods(
         raise ValueError(f"unknown PLL variant {variant!r}; choose one of {VARIANTS}")
     if not texts:
         return []
+    if chunk_texts is not None and chunk_texts < 1:
+        raise ValueError(f"chunk_texts must be at least 1, not {chunk_texts}")
     size = chunk_texts or (CUDA_CHUNK_TEXTS if lm.device.type == "cuda" else len(texts))
     starts = range(0, len(texts), size)
     projection = masked_projection(lm)
+    backoff = Backoff()  # a chunk that ran out of memory warns the chunks after it
     stored: list[tuple[np.ndarray, torch.Tensor]] = []
     chunks: list[MaskedCopies] = []
     done = 0
     for number, start in enumerate(starts, 1):
         part = f" (chunk {number} of {len(starts)})" if len(starts) > 1 else ""
-        copies = _queue_chunk(lm, projection, texts[start : start + size], variant, stored, first_copy=done,
-                              progress=progress, desc=f"{lm.name} PLL ({variant}) masked copies{part}")
+        copies = _queue_chunk(lm, projection, texts[start : start + size], variant, stored, backoff,
+                              first_copy=done, progress=progress, desc=f"{lm.name} PLL ({variant}) masked copies{part}")
         chunks.append(copies)
         done += len(copies)
     values = gathered(stored, done).tolist()
@@ -74,8 +77,8 @@ def pseudo_log_likelihoods(
 
 
 def _queue_chunk(lm: LM, projection: Projection, texts: Sequence[str], variant: str,
-                 stored: list[tuple[np.ndarray, torch.Tensor]], *, first_copy: int, progress: bool,
-                 desc: str) -> MaskedCopies:
+                 stored: list[tuple[np.ndarray, torch.Tensor]], backoff: Backoff, *, first_copy: int,
+                 progress: bool, desc: str) -> MaskedCopies:
     """Queue the masked copies of ``texts`` on the device; each batch's log-probs go to ``stored``,
     indexed from ``first_copy`` on. The copies (of these texts alone) are returned."""
     sequences, words = encode_ids_and_words(lm.tokenizer, texts)
@@ -92,7 +95,7 @@ def _queue_chunk(lm: LM, projection: Projection, texts: Sequence[str], variant: 
         stored.append((alias + first_copy, logprobs[to_device(row_of_alias, device), to_device(targets[alias], device)]))
 
     run_rows(lm, projection, distinct, RowPlan.one_each(distinct.position), store_scored_token_logprobs,
-             pad_id=_pad_id(lm), progress=progress, desc=desc)
+             pad_id=_pad_id(lm), progress=progress, desc=desc, backoff=backoff)
     return copies
 
 
@@ -217,6 +220,14 @@ class DistinctCopies(TokenTable):
 
     def lengths(self) -> list[int]:
         return self._lengths
+
+    def holding(self, token_id: int) -> np.ndarray:
+        """Per distinct copy, whether its text holds ``token_id`` (also where the copy masks it)."""
+        copies = self.copies
+        owner_of_token = np.repeat(np.arange(len(copies.text_lengths)), copies.text_lengths)
+        text_holds = np.zeros(len(copies.text_lengths), dtype=bool)
+        text_holds[owner_of_token[copies.flat == token_id]] = True
+        return text_holds[self._owner.numpy()]
 
     def padded(self, indices: list[int], pad_id: int, device: torch.device) -> tuple[torch.Tensor, torch.Tensor]:
         index = torch.tensor(indices, dtype=torch.long)

@@ -129,7 +129,7 @@ def head_path_matches(lm: LM, projection: Projection) -> bool:
     batch = torch.zeros_like(positions)
     with forward_mode(lm):
         whole = run_model(lm.model, input_ids, attention_mask, **projection.forward_kwargs).logits[0]
-        rows = torch.cat(list(_row_logits(lm, projection, input_ids, attention_mask, batch, positions, padded=False)))
+        rows = torch.cat(list(_row_logits(lm, projection, input_ids, attention_mask, batch, positions, needs_mask=False)))
     gap = (rows.float().log_softmax(-1) - whole.float().log_softmax(-1)).abs().max().item()
     return gap <= PROBE_TOLERANCE.get(lm.dtype, HALF_PROBE_TOLERANCE)
 
@@ -301,25 +301,30 @@ def run_rows(
     pad_id: int,
     progress: bool,
     desc: str,
+    backoff: Backoff | None = None,
 ) -> None:
     """``fn(logprobs, rows)`` for every chunk of wanted rows, ``rows`` their numbers in ``RowPlan.of(positions)``.
 
     The loop under ``map_row_logprobs``, with no Python object per row: ``fn`` stores by row number.
     After a CUDA out-of-memory error a batch is run again in halves, so rows already handed over
-    may come again (with the same values); storing by number makes that harmless.
+    may come again (with the same values); storing by number makes that harmless. A ``backoff``
+    shared by several calls carries the smallest batch that ran out of memory from one to the next.
     """
     table = as_token_table(sequences)
     plan = RowPlan.of(positions)
     lengths = np.asarray(table.lengths(), dtype=np.int64)
     check_positions(lm, table, lengths.tolist())
+    holds_pad = table.holding(pad_id)
     todo = np.flatnonzero(plan.counts > 0)
     lm.model.eval()
 
     def run(batch: list[int]) -> list:
-        _run_batch(lm, projection, table, plan, batch, fn, pad_id, padded=bool(np.ptp(lengths[batch]) > 0))
+        needs_mask = bool(np.ptp(lengths[batch]) > 0 or holds_pad[batch].any())
+        _run_batch(lm, projection, table, plan, batch, fn, pad_id, needs_mask=needs_mask)
         return []
 
-    backoff = Backoff(padded_size(lengths.tolist()))
+    backoff = backoff if backoff is not None else Backoff()
+    backoff.size = padded_size(lengths.tolist())
     with _progress_bar(len(lengths), progress, desc) as bar, forward_mode(lm):
         bar.update(len(lengths) - len(todo))
         for local_batch in token_budget_batches(lengths[todo], lm.batch_tokens, equal_lengths=lm.equal_length_batches):
@@ -360,8 +365,9 @@ def max_positions(model: torch.nn.Module) -> int | None:
 
 @dataclass
 class Backoff:
-    """One loop's memory lesson: the padded size (``size(batch)``) of the smallest batch that ran out
-    of CUDA memory. A later batch as large is split before it runs, not after failing again."""
+    """A memory lesson: the padded size (``size(batch)``) of the smallest batch that ran out of CUDA
+    memory. A later batch as large is split before it runs, not after failing again. ``run_rows``
+    sets ``size`` for its own sequences, so one lesson can serve several calls."""
 
     size: Callable[[list[int]], int] = len
     failed_at: float = math.inf
@@ -434,16 +440,17 @@ def _run_batch(
     fn: RowChunkFn,
     pad_id: int,
     *,
-    padded: bool,
+    needs_mask: bool,
 ) -> None:
-    """``fn`` over the wanted rows of the items in ``batch``, chunk by chunk (``padded``: lengths differ)."""
+    """``fn`` over the wanted rows of the items in ``batch``, chunk by chunk (``needs_mask``: see ``_row_logits``)."""
     input_ids, attention_mask = table.padded(batch, pad_id, lm.device)
     items = np.asarray(batch, dtype=np.int64)
     rows = plan.rows_of(items)
     batch_index = to_device(np.repeat(np.arange(len(batch)), plan.counts[items]), lm.device)
     position_index = to_device(plan.position[rows], lm.device)
     start = 0
-    row_logits = _row_logits(lm, projection, input_ids, attention_mask, batch_index, position_index, padded=padded)
+    row_logits = _row_logits(lm, projection, input_ids, attention_mask, batch_index, position_index,
+                             needs_mask=needs_mask)
     for logits in row_logits:
         fn(logits.float().log_softmax(dim=-1) if projection.log_softmax else logits.float(),
            rows[start : start + logits.shape[0]])
@@ -458,17 +465,18 @@ def _row_logits(
     batch_index: torch.Tensor,
     position_index: torch.Tensor,
     *,
-    padded: bool = True,
+    needs_mask: bool = True,
 ) -> Iterator[torch.Tensor]:
     """Vocabulary logits at the gathered rows, in chunks of bounded size.
 
-    The model and a rows-only tail get no mask when nothing is padded (``padded`` comes from the
-    host-side lengths). Given a mask, transformers asks the device whether it holds any padding,
+    The model and a rows-only tail get no mask unless ``needs_mask``: the batch is padded, or a
+    sequence holds the pad id itself (XLM and Flaubert, given no mask, mask every pad id), both
+    known on the host. Given a mask, transformers asks the device whether it holds any padding,
     which makes the host wait until the GPU has run every batch queued before this one: the host
     could then not prepare the next batch while the GPU runs this one.
     """
     chunk = logit_chunk_rows(lm)
-    mask = attention_mask if padded else None
+    mask = attention_mask if needs_mask else None
     if projection.full_forward:
         output = run_model(lm.model, input_ids, mask, **projection.forward_kwargs)
         yield from output.logits[batch_index, position_index].split(chunk)
