@@ -129,7 +129,7 @@ def head_path_matches(lm: LM, projection: Projection) -> bool:
     batch = torch.zeros_like(positions)
     with forward_mode(lm):
         whole = run_model(lm.model, input_ids, attention_mask, **projection.forward_kwargs).logits[0]
-        rows = torch.cat(list(_row_logits(lm, projection, input_ids, attention_mask, batch, positions, needs_mask=False)))
+        rows = torch.cat(list(_row_logits(lm, projection, input_ids, attention_mask, batch, positions)))
     gap = (rows.float().log_softmax(-1) - whole.float().log_softmax(-1)).abs().max().item()
     return gap <= PROBE_TOLERANCE.get(lm.dtype, HALF_PROBE_TOLERANCE)
 
