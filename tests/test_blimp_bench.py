@@ -81,6 +81,52 @@ def test_sample_errors_name_the_file_and_line(tmp_path) -> None:
         bench.bench_sample(tmp_path)
 
 
+def test_profile_prints_the_operators_that_took_longest_after_timing(tiny_dir, capsys) -> None:
+    argv = ["--blimp", str(FIXTURES), "--bert-tokenizer", str(tiny_dir("bert")), "--tiny", "--pairs", "5",
+            "--modes", "pll-float32", "--profile"]
+    assert bench.main(argv) == 0
+    printed = capsys.readouterr().out.splitlines()
+    header = next(i for i, line in enumerate(printed) if line.startswith("# profile pll-float32: "))
+    assert "under the profiler" in printed[header] and "GPU kernels" not in printed[header]  # CPU: no kernel time
+    table = printed[header + 1 :]
+    assert any("Self CPU" in line for line in table) and any("aten::" in line for line in table)
+    assert next(line for line in table if not line.startswith("#")).startswith("pll-float32 ")
+
+
+def test_profile_counts_gpu_kernel_time_against_the_wall_time(monkeypatch) -> None:
+    """On a GPU the header adds up the kernels the profiler saw (simulated: CPU has none)."""
+
+    class Kernel:
+        def __init__(self, microseconds: float) -> None:
+            self.device_type, self.device_time = torch.autograd.DeviceType.CUDA, microseconds
+
+    class FakeProfile:
+        def __init__(self, activities) -> None:
+            self.activities = activities
+
+        def __enter__(self):
+            return self
+
+        def __exit__(self, *exc) -> None:
+            return None
+
+        def events(self):
+            return [Kernel(300_000), Kernel(200_000)]
+
+        def key_averages(self):
+            return type("Averages", (), {"table": lambda self, **kw: f"sorted by {kw['sort_by']}"})()
+
+    import torch.profiler
+
+    monkeypatch.setattr(torch.profiler, "profile", FakeProfile)
+    monkeypatch.setattr(bench, "_synchronize", lambda device: None)
+    times = iter([10.0, 11.0])
+    monkeypatch.setattr(bench.time, "perf_counter", lambda: next(times))
+    lines = bench.profiled_lines("pll-bf16", lambda: None, torch.device("cuda"))
+    assert lines == ["# profile pll-bf16: 1.000 s under the profiler; GPU kernels 0.500 s (50.0% busy)",
+                     "# sorted by device_time_total"]
+
+
 def test_command_writes_scores_keyed_by_uid_and_pair(tiny_dir, tmp_path, capsys) -> None:
     out = tmp_path / "scores.parquet"
     modes = ["causal-float32", "causal-bf16", "pll-float32"]

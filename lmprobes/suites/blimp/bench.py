@@ -28,6 +28,9 @@ the mode's dtype timed on the same device in the same run (best of five windows)
 - ``model``: the same count for the plain algorithm (every token of every distinct sentence, or of
   every masked copy, and the head at every scored row), the work a naive scorer must do; above
   ``exec`` when packing saves work.
+
+``--profile`` scores each mode once more under ``torch.profiler`` (after the timed run, which it
+does not slow) and prints the GPU's kernel time against the wall time, and the longest operators.
 """
 
 from __future__ import annotations
@@ -61,6 +64,7 @@ PER_PARADIGM = 30
 SAMPLE_PAIRS = 2000
 SEED = 0
 WARMUP_PAIRS = 8
+PROFILE_ROWS = 20
 
 
 @dataclass(frozen=True)
@@ -321,9 +325,10 @@ def _synchronize(device: torch.device) -> None:
         torch.cuda.synchronize(device)
 
 
-def run_mode(name: str, lm: LM, items: pd.DataFrame, peak: float, lama_vocab: list[str] | None = None
-             ) -> tuple[Result, pd.DataFrame]:
-    """Time one mode after a warm-up; return its per-pair scores (LAMA: each fact's top-1 token)."""
+def run_mode(name: str, lm: LM, items: pd.DataFrame, peak: float, lama_vocab: list[str] | None = None,
+             *, profile: bool = False) -> tuple[Result, pd.DataFrame]:
+    """Time one mode after a warm-up; return its per-pair scores (LAMA: each fact's top-1 token).
+    ``profile``: then score the items once more under ``torch.profiler`` and print what it saw."""
     mode = MODES[name]
 
     def score(frame: pd.DataFrame) -> pd.DataFrame:
@@ -338,6 +343,9 @@ def run_mode(name: str, lm: LM, items: pd.DataFrame, peak: float, lama_vocab: li
     scores = score(items)
     _synchronize(lm.device)
     seconds = time.perf_counter() - start
+    if profile:
+        for line in profiled_lines(name, lambda: score(items), lm.device):
+            print(line, flush=True)
     body, head = param_split(lm.model)
     unit = "facts" if mode.method == "lama_masked" else "pairs"
     work = with_rows_only_savings(lm, work_of(lm, items, mode))
@@ -349,6 +357,29 @@ def run_mode(name: str, lm: LM, items: pd.DataFrame, peak: float, lama_vocab: li
         "ll_good": scores["score_good"].to_numpy(), "ll_bad": scores["score_bad"].to_numpy(),
     })
     return result, rows
+
+
+def profiled_lines(name: str, run, device: torch.device, rows: int = PROFILE_ROWS) -> list[str]:
+    """``run()`` under ``torch.profiler``: how busy the GPU was (kernel time against the wall time,
+    the profiler's own overhead included) and the operators that took longest (on the GPU, by
+    kernel time; on CPU, by their own time)."""
+    from torch.profiler import ProfilerActivity, profile
+
+    on_gpu = device.type == "cuda"
+    activities = [ProfilerActivity.CPU, *([ProfilerActivity.CUDA] if on_gpu else [])]
+    with profile(activities=activities) as profiler:
+        start = time.perf_counter()
+        run()
+        _synchronize(device)
+        wall = time.perf_counter() - start
+    sort_by = "self_cpu_time_total"
+    lines = [f"# profile {name}: {wall:.3f} s under the profiler"]
+    if on_gpu:
+        kernels = sum(event.device_time for event in profiler.events() if event.device_type.name == "CUDA") / 1e6
+        lines[0] += f"; GPU kernels {kernels:.3f} s ({kernels / wall:.1%} busy)"
+        sort_by = "device_time_total"
+    table = profiler.key_averages().table(sort_by=sort_by, row_limit=rows, max_name_column_width=60)
+    return lines + ["# " + line for line in table.splitlines() if line.strip()]
 
 
 def lama_vocabulary(lm: LM, common_vocab: list[str]) -> tuple[list[str], str]:
@@ -404,6 +435,9 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     parser.add_argument("--matmul-size", type=int, help="side of the timed square matmul (default 2048 CPU, 8192 CUDA)")
     parser.add_argument("--packing", choices=["auto", "none"], default="auto",
                         help="causal prefix packing (engine.packing); 'none' pads every sentence")
+    parser.add_argument("--profile", action="store_true",
+                        help="after timing a mode, score it once more under torch.profiler and print how busy "
+                             "the GPU was and the operators that took longest")
     parser.add_argument("--tiny", action="store_true", help="2-layer width-64 models (for tests)")
     parser.add_argument("--causal-model", type=Path,
                         help="a saved causal model folder scored instead of the random GPT-2 (same vocabulary)")
@@ -459,7 +493,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                 family=mode.family, device=device, dtype=mode.dtype, batch_tokens=batch_tokens, packing=args.packing,
                 head_dtype=mode.head_dtype, residual_dtype=mode.residual_dtype)
         freeze_collector()  # as a scoring job does after loading (models.load_lm)
-        result, rows = run_mode(name, lm, items, peaks[mode.dtype], lama_vocab)
+        result, rows = run_mode(name, lm, items, peaks[mode.dtype], lama_vocab, profile=args.profile)
         print(result.line() + f" body_params={result.body_params / 1e6:.1f}M tokens={result.work.tokens} "
               f"positions={result.work.positions} head_rows={result.work.head_rows}", flush=True)
         if "top1" in rows:
