@@ -191,6 +191,22 @@ def test_every_figure_writes_the_same_png_twice(tmp_path, published_paradigms) -
     assert sorted(p.name for p in tmp_path.iterdir() if p.is_file()) == sorted(f"{n}.png" for n in draws)
 
 
+@pytest.mark.parametrize(("low", "high", "minor_labels"), [(1710, 2273, True), (12, 3400, False)])
+def test_the_perplexity_axis_is_labelled_within_one_decade_and_at_decades_beyond(low, high, minor_labels) -> None:
+    import matplotlib.pyplot as plt
+
+    fig, ax = plt.subplots()
+    ax.plot([low, high], [40, 60])
+    P.log_axis(ax)
+    fig.canvas.draw()
+    minor = [label.get_text() for label in ax.get_xticklabels(minor=True) if label.get_text()]
+    major = [label.get_text() for label in ax.get_xticklabels() if label.get_text()
+             if low <= float(label.get_position()[0]) <= high]
+    plt.close(fig)
+    assert bool(minor) == minor_labels
+    assert minor or major  # some label always falls on the data
+
+
 def test_figure2_properties_of_a_mean_method_are_those_of_its_sum() -> None:
     """A ``_mean`` method's score is per token; Figure 2's perplexity, log P(good) and confidence
     |log P(good) - log P(bad)| are not (the axes say so)."""

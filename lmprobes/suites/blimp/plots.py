@@ -250,14 +250,22 @@ def figure2(data: pd.DataFrame, out: Path) -> None:
         for system, group in sub.groupby("system", sort=False):
             ax.plot(group["x"], group["accuracy"], marker="o", markersize=3, label=system)
         if variable == "perplexity" and (sub["x"] > 0).all() and not sub.empty:
-            ax.set_xscale("log")
-            ax.xaxis.set_minor_formatter(NullFormatter())
+            log_axis(ax)
         ax.axhline(50, color="grey", linewidth=0.8, linestyle=":")
         ax.set_ylim(0, 100)
         ax.set_xlabel(label)
         ax.set_ylabel("accuracy (%)")
     _legend_below(fig, axes.flat[0])
     _save(fig, out)
+
+
+def log_axis(ax) -> None:
+    """A log x axis labelled at its decades; where the data span no decade (the demo's tiny models:
+    perplexities 1,710-2,273), matplotlib's own formatter labels the ticks in between instead."""
+    ax.set_xscale("log")
+    low, high = ax.get_xlim()
+    if math.floor(math.log10(high)) > math.floor(math.log10(low)) and math.log10(high) - math.log10(low) > 1:
+        ax.xaxis.set_minor_formatter(NullFormatter())
 
 
 def grouped_bars(data: pd.DataFrame, out: Path, title: str) -> None:
