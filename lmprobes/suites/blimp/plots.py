@@ -32,7 +32,7 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
-from matplotlib.ticker import NullFormatter
+from matplotlib.ticker import FuncFormatter
 
 from lmprobes.io import atomic_path
 from lmprobes.suites.blimp.accuracy import category_accuracy, paradigm_accuracy
@@ -259,13 +259,21 @@ def figure2(data: pd.DataFrame, out: Path) -> None:
     _save(fig, out)
 
 
+# Below this many decades a log axis labels every tick, as plain numbers (matplotlib's own
+# threshold for labelling all minor ticks, where its "1.9 x 10^3" labels ran into each other).
+PLAIN_LOG_LABELS_DECADES = 0.4
+
+
 def log_axis(ax) -> None:
-    """A log x axis labelled at its decades; where the data span no decade (the demo's tiny models:
-    perplexities 1,710-2,273), matplotlib's own formatter labels the ticks in between instead."""
+    """A log x axis: matplotlib's labels (the decades, and a few ticks between them where the axis
+    spans less than a decade), or every tick as a plain number where the data span a narrow range
+    (the demo's tiny models: perplexities 1,710-2,273, where no decade falls on the axis)."""
     ax.set_xscale("log")
     low, high = ax.get_xlim()
-    if math.floor(math.log10(high)) > math.floor(math.log10(low)) and math.log10(high) - math.log10(low) > 1:
-        ax.xaxis.set_minor_formatter(NullFormatter())
+    if math.log10(high / low) < PLAIN_LOG_LABELS_DECADES:
+        plain = FuncFormatter(lambda value, _: f"{value:g}")
+        ax.xaxis.set_major_formatter(plain)
+        ax.xaxis.set_minor_formatter(plain)
 
 
 def grouped_bars(data: pd.DataFrame, out: Path, title: str) -> None:
