@@ -94,11 +94,15 @@ def test_profile_prints_the_operators_that_took_longest_after_timing(tiny_dir, c
 
 
 def test_profile_counts_gpu_kernel_time_against_the_wall_time(monkeypatch) -> None:
-    """On a GPU the header adds up the kernels the profiler saw (simulated: CPU has none)."""
+    """On a GPU the header adds up the kernels the profiler saw and the next line splits the GPU's idle
+    time by host phase (simulated: CPU has none). Run 0-1,000,000 us: prepare to 100,000, batches,
+    collect from 900,000; kernels 100,000-400,000 and 500,000-700,000."""
 
-    class Kernel:
-        def __init__(self, microseconds: float) -> None:
-            self.device_type, self.device_time = torch.autograd.DeviceType.CUDA, microseconds
+    class Event:
+        def __init__(self, name: str, start: float, end: float, device: str = "CPU") -> None:
+            self.name, self.device_type = name, getattr(torch.autograd.DeviceType, device)
+            self.time_range = type("Interval", (), {"start": start, "end": end})()
+            self.device_time = end - start if device == "CUDA" else 0.0
 
     class FakeProfile:
         def __init__(self, activities) -> None:
@@ -111,7 +115,10 @@ def test_profile_counts_gpu_kernel_time_against_the_wall_time(monkeypatch) -> No
             return None
 
         def events(self):
-            return [Kernel(300_000), Kernel(200_000)]
+            return [Event("lmprobes.profiled", 0, 1_000_000), Event("lmprobes.prepare", 0, 100_000),
+                    Event("lmprobes.batch", 100_000, 500_000), Event("lmprobes.batch", 500_000, 850_000),
+                    Event("lmprobes.collect", 900_000, 1_000_000), Event("gemm", 100_000, 400_000, "CUDA"),
+                    Event("gemm", 500_000, 700_000, "CUDA")]
 
         def key_averages(self):
             return type("Averages", (), {"table": lambda self, **kw: f"sorted by {kw['sort_by']}"})()
@@ -124,7 +131,43 @@ def test_profile_counts_gpu_kernel_time_against_the_wall_time(monkeypatch) -> No
     monkeypatch.setattr(bench.time, "perf_counter", lambda: next(times))
     lines = bench.profiled_lines("pll-bf16", lambda: None, torch.device("cuda"))
     assert lines == ["# profile pll-bf16: 1.000 s under the profiler; GPU kernels 0.500 s (50.0% busy)",
+                     "# GPU idle 0.500 of 1.000 s, by host phase: prepare 0.100, batch 0.250, collect 0.100, "
+                     "outside the engine 0.050",
                      "# sorted by device_time_total"]
+
+
+def plain_idle(busy, phases, window) -> dict[str, float]:
+    """Microsecond by microsecond: idle when no busy interval covers it, labelled by the covering phase
+    that started last."""
+    idle: dict[str, float] = {}
+    for t in range(*window):
+        if any(a <= t < b for a, b in busy):
+            continue
+        covering = [(start, label) for start, end, label in phases if start <= t < end]
+        label = max(covering, key=lambda c: c[0])[1] if covering else bench.OUTSIDE
+        idle[label] = idle.get(label, 0) + 1
+    return idle
+
+
+@pytest.mark.parametrize("seed", range(12))
+def test_idle_time_by_phase_equals_a_plain_count(seed) -> None:
+    """Random overlapping kernels, phases that nest or overlap (the innermost counts), some reaching past
+    the window: against a microsecond-by-microsecond count."""
+    generator = torch.Generator().manual_seed(seed)
+
+    def intervals(n: int, longest: int) -> list[tuple[int, int]]:
+        starts = torch.randint(-20, 300, (n,), generator=generator).tolist()
+        lengths = torch.randint(1, longest, (n,), generator=generator).tolist()
+        return [(a, a + d) for a, d in zip(starts, lengths, strict=True)]
+
+    busy = intervals(int(torch.randint(0, 30, (1,), generator=generator)), 40)
+    phases = [(a, b, ("prepare", "batch", "collect")[k % 3]) for k, (a, b) in enumerate(intervals(8, 120))]
+    window = (0, 280)
+    idle = bench.idle_by_phase(busy, phases, window)
+    expected = plain_idle(busy, phases, window)
+    assert {label: seconds for label, seconds in idle.items() if seconds} == pytest.approx(expected)
+    assert sum(idle.values()) == pytest.approx(sum(expected.values()))
+    assert list(idle)[:3] == ["prepare", "batch", "collect"] and list(idle)[-1] == bench.OUTSIDE
 
 
 def test_command_writes_scores_keyed_by_uid_and_pair(tiny_dir, tmp_path, capsys) -> None:

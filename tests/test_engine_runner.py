@@ -331,3 +331,39 @@ def test_a_sequence_longer_than_the_models_positions_is_refused_naming_it(model,
     with pytest.raises(ValueError, match=rf"{lm.name}: a sequence of 129 tokens \('.*zebra.*' \.\.\.\) is longer than "
                                          "the 128 positions of the model.s config"):
         score(lm, ["a short one .", too_long], progress=False)
+
+
+def phase_ranges(run) -> list[tuple[str, float, float]]:
+    """The ``lmprobes.*`` profiler ranges ``run()`` opened on CPU, in order of start."""
+    from torch.profiler import ProfilerActivity, profile
+
+    with profile(activities=[ProfilerActivity.CPU]) as profiler:
+        run()
+    ranges = [(e.name.removeprefix("lmprobes."), e.time_range.start, e.time_range.end)
+              for e in profiler.events() if e.name.startswith("lmprobes.")]
+    return sorted(ranges, key=lambda r: r[1])
+
+
+@pytest.mark.parametrize("family", ["masked", "causal"])
+def test_scoring_marks_its_host_phases_one_after_another(family, tiny_bert, tiny_gpt2) -> None:
+    """What the bench's profile splits the GPU's idle time by: preparing, then batches, then collecting
+    (PLL in chunks: each chunk prepared before its batches), never one phase inside another."""
+    from lmprobes.engine import pseudo_log_likelihoods
+
+    texts = ["The cat sat on the mat.", "A dog barked.", "The cats sat on the mat.", "Birds fly."]
+    if family == "masked":
+        ranges = phase_ranges(lambda: pseudo_log_likelihoods(tiny_bert, texts, progress=False, chunk_texts=2))
+    else:
+        ranges = phase_ranges(lambda: sequence_logprobs(tiny_gpt2, texts, progress=False))
+    names = [name for name, _, _ in ranges]
+    assert set(names) == set(runner.PHASES) and names[0] == "prepare" and names[-1] == "collect"
+    first_batch = names.index("batch")
+    assert set(names[:first_batch]) == {"prepare"} and set(names[names.index("collect"):]) == {"collect"}
+    if family == "masked":  # the second chunk is prepared after the first chunk's batches
+        assert "prepare" in names[first_batch : names.index("collect")]
+    assert all(end <= next_start for (_, _, end), (_, next_start, _) in zip(ranges, ranges[1:]))
+
+
+def test_an_unknown_phase_is_refused() -> None:
+    with pytest.raises(ValueError, match="unknown phase 'tokenize'"):
+        runner.phase("tokenize")

@@ -20,6 +20,7 @@ from lmprobes.engine.runner import (
     checked_projection,
     gc_paused,
     map_row_logprobs,
+    phase,
     predict_items,
     vocab_size,
 )
@@ -178,7 +179,8 @@ def _score(lm: LM, sequences: list[list[int]], positions: list[list[int]], progr
         targets, values = packed_next_token_logprobs(
             lm, projection, sequences, positions, pad_id=_pad_id(lm), progress=progress, desc=f"{lm.name} {desc}"
         )
-        return [SequenceScore(ids, logprobs) for ids, logprobs in zip(targets, values, strict=True)]
+        with phase("collect"):
+            return [SequenceScore(ids, logprobs) for ids, logprobs in zip(targets, values, strict=True)]
 
     def next_token_logprob(logprobs: torch.Tensor, rows: list[Row]) -> list[tuple[int, float]]:
         targets = [sequences[row.item][row.position + 1] for row in rows]
@@ -204,7 +206,8 @@ def _run(lm: LM, sequences, positions, fn, progress: bool, desc: str, projection
 
 
 def _encode(lm: LM, texts: Sequence[str]) -> list[list[int]]:
-    return encode_ids(lm.tokenizer, texts, special_tokens=False)
+    with phase("prepare"):
+        return encode_ids(lm.tokenizer, texts, special_tokens=False)
 
 
 def _encode_contexts(lm: LM, contexts: Sequence[str], *, bos: bool, strip_context: bool) -> list[list[int]]:

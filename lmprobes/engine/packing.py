@@ -44,6 +44,7 @@ from lmprobes.engine.runner import (
     gathered,
     logit_chunk_rows,
     padded_size,
+    phase,
     run_halving_on_oom,
 )
 
@@ -240,9 +241,10 @@ def packed_next_token_logprobs(
     """
     if not sequences:
         return [], []
-    runner.check_positions(lm, sequences)
-    packing = pack(sequences, row_tokens or ROW_TOKENS)
-    wanted = wanted_log_probs(packing, positions)
+    with phase("prepare"):
+        runner.check_positions(lm, sequences)
+        packing = pack(sequences, row_tokens or ROW_TOKENS)
+        wanted = wanted_log_probs(packing, positions)
     stored: list[tuple[np.ndarray, torch.Tensor]] = []
     lm.model.eval()
 
@@ -253,11 +255,13 @@ def packed_next_token_logprobs(
     backoff = Backoff(padded_size(lengths))
     with _progress_bar(len(packing), progress, f"{desc} (packed rows)") as bar, forward_mode(lm):
         for batch in token_budget_batches(lengths, lm.batch_tokens, equal_lengths=lm.equal_length_batches):
-            stored += run_halving_on_oom(batch, run, backoff)
+            with phase("batch"):
+                stored += run_halving_on_oom(batch, run, backoff)
             bar.update(len(batch))
-    values = gathered(stored, len(wanted.node))
-    return split_lists(wanted.target[wanted.index].tolist(), wanted.counts), split_lists(
-        values[wanted.index].tolist(), wanted.counts)
+    with phase("collect"):
+        values = gathered(stored, len(wanted.node))
+        return split_lists(wanted.target[wanted.index].tolist(), wanted.counts), split_lists(
+            values[wanted.index].tolist(), wanted.counts)
 
 
 @dataclass(frozen=True)

@@ -24,7 +24,7 @@ from lmprobes.engine.causal import SequenceScore
 from lmprobes.engine.encoding import encode_ids_and_words
 from lmprobes.engine.lm import LM
 from lmprobes.engine.masked import masked_projection
-from lmprobes.engine.runner import Backoff, Projection, RowPlan, gathered, gc_paused, run_rows
+from lmprobes.engine.runner import Backoff, Projection, RowPlan, gathered, gc_paused, phase, run_rows
 
 __all__ = ["VARIANTS", "masked_spans", "pseudo_log_likelihoods"]
 
@@ -70,10 +70,11 @@ def pseudo_log_likelihoods(
                               first_copy=done, progress=progress, desc=f"{lm.name} PLL ({variant}) masked copies{part}")
         chunks.append(copies)
         done += len(copies)
-    values = gathered(stored, done).tolist()
-    offsets = offsets_of([len(copies) for copies in chunks])
-    return [score for copies, start in zip(chunks, offsets[:-1].tolist(), strict=True)
-            for score in _assemble(copies, values[start : start + len(copies)])]
+    with phase("collect"):
+        values = gathered(stored, done).tolist()
+        offsets = offsets_of([len(copies) for copies in chunks])
+        return [score for copies, start in zip(chunks, offsets[:-1].tolist(), strict=True)
+                for score in _assemble(copies, values[start : start + len(copies)])]
 
 
 def _queue_chunk(lm: LM, projection: Projection, texts: Sequence[str], variant: str,
@@ -81,10 +82,11 @@ def _queue_chunk(lm: LM, projection: Projection, texts: Sequence[str], variant: 
                  progress: bool, desc: str) -> MaskedCopies:
     """Queue the masked copies of ``texts`` on the device; each batch's log-probs go to ``stored``,
     indexed from ``first_copy`` on. The copies (of these texts alone) are returned."""
-    sequences, words = encode_ids_and_words(lm.tokenizer, texts)
-    copies = MaskedCopies.of_flat(sequences, *copy_spans(words, variant), lm.tokenizer.mask_token_id)
-    distinct = DistinctCopies(copies)
-    targets = copies.targets
+    with phase("prepare"):
+        sequences, words = encode_ids_and_words(lm.tokenizer, texts)
+        copies = MaskedCopies.of_flat(sequences, *copy_spans(words, variant), lm.tokenizer.mask_token_id)
+        distinct = DistinctCopies(copies)
+        targets = copies.targets
 
     def store_scored_token_logprobs(logprobs: torch.Tensor, rows: np.ndarray) -> None:
         """Each distinct copy's row gives the log-prob of the target of every copy equal to it

@@ -194,6 +194,19 @@ def freeze_collector() -> None:
     gc.freeze()
 
 
+# The host's phases of a scoring call, as named ranges for ``torch.profiler``: tokenizing and
+# building the items, running the batches, gathering the scores. The bench's ``--profile`` splits
+# the GPU's idle time by them.
+PHASES = ("prepare", "batch", "collect")
+
+
+def phase(name: str) -> contextlib.AbstractContextManager:
+    """A ``torch.profiler`` range named ``lmprobes.<name>`` (one of ``PHASES``) around host work."""
+    if name not in PHASES:
+        raise ValueError(f"unknown phase {name!r}; choose one of {PHASES}")
+    return torch.profiler.record_function(f"lmprobes.{name}")
+
+
 def run_model(module: torch.nn.Module, input_ids: torch.Tensor, attention_mask: torch.Tensor | None, **kwargs: Any):
     """One forward pass; the seam that tests patch to simulate CUDA out-of-memory."""
     return module(input_ids=input_ids, attention_mask=attention_mask, **kwargs)
@@ -310,12 +323,13 @@ def run_rows(
     may come again (with the same values); storing by number makes that harmless. A ``backoff``
     shared by several calls carries the smallest batch that ran out of memory from one to the next.
     """
-    table = as_token_table(sequences)
-    plan = RowPlan.of(positions)
-    lengths = np.asarray(table.lengths(), dtype=np.int64)
-    check_positions(lm, table, lengths.tolist())
-    holds_pad = table.holding(pad_id)
-    todo = np.flatnonzero(plan.counts > 0)
+    with phase("prepare"):
+        table = as_token_table(sequences)
+        plan = RowPlan.of(positions)
+        lengths = np.asarray(table.lengths(), dtype=np.int64)
+        check_positions(lm, table, lengths.tolist())
+        holds_pad = table.holding(pad_id)
+        todo = np.flatnonzero(plan.counts > 0)
     lm.model.eval()
 
     def run(batch: list[int]) -> list:
@@ -329,7 +343,8 @@ def run_rows(
         bar.update(len(lengths) - len(todo))
         for local_batch in token_budget_batches(lengths[todo], lm.batch_tokens, equal_lengths=lm.equal_length_batches):
             batch = todo[local_batch].tolist()
-            run_halving_on_oom(batch, run, backoff)
+            with phase("batch"):
+                run_halving_on_oom(batch, run, backoff)
             bar.update(len(batch))
 
 

@@ -30,19 +30,25 @@ the mode's dtype timed on the same device in the same run (best of five windows)
   ``exec`` when packing saves work.
 
 ``--profile`` scores each mode once more under ``torch.profiler`` (after the timed run, which it
-does not slow) and prints the GPU's kernel time against the wall time, and the longest operators.
+does not slow) and prints the GPU's kernel time against the wall time, the GPU's idle time split
+by the host phase running meanwhile (``runner.PHASES``: preparing items, running batches,
+collecting scores; or outside the engine), and the longest operators; ``--trace DIR`` also writes
+each mode's Chrome trace (``DIR/<mode>.json``, for chrome://tracing or Perfetto).
 """
 
 from __future__ import annotations
 
 import argparse
 import dataclasses
+import heapq
+import itertools
 import sys
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+import numpy as np
 import pandas as pd
 import pyarrow as pa
 import torch
@@ -52,7 +58,7 @@ from lmprobes.engine.masked import masked_projection
 from lmprobes.engine.packing import Packing, can_pack, pack
 from lmprobes.engine.pll import DistinctCopies, MaskedCopies, masked_spans
 from lmprobes.engine.precision import load_dtype
-from lmprobes.engine.runner import freeze_collector
+from lmprobes.engine.runner import PHASES, freeze_collector
 from lmprobes.io import utf8_lines, write_parquet
 from lmprobes.suites.blimp.dataset import SCHEMA, BlimpDataError, load_json, parse_record
 from lmprobes.suites.blimp.scoring import score_pairs
@@ -65,6 +71,8 @@ SAMPLE_PAIRS = 2000
 SEED = 0
 WARMUP_PAIRS = 8
 PROFILE_ROWS = 20
+PROFILED = "lmprobes.profiled"  # the profiler range around the whole profiled run
+OUTSIDE = "outside the engine"
 
 
 @dataclass(frozen=True)
@@ -326,9 +334,10 @@ def _synchronize(device: torch.device) -> None:
 
 
 def run_mode(name: str, lm: LM, items: pd.DataFrame, peak: float, lama_vocab: list[str] | None = None,
-             *, profile: bool = False) -> tuple[Result, pd.DataFrame]:
+             *, profile: bool = False, trace: Path | None = None) -> tuple[Result, pd.DataFrame]:
     """Time one mode after a warm-up; return its per-pair scores (LAMA: each fact's top-1 token).
-    ``profile``: then score the items once more under ``torch.profiler`` and print what it saw."""
+    ``profile``: then score the items once more under ``torch.profiler`` and print what it saw
+    (and write its Chrome trace to ``trace``)."""
     mode = MODES[name]
 
     def score(frame: pd.DataFrame) -> pd.DataFrame:
@@ -344,7 +353,7 @@ def run_mode(name: str, lm: LM, items: pd.DataFrame, peak: float, lama_vocab: li
     _synchronize(lm.device)
     seconds = time.perf_counter() - start
     if profile:
-        for line in profiled_lines(name, lambda: score(items), lm.device):
+        for line in profiled_lines(name, lambda: score(items), lm.device, trace=trace):
             print(line, flush=True)
     body, head = param_split(lm.model)
     unit = "facts" if mode.method == "lama_masked" else "pairs"
@@ -359,7 +368,8 @@ def run_mode(name: str, lm: LM, items: pd.DataFrame, peak: float, lama_vocab: li
     return result, rows
 
 
-def profiled_lines(name: str, run, device: torch.device, rows: int = PROFILE_ROWS) -> list[str]:
+def profiled_lines(name: str, run, device: torch.device, rows: int = PROFILE_ROWS,
+                   trace: Path | None = None) -> list[str]:
     """``run()`` under ``torch.profiler``: how busy the GPU was (kernel time against the wall time,
     the profiler's own overhead included) and the operators that took longest (on the GPU, by
     kernel time; on CPU, by their own time)."""
@@ -369,17 +379,80 @@ def profiled_lines(name: str, run, device: torch.device, rows: int = PROFILE_ROW
     activities = [ProfilerActivity.CPU, *([ProfilerActivity.CUDA] if on_gpu else [])]
     with profile(activities=activities) as profiler:
         start = time.perf_counter()
-        run()
-        _synchronize(device)
+        with torch.profiler.record_function(PROFILED):
+            run()
+            _synchronize(device)
         wall = time.perf_counter() - start
+    if trace is not None:
+        profiler.export_chrome_trace(str(trace))
     sort_by = "self_cpu_time_total"
     lines = [f"# profile {name}: {wall:.3f} s under the profiler"]
     if on_gpu:
-        kernels = sum(event.device_time for event in profiler.events() if event.device_type.name == "CUDA") / 1e6
-        lines[0] += f"; GPU kernels {kernels:.3f} s ({kernels / wall:.1%} busy)"
+        events = profiler.events()
+        kernels = [event for event in events if event.device_type.name == "CUDA"]
+        busy = sum(event.device_time for event in kernels) / 1e6
+        lines[0] += f"; GPU kernels {busy:.3f} s ({busy / wall:.1%} busy)"
+        lines.append(idle_line(events, kernels))
         sort_by = "device_time_total"
     table = profiler.key_averages().table(sort_by=sort_by, row_limit=rows, max_name_column_width=60)
     return lines + ["# " + line for line in table.splitlines() if line.strip()]
+
+
+def idle_line(events, kernels) -> str:
+    """``# GPU idle ...``: the GPU's idle time within the profiled run, split by the host phase
+    (``runner.PHASES``) running meanwhile."""
+    window = next(((e.time_range.start, e.time_range.end) for e in events if e.name == PROFILED), None)
+    if window is None:
+        return "# GPU idle: the profiled range is missing from the profile"
+    phases = [(e.time_range.start, e.time_range.end, e.name.removeprefix("lmprobes."))
+              for e in events if e.name.startswith("lmprobes.") and e.name != PROFILED]
+    idle = idle_by_phase([(k.time_range.start, k.time_range.end) for k in kernels], phases, window)
+    parts = ", ".join(f"{label} {seconds / 1e6:.3f}" for label, seconds in idle.items())
+    return f"# GPU idle {sum(idle.values()) / 1e6:.3f} of {(window[1] - window[0]) / 1e6:.3f} s, by host phase: {parts}"
+
+
+def idle_by_phase(busy: Sequence[tuple[float, float]], phases: Sequence[tuple[float, float, str]],
+                  window: tuple[float, float]) -> dict[str, float]:
+    """The time within ``window`` covered by no ``busy`` interval, split by the phase running then:
+    each label of ``phases`` (``(start, end, label)``; where they nest, the innermost, i.e. the one
+    that started last), then ``outside`` (no phase). Intervals may overlap; ends are exclusive."""
+    low, high = window
+    spans = sorted((max(a, low), min(b, high)) for a, b in busy if min(b, high) > max(a, low))
+    starts, ends = [], []
+    for a, b in spans:  # merged into disjoint intervals
+        if ends and a <= ends[-1]:
+            ends[-1] = max(ends[-1], b)
+        else:
+            starts.append(a)
+            ends.append(b)
+    starts, ends = np.asarray(starts, dtype=float), np.asarray(ends, dtype=float)
+    before = np.concatenate(([0.0], np.cumsum(ends - starts)))  # busy time before each interval
+
+    def busy_until(t: float) -> float:
+        k = int(np.searchsorted(starts, t, side="right")) - 1
+        return 0.0 if k < 0 else float(before[k] + min(t - starts[k], ends[k] - starts[k]))
+
+    idle = dict.fromkeys([*PHASES, *(label for _, _, label in phases), OUTSIDE], 0.0)
+    for a, b, label in _innermost_segments(phases, window):
+        idle[label] += (b - a) - (busy_until(b) - busy_until(a))
+    return idle
+
+
+def _innermost_segments(phases: Sequence[tuple[float, float, str]], window: tuple[float, float]):
+    """``window`` cut where a phase starts or ends, each piece labelled with its innermost phase
+    (the running one that started last), ``OUTSIDE`` where none runs."""
+    low, high = window
+    bounds = sorted({low, high, *(t for start, end, _ in phases for t in (start, end) if low < t < high)})
+    order = sorted(range(len(phases)), key=lambda i: phases[i][0])
+    running: list[tuple[float, int]] = []  # heap of (-start, phase): the latest start on top
+    k = 0
+    for a, b in itertools.pairwise(bounds):
+        while k < len(order) and phases[order[k]][0] <= a:
+            heapq.heappush(running, (-phases[order[k]][0], order[k]))
+            k += 1
+        while running and phases[running[0][1]][1] <= a:  # ended; those below the top go when they reach it
+            heapq.heappop(running)
+        yield a, b, phases[running[0][1]][2] if running else OUTSIDE
 
 
 def lama_vocabulary(lm: LM, common_vocab: list[str]) -> tuple[list[str], str]:
@@ -437,7 +510,8 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
                         help="causal prefix packing (engine.packing); 'none' pads every sentence")
     parser.add_argument("--profile", action="store_true",
                         help="after timing a mode, score it once more under torch.profiler and print how busy "
-                             "the GPU was and the operators that took longest")
+                             "the GPU was, its idle time by host phase, and the operators that took longest")
+    parser.add_argument("--trace", type=Path, help="with --profile: write each mode's Chrome trace to DIR/<mode>.json")
     parser.add_argument("--tiny", action="store_true", help="2-layer width-64 models (for tests)")
     parser.add_argument("--causal-model", type=Path,
                         help="a saved causal model folder scored instead of the random GPT-2 (same vocabulary)")
@@ -451,6 +525,8 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
         parser.error("pll and lama modes need --bert-tokenizer")
     if any(m.startswith("lama") for m in args.modes) and (args.lama_relations is None or args.lama_common_vocab is None):
         parser.error("lama modes need --lama-relations and --lama-common-vocab")
+    if args.trace is not None and not args.profile:
+        parser.error("--trace needs --profile")
     if args.pairs < 1 or args.per_paradigm < 1:
         parser.error("--pairs and --per-paradigm must be at least 1")
     if args.device == "cuda" and not torch.cuda.is_available():
@@ -493,7 +569,11 @@ def main(argv: Sequence[str] | None = None) -> int:
                 family=mode.family, device=device, dtype=mode.dtype, batch_tokens=batch_tokens, packing=args.packing,
                 head_dtype=mode.head_dtype, residual_dtype=mode.residual_dtype)
         freeze_collector()  # as a scoring job does after loading (models.load_lm)
-        result, rows = run_mode(name, lm, items, peaks[mode.dtype], lama_vocab, profile=args.profile)
+        trace = None
+        if args.trace is not None:
+            args.trace.mkdir(parents=True, exist_ok=True)
+            trace = args.trace / f"{name}.json"
+        result, rows = run_mode(name, lm, items, peaks[mode.dtype], lama_vocab, profile=args.profile, trace=trace)
         print(result.line() + f" body_params={result.body_params / 1e6:.1f}M tokens={result.work.tokens} "
               f"positions={result.work.positions} head_rows={result.work.head_rows}", flush=True)
         if "top1" in rows:
