@@ -131,8 +131,8 @@ def test_profile_counts_gpu_kernel_time_against_the_wall_time(monkeypatch) -> No
     monkeypatch.setattr(bench.time, "perf_counter", lambda: next(times))
     lines = bench.profiled_lines("pll-bf16", lambda: None, torch.device("cuda"))
     assert lines == ["# profile pll-bf16: 1.000 s under the profiler; GPU kernels 0.500 s (50.0% busy)",
-                     "# GPU idle 0.500 of 1.000 s, by host phase: prepare 0.100, batch 0.250, collect 0.100, "
-                     "outside the engine 0.050",
+                     ("# GPU idle 0.500 of 1.000 s, by host phase: prepare 0.100, batch 0.250, collect 0.100, "
+                      "outside the engine 0.050"),
                      "# sorted by device_time_total"]
 
 

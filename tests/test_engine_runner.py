@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 import gc
+import itertools
 import logging
 import math
 
@@ -361,7 +362,7 @@ def test_scoring_marks_its_host_phases_one_after_another(family, tiny_bert, tiny
     assert set(names[:first_batch]) == {"prepare"} and set(names[names.index("collect"):]) == {"collect"}
     if family == "masked":  # the second chunk is prepared after the first chunk's batches
         assert "prepare" in names[first_batch : names.index("collect")]
-    assert all(end <= next_start for (_, _, end), (_, next_start, _) in zip(ranges, ranges[1:]))
+    assert all(end <= next_start for (_, _, end), (_, next_start, _) in itertools.pairwise(ranges))
 
 
 def test_an_unknown_phase_is_refused() -> None:
