@@ -12,6 +12,7 @@ import numpy as np
 import pytest
 import torch
 
+from lmprobes.engine import runner
 from lmprobes.io import read_metadata, read_parquet
 from lmprobes.suites.blimp import bench
 from lmprobes.suites.blimp.dataset import BlimpDataError
@@ -345,3 +346,24 @@ def test_agreement_counts_only_items_both_modes_decided() -> None:
         "# pll-bf16 vs pll-float32: 1 of 2 pair decisions equal (50.00%), 2 skipped",
         "# lama-bf16 vs lama-float32: 1 of 2 top-1 predictions equal (50.00%), 1 skipped",
     ]
+
+
+def test_idle_line_reads_a_real_profile(tiny_bert) -> None:
+    """``idle_line`` on the events of a real (CPU) profile of PLL, with the matmuls standing in for GPU
+    kernels: the attributes it reads exist, and the idle time is the window less the matmuls' time."""
+    from torch.profiler import ProfilerActivity, profile
+
+    from lmprobes.engine import pseudo_log_likelihoods
+
+    with profile(activities=[ProfilerActivity.CPU]) as profiler, torch.profiler.record_function(bench.PROFILED):
+        pseudo_log_likelihoods(tiny_bert, ["The cat sat on the mat.", "A dog barked."], progress=False)
+    events = profiler.events()
+    matmuls = [e for e in events if e.name in ("aten::mm", "aten::addmm")]
+    window = next(e for e in events if e.name == bench.PROFILED).time_range
+    line = bench.idle_line(events, matmuls)
+    numbers = dict(part.rsplit(" ", 1) for part in line.split(": ", 1)[1].split(", "))
+    assert list(numbers) == [*runner.PHASES, bench.OUTSIDE] and float(numbers["batch"]) > 0
+    idle, of = (float(x) for x in line.removeprefix("# GPU idle ").split(" s,")[0].split(" of "))
+    busy = sum(e.time_range.end - e.time_range.start for e in matmuls) / 1e6  # matmuls do not overlap on one thread
+    assert of == pytest.approx((window.end - window.start) / 1e6, abs=1e-3)
+    assert idle == pytest.approx(of - busy, abs=2e-3)
