@@ -97,12 +97,14 @@ def test_profile_prints_the_operators_that_took_longest_after_timing(tiny_dir, c
 def test_profile_counts_gpu_kernel_time_against_the_wall_time(monkeypatch) -> None:
     """On a GPU the header adds up the kernels the profiler saw and the next line splits the GPU's idle
     time by host phase (simulated: CPU has none). Run 0-1,000,000 us: prepare to 100,000, batches,
-    collect from 900,000; kernels 100,000-400,000 and 500,000-700,000."""
+    collect from 900,000; kernels 100,000-400,000 and 500,000-700,000. The profiler also puts each
+    range on the GPU's timeline (a user annotation over its kernels): those count for nothing."""
 
     class Event:
         def __init__(self, name: str, start: float, end: float, device: str = "CPU") -> None:
             self.name, self.device_type = name, getattr(torch.autograd.DeviceType, device)
             self.time_range = type("Interval", (), {"start": start, "end": end})()
+            self.is_user_annotation = name.startswith("lmprobes.")  # a profiler range, on either side
             self.device_time = end - start if device == "CUDA" else 0.0
 
     class FakeProfile:
@@ -119,7 +121,9 @@ def test_profile_counts_gpu_kernel_time_against_the_wall_time(monkeypatch) -> No
             return [Event("lmprobes.profiled", 0, 1_000_000), Event("lmprobes.prepare", 0, 100_000),
                     Event("lmprobes.batch", 100_000, 500_000), Event("lmprobes.batch", 500_000, 850_000),
                     Event("lmprobes.collect", 900_000, 1_000_000), Event("gemm", 100_000, 400_000, "CUDA"),
-                    Event("gemm", 500_000, 700_000, "CUDA")]
+                    Event("gemm", 500_000, 700_000, "CUDA"),
+                    # the GPU's copies of the ranges: neither kernels nor host phases
+                    Event("lmprobes.profiled", 100_000, 700_000, "CUDA"), Event("lmprobes.prepare", 0, 1e6, "CUDA")]
 
         def key_averages(self):
             return type("Averages", (), {"table": lambda self, **kw: f"sorted by {kw['sort_by']}"})()

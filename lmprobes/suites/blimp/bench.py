@@ -371,8 +371,9 @@ def run_mode(name: str, lm: LM, items: pd.DataFrame, peak: float, lama_vocab: li
 def profiled_lines(name: str, run, device: torch.device, rows: int = PROFILE_ROWS,
                    trace: Path | None = None) -> list[str]:
     """``run()`` under ``torch.profiler``: how busy the GPU was (kernel time against the wall time,
-    the profiler's own overhead included) and the operators that took longest (on the GPU, by
-    kernel time; on CPU, by their own time)."""
+    the profiler's own overhead included), its idle time by host phase (``idle_line``) and the
+    operators that took longest (on the GPU, by kernel time; on CPU, by their own time). ``trace``:
+    where to write the Chrome trace."""
     from torch.profiler import ProfilerActivity, profile
 
     on_gpu = device.type == "cuda"
@@ -389,7 +390,8 @@ def profiled_lines(name: str, run, device: torch.device, rows: int = PROFILE_ROW
     lines = [f"# profile {name}: {wall:.3f} s under the profiler"]
     if on_gpu:
         events = profiler.events()
-        kernels = [event for event in events if event.device_type.name == "CUDA"]
+        # The GPU's own copy of each profiler range (a "user annotation" spanning its kernels) is no kernel.
+        kernels = [event for event in events if event.device_type.name == "CUDA" and not event.is_user_annotation]
         busy = sum(event.device_time for event in kernels) / 1e6
         lines[0] += f"; GPU kernels {busy:.3f} s ({busy / wall:.1%} busy)"
         lines.append(idle_line(events, kernels))
@@ -400,12 +402,12 @@ def profiled_lines(name: str, run, device: torch.device, rows: int = PROFILE_ROW
 
 def idle_line(events, kernels) -> str:
     """``# GPU idle ...``: the GPU's idle time within the profiled run, split by the host phase
-    (``runner.PHASES``) running meanwhile."""
-    window = next(((e.time_range.start, e.time_range.end) for e in events if e.name == PROFILED), None)
+    (``runner.PHASES``) running meanwhile (the ranges as the host thread saw them)."""
+    host = [e for e in events if e.device_type.name == "CPU" and e.name.startswith("lmprobes.")]
+    window = next(((e.time_range.start, e.time_range.end) for e in host if e.name == PROFILED), None)
     if window is None:
         return "# GPU idle: the profiled range is missing from the profile"
-    phases = [(e.time_range.start, e.time_range.end, e.name.removeprefix("lmprobes."))
-              for e in events if e.name.startswith("lmprobes.") and e.name != PROFILED]
+    phases = [(e.time_range.start, e.time_range.end, e.name.removeprefix("lmprobes.")) for e in host if e.name != PROFILED]
     idle = idle_by_phase([(k.time_range.start, k.time_range.end) for k in kernels], phases, window)
     parts = ", ".join(f"{label} {seconds / 1e6:.3f}" for label, seconds in idle.items())
     return f"# GPU idle {sum(idle.values()) / 1e6:.3f} of {(window[1] - window[0]) / 1e6:.3f} s, by host phase: {parts}"
@@ -415,7 +417,7 @@ def idle_by_phase(busy: Sequence[tuple[float, float]], phases: Sequence[tuple[fl
                   window: tuple[float, float]) -> dict[str, float]:
     """The time within ``window`` covered by no ``busy`` interval, split by the phase running then:
     each label of ``phases`` (``(start, end, label)``; where they nest, the innermost, i.e. the one
-    that started last), then ``outside`` (no phase). Intervals may overlap; ends are exclusive."""
+    that started last), then ``OUTSIDE`` (no phase). Intervals may overlap; ends are exclusive."""
     low, high = window
     spans = sorted((max(a, low), min(b, high)) for a, b in busy if min(b, high) > max(a, low))
     starts, ends = [], []
