@@ -82,10 +82,12 @@ def test_sample_errors_name_the_file_and_line(tmp_path) -> None:
         bench.bench_sample(tmp_path)
 
 
-def test_profile_prints_the_operators_that_took_longest_after_timing(tiny_dir, capsys) -> None:
+def test_profile_prints_the_operators_that_took_longest_after_timing(tiny_dir, tmp_path, capsys) -> None:
     argv = ["--blimp", str(FIXTURES), "--bert-tokenizer", str(tiny_dir("bert")), "--tiny", "--pairs", "5",
-            "--modes", "pll-float32", "--profile"]
+            "--modes", "pll-float32", "--profile", "--trace", str(tmp_path / "traces")]
     assert bench.main(argv) == 0
+    trace = json.loads((tmp_path / "traces" / "pll-float32.json").read_text())
+    assert {"lmprobes.prepare", "lmprobes.batch", "lmprobes.collect"} <= {e.get("name") for e in trace["traceEvents"]}
     printed = capsys.readouterr().out.splitlines()
     header = next(i for i, line in enumerate(printed) if line.startswith("# profile pll-float32: "))
     assert "under the profiler" in printed[header] and "GPU kernels" not in printed[header]  # CPU: no kernel time
@@ -371,3 +373,11 @@ def test_idle_line_reads_a_real_profile(tiny_bert) -> None:
     busy = sum(e.time_range.end - e.time_range.start for e in matmuls) / 1e6  # matmuls do not overlap on one thread
     assert of == pytest.approx((window.end - window.start) / 1e6, abs=1e-3)
     assert idle == pytest.approx(of - busy, abs=2e-3)
+
+
+def test_trace_without_profile_is_refused(tiny_dir, tmp_path, capsys) -> None:
+    argv = ["--blimp", str(FIXTURES), "--bert-tokenizer", str(tiny_dir("bert")), "--tiny", "--modes", "pll-float32",
+            "--trace", str(tmp_path)]
+    with pytest.raises(SystemExit):
+        bench.main(argv)
+    assert "--trace needs --profile" in capsys.readouterr().err
