@@ -295,8 +295,8 @@ def _prefix_sums(terms: np.ndarray) -> np.ndarray:
 def _ids_differ(copies: MaskedCopies, a: np.ndarray, b: np.ndarray) -> np.ndarray:
     """Whether copy ``a[k]``'s ids differ from copy ``b[k]``'s, for every k (each pair of one length).
 
-    Compared as flat arrays, all pairs at once: checking each grouped copy against its group's first
-    as Python lists took 0.42 of the 3.8 s of host work of PLL on all of BLiMP (2-core AMD EPYC).
+    Compared as flat arrays, all pairs at once: checked as Python lists, the 1.34 million copies of all
+    of BLiMP took 0.56-0.87 s to group instead of 0.32-0.42 s (2-core AMD EPYC).
     """
     if not len(a):
         return np.zeros(0, dtype=bool)
