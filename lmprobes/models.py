@@ -285,6 +285,7 @@ def load_lm(slug: str, spec: dict, model_dir: Path, device: str = "auto") -> LM:
             "so it cannot be scored as a masked LM (family: masked)"
         )
     auto = AutoModelForMaskedLM if family == "masked" else AutoModelForCausalLM
+    check_family_before_loading(slug, family, auto, model_dir, trust_remote_code)
     dtype = DTYPES[spec.get("dtype", "float32")]
     residual_dtype = spec.get("residual_dtype", "auto")
     target = resolve_device(device)
@@ -329,29 +330,51 @@ def load_lm(slug: str, spec: dict, model_dir: Path, device: str = "auto") -> LM:
     return lm
 
 
+def check_family_before_loading(slug: str, family: str, auto, model_dir: Path, trust_remote_code: bool) -> None:
+    """``check_family``'s config checks before the weights load, on the class built on the meta
+    device (no memory, no weights): the config as the class's ``__init__`` leaves it, since some set
+    ``is_decoder`` there (``BartForCausalLM``), which config.json alone would not show. A class that
+    cannot be built this way is left to the checks after loading."""
+    import torch
+    from transformers import AutoConfig
+
+    try:
+        config = AutoConfig.from_pretrained(model_dir, local_files_only=True, trust_remote_code=trust_remote_code)
+        with torch.device("meta"):
+            skeleton = auto.from_config(config, trust_remote_code=trust_remote_code)
+    except Exception:  # noqa: BLE001 - any failure here is met, and named, by the real load
+        return
+    check_family_config(slug, family, skeleton.config, type(skeleton).__name__, model_dir)
+
+
 def check_family(lm, model_dir: Path) -> None:
     """Refuse a checkpoint whose attention does not fit its configured family: a masked LM flagged
     ``is_decoder`` sees only the words before a mask; a causal LM must never see the words after
     the token it predicts. An encoder type (one transformers has a masked-LM class for) runs its
     causal class with attention both ways unless its config says it is a decoder; any other model
     is checked on a probe (``engine.runner.sees_later_tokens``)."""
-    config, name = lm.model.config, type(lm.model).__name__
-    decoder = getattr(config, "is_decoder", False) or getattr(config, "causal", False)  # XLM says ``causal``
-    if lm.family == "masked" and getattr(config, "is_decoder", False):
-        raise ModelError(
-            f"model {lm.name!r}: {model_dir / 'config.json'} sets is_decoder, so its attention is causal and a "
-            "masked position would not see the words after it; is it `family: causal`?"
-        )
-    if lm.family == "causal" and not decoder and _is_encoder_type(config.model_type):
-        raise ModelError(
-            f"model {lm.name!r}: {model_dir} holds a {config.model_type!r} encoder, which {name} runs with attention "
-            "both ways unless its config sets is_decoder, so next-token scores would be meaningless; "
-            "is it `family: masked`?"
-        )
+    name = type(lm.model).__name__
+    check_family_config(lm.name, lm.family, lm.model.config, name, model_dir)
     if lm.family == "causal" and _looks_ahead(lm, model_dir):
         raise ModelError(
             f"model {lm.name!r}: {model_dir} loaded as a causal LM ({name}) looks ahead: its log-probs at a "
             "position change with a later token, so next-token scores would be meaningless; is it `family: masked`?"
+        )
+
+
+def check_family_config(slug: str, family: str, config, class_name: str, model_dir: Path) -> None:
+    """The checks of ``check_family`` that need only the config of a model of class ``class_name``."""
+    decoder = getattr(config, "is_decoder", False) or getattr(config, "causal", False)  # XLM says ``causal``
+    if family == "masked" and getattr(config, "is_decoder", False):
+        raise ModelError(
+            f"model {slug!r}: {model_dir / 'config.json'} sets is_decoder, so its attention is causal and a "
+            "masked position would not see the words after it; is it `family: causal`?"
+        )
+    if family == "causal" and not decoder and _is_encoder_type(config.model_type):
+        raise ModelError(
+            f"model {slug!r}: {model_dir} holds a {config.model_type!r} encoder, which {class_name} runs with "
+            "attention both ways unless its config sets is_decoder, so next-token scores would be meaningless; "
+            "is it `family: masked`?"
         )
 
 

@@ -92,3 +92,54 @@ def test_the_probe_sees_a_bidirectional_model_and_not_a_causal_one(tiny_bert, ti
     assert not sees_later_tokens(tiny_gpt2)
     as_causal = LM(name="bert", model=tiny_bert.model, tokenizer=tiny_bert.tokenizer, family="causal")
     assert sees_later_tokens(as_causal)
+
+
+def weights_never_load(monkeypatch) -> None:
+    import transformers
+
+    def refuse(*args, **kwargs):
+        raise AssertionError("the weights were loaded")
+
+    for auto in (transformers.AutoModelForCausalLM, transformers.AutoModelForMaskedLM):
+        monkeypatch.setattr(auto, "from_pretrained", refuse)
+
+
+def test_a_family_mismatch_is_refused_before_the_weights_load(tiny_bert, tiny_dir, tmp_path, monkeypatch):
+    """Both config checks run on the class built on the meta device, before any weight is read
+    (a large checkpoint would load in minutes, then be refused, then load again on the job's retry)."""
+    encoder = saved_masked("bert", tiny_bert.tokenizer, tmp_path / "encoder")
+    decoder = Path(shutil.copytree(tiny_dir("bert"), tmp_path / "decoder"))
+    config = json.loads((decoder / "config.json").read_text())
+    (decoder / "config.json").write_text(json.dumps({**config, "is_decoder": True}))
+    weights_never_load(monkeypatch)
+    with pytest.raises(ModelError, match=f"model 'mine': {encoder} holds a 'bert' encoder, which BertLMHeadModel"):
+        load("mine", "causal", encoder)
+    with pytest.raises(ModelError, match="model 'mine': .*config.json sets is_decoder, so its attention is causal"):
+        load("mine", "masked", decoder)
+    with pytest.raises(AssertionError, match="the weights were loaded"):  # no mismatch: on to the weights
+        load("mine", "masked", encoder)
+
+
+def test_a_class_that_makes_itself_a_decoder_passes_the_check_before_loading(tiny_gpt2, tmp_path):
+    """BART is an encoder type (it has a masked-LM class) whose config.json does not set is_decoder, but
+    ``BartForCausalLM`` sets it in ``__init__``: the check on the built class lets it through, where a
+    check of config.json alone would refuse it."""
+    from transformers import AutoConfig, AutoModelForCausalLM, BartConfig
+
+    from lmprobes.models import check_family_before_loading, check_family_config
+
+    folder = tmp_path / "bart"
+    BartConfig(vocab_size=len(tiny_gpt2.tokenizer), d_model=32, encoder_layers=1, decoder_layers=1,
+               encoder_attention_heads=2, decoder_attention_heads=2).save_pretrained(folder)
+    check_family_before_loading("mine", "causal", AutoModelForCausalLM, folder, False)
+    with pytest.raises(ModelError, match="holds a 'bart' encoder"):
+        check_family_config("mine", "causal", AutoConfig.from_pretrained(folder), "BartForCausalLM", folder)
+
+
+def test_a_class_that_cannot_be_built_on_the_meta_device_is_left_to_the_load(tmp_path):
+    from transformers import AutoModelForCausalLM
+
+    from lmprobes.models import check_family_before_loading
+
+    (tmp_path / "config.json").write_text(json.dumps({"model_type": "no-such-type"}))
+    check_family_before_loading("mine", "causal", AutoModelForCausalLM, tmp_path, False)  # no error here
