@@ -334,14 +334,18 @@ def check_family_before_loading(slug: str, family: str, auto, model_dir: Path, t
     """``check_family``'s config checks before the weights load, on the class built on the meta
     device (no memory, no weights): the config as the class's ``__init__`` leaves it, since some set
     ``is_decoder`` there (``BartForCausalLM``), which config.json alone would not show. A class that
-    cannot be built this way is left to the checks after loading."""
+    cannot be built this way is left to the checks after loading, and so is a model with its own code
+    (``trust_remote_code``): transformers would fetch that code for ``from_config`` without the
+    loader's offline, pinned settings."""
     import torch
     from transformers import AutoConfig
 
+    if trust_remote_code:
+        return
     try:
-        config = AutoConfig.from_pretrained(model_dir, local_files_only=True, trust_remote_code=trust_remote_code)
+        config = AutoConfig.from_pretrained(model_dir, local_files_only=True)
         with torch.device("meta"):
-            skeleton = auto.from_config(config, trust_remote_code=trust_remote_code)
+            skeleton = auto.from_config(config)
     except Exception:  # noqa: BLE001 - any failure here is met, and named, by the real load
         return
     check_family_config(slug, family, skeleton.config, type(skeleton).__name__, model_dir)

@@ -345,21 +345,27 @@ def phase_ranges(run) -> list[tuple[str, float, float]]:
     return sorted(ranges, key=lambda r: r[1])
 
 
-@pytest.mark.parametrize("family", ["masked", "causal"])
+@pytest.mark.parametrize("family", ["masked", "causal", "mask", "causal-unpacked"])
 def test_scoring_marks_its_host_phases_one_after_another(family, tiny_bert, tiny_gpt2) -> None:
-    """What the bench's profile splits the GPU's idle time by: preparing, then batches, then collecting
-    (PLL in chunks: each chunk prepared before its batches), never one phase inside another."""
+    """What the bench's profile splits the GPU's idle time by: preparing (tokenizing included), then
+    batches, then collecting (PLL in chunks: each chunk prepared before its batches), never one phase
+    inside another; for PLL, causal scoring packed and padded, and the mask predictions LAMA uses."""
     from lmprobes.engine import pseudo_log_likelihoods
 
     texts = ["The cat sat on the mat.", "A dog barked.", "The cats sat on the mat.", "Birds fly."]
     if family == "masked":
         ranges = phase_ranges(lambda: pseudo_log_likelihoods(tiny_bert, texts, progress=False, chunk_texts=2))
+    elif family == "mask":
+        masked = [text.replace("cat", tiny_bert.tokenizer.mask_token) for text in texts[:1]] * 3
+        ranges = phase_ranges(lambda: mask_predictions(tiny_bert, masked, progress=False))
     else:
-        ranges = phase_ranges(lambda: sequence_logprobs(tiny_gpt2, texts, progress=False))
+        lm = tiny_gpt2 if family == "causal" else dataclasses.replace(tiny_gpt2, packing="none")
+        ranges = phase_ranges(lambda: sequence_logprobs(lm, texts, progress=False))
     names = [name for name, _, _ in ranges]
     assert set(names) == set(runner.PHASES) and names[0] == "prepare" and names[-1] == "collect"
     first_batch = names.index("batch")
     assert set(names[:first_batch]) == {"prepare"} and set(names[names.index("collect"):]) == {"collect"}
+    assert names[:first_batch].count("prepare") >= 2  # tokenizing, then the batches' set-up
     if family == "masked":  # the second chunk is prepared after the first chunk's batches
         assert "prepare" in names[first_batch : names.index("collect")]
     assert all(end <= next_start for (_, _, end), (_, next_start, _) in itertools.pairwise(ranges))

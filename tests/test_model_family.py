@@ -120,7 +120,22 @@ def test_a_family_mismatch_is_refused_before_the_weights_load(tiny_bert, tiny_di
         load("mine", "masked", encoder)
 
 
-def test_a_class_that_makes_itself_a_decoder_passes_the_check_before_loading(tiny_gpt2, tmp_path):
+def checked_configs(monkeypatch) -> list[tuple[str, object]]:
+    """The (class name, config) of every config check from now on."""
+    from lmprobes import models
+
+    seen: list[tuple[str, object]] = []
+    check = models.check_family_config
+
+    def recorded(slug, family, config, class_name, model_dir):
+        seen.append((class_name, config))
+        check(slug, family, config, class_name, model_dir)
+
+    monkeypatch.setattr(models, "check_family_config", recorded)
+    return seen
+
+
+def test_a_class_that_makes_itself_a_decoder_passes_the_check_before_loading(tiny_gpt2, tmp_path, monkeypatch):
     """BART is an encoder type (it has a masked-LM class) whose config.json does not set is_decoder, but
     ``BartForCausalLM`` sets it in ``__init__``: the check on the built class lets it through, where a
     check of config.json alone would refuse it."""
@@ -131,15 +146,40 @@ def test_a_class_that_makes_itself_a_decoder_passes_the_check_before_loading(tin
     folder = tmp_path / "bart"
     BartConfig(vocab_size=len(tiny_gpt2.tokenizer), d_model=32, encoder_layers=1, decoder_layers=1,
                encoder_attention_heads=2, decoder_attention_heads=2).save_pretrained(folder)
+    seen = checked_configs(monkeypatch)
     check_family_before_loading("mine", "causal", AutoModelForCausalLM, folder, False)
+    assert [(name, config.is_decoder) for name, config in seen] == [("BartForCausalLM", True)]  # built, then checked
     with pytest.raises(ModelError, match="holds a 'bart' encoder"):
         check_family_config("mine", "causal", AutoConfig.from_pretrained(folder), "BartForCausalLM", folder)
 
 
-def test_a_class_that_cannot_be_built_on_the_meta_device_is_left_to_the_load(tmp_path):
+def test_a_class_that_cannot_be_built_is_left_to_the_load(tiny_bert, tmp_path, monkeypatch):
+    """A config whose class fails in ``__init__`` (64 wide, 3 heads), or one whose type transformers does
+    not know, is not checked before loading: the real load names what is wrong."""
     from transformers import AutoModelForCausalLM
 
     from lmprobes.models import check_family_before_loading
 
-    (tmp_path / "config.json").write_text(json.dumps({"model_type": "no-such-type"}))
-    check_family_before_loading("mine", "causal", AutoModelForCausalLM, tmp_path, False)  # no error here
+    broken = saved_masked("bert", tiny_bert.tokenizer, tmp_path / "broken")
+    config = json.loads((broken / "config.json").read_text())
+    (broken / "config.json").write_text(json.dumps({**config, "hidden_size": 64, "num_attention_heads": 3}))
+    unknown = tmp_path / "unknown"
+    unknown.mkdir()
+    (unknown / "config.json").write_text(json.dumps({"model_type": "no-such-type"}))
+    seen = checked_configs(monkeypatch)
+    for folder in (broken, unknown):
+        check_family_before_loading("mine", "causal", AutoModelForCausalLM, folder, False)  # no error here
+    assert seen == []
+
+
+def test_a_model_with_its_own_code_is_not_built_before_loading(tiny_bert, tmp_path, monkeypatch):
+    """``from_config`` would fetch a model's own code without the loader's offline, pinned settings."""
+    import transformers
+    from transformers import AutoModelForCausalLM
+
+    from lmprobes.models import check_family_before_loading
+
+    folder = saved_masked("bert", tiny_bert.tokenizer, tmp_path / "own-code")
+    monkeypatch.setattr(transformers.AutoConfig, "from_pretrained", lambda *a, **k: pytest.fail("config read"))
+    monkeypatch.setattr(AutoModelForCausalLM, "from_config", lambda *a, **k: pytest.fail("class built"))
+    check_family_before_loading("mine", "causal", AutoModelForCausalLM, folder, True)

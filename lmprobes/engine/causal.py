@@ -189,7 +189,8 @@ def _score(lm: LM, sequences: list[list[int]], positions: list[list[int]], progr
         return list(zip(targets, values))
 
     results = _run(lm, sequences, positions, next_token_logprob, progress, desc, projection)
-    return [SequenceScore([t for t, _ in pairs], [v for _, v in pairs]) for pairs in results]
+    with phase("collect"):
+        return [SequenceScore([t for t, _ in pairs], [v for _, v in pairs]) for pairs in results]
 
 
 def _run(lm: LM, sequences, positions, fn, progress: bool, desc: str, projection: Projection | None = None) -> list[list]:

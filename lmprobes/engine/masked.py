@@ -19,6 +19,7 @@ from lmprobes.engine.runner import (
     checked_projection,
     gc_paused,
     map_row_logprobs,
+    phase,
     predict_items,
     vocab_size,
 )
@@ -93,13 +94,14 @@ def map_mask_logprobs(lm: LM, texts: list[str], fn: ItemFn, *, progress: bool = 
     _check_masked(lm)
     if masks not in MASK_RULES:
         raise ValueError(f"masks must be one of {MASK_RULES}, not {masks!r}")
-    _check_masks(lm, texts, several=masks == "first")
-    if not texts:
-        sequences = []
-    else:
-        sequences = encode(list(texts)) if encode is not None else encode_ids(lm.tokenizer, texts)
-    positions = [[_mask_position(lm, index, text, ids, several=masks == "first")]
-                 for index, (text, ids) in enumerate(zip(texts, sequences))]
+    with phase("prepare"):
+        _check_masks(lm, texts, several=masks == "first")
+        if not texts:
+            sequences = []
+        else:
+            sequences = encode(list(texts)) if encode is not None else encode_ids(lm.tokenizer, texts)
+        positions = [[_mask_position(lm, index, text, ids, several=masks == "first")]
+                     for index, (text, ids) in enumerate(zip(texts, sequences))]
 
     def per_rows(logprobs: torch.Tensor, rows: list[Row]) -> list:
         return fn(logprobs, [row.item for row in rows])

@@ -301,7 +301,8 @@ def map_row_logprobs(
             slots[row] = result
 
     run_rows(lm, projection, sequences, plan, collect, pad_id=pad_id, progress=progress, desc=desc)
-    return [slots[start:stop] for start, stop in itertools.pairwise(plan.offsets.tolist())]
+    with phase("collect"):
+        return [slots[start:stop] for start, stop in itertools.pairwise(plan.offsets.tolist())]
 
 
 def run_rows(
