@@ -2,6 +2,7 @@
 
 from pathlib import Path
 
+import pandas as pd
 import pytest
 import yaml
 from snakemake.exceptions import WorkflowError
@@ -42,6 +43,12 @@ def test_full_config_is_valid_and_covers_the_papers_models():
     }
     assert papers <= set(config["models"])
     assert papers <= set(config["suites"]["ettinger"]["models"])
+    # Every published BLiMP row of a transformer (those with a method) has a configured system.
+    published = pd.read_csv(ROOT / "resources/blimp/published.csv").dropna(subset=["method"])
+    systems = config["report"]["systems"]["blimp"]
+    for model, method in published[["model", "method"]].drop_duplicates().itertuples(index=False):
+        assert systems.get(f"{model} ({method})") == model, (model, method)
+        assert model in config["suites"]["blimp"]["models"]
     unpinned = sorted(name for name, s in config["sources"].items() if not s["sha256"])
     # Their hashes are unknown offline: recorded in the lock file on first download.
     assert unpinned == ["conceptnet_assertions", "lama_common_vocab_lowercased", "lama_release", "lama_trex_raw",
