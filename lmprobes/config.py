@@ -138,6 +138,14 @@ def _check_lama(config: dict, settings: dict) -> None:
     qualitative = settings.get("qualitative_model")
     if qualitative is not None and qualitative not in settings.get("models", []):
         raise ConfigError(f"suites.lama.qualitative_model: {qualitative!r} is not in suites.lama.models")
+    filter_model = settings.get("uhn", {}).get("filter_model")
+    if filter_model is not None and settings.get("models"):  # read only when LAMA's tables are made
+        if filter_model not in config["models"]:
+            raise ConfigError(f"suites.lama.uhn.filter_model: unknown model {filter_model!r}; configured models: "
+                              f"{', '.join(sorted(config['models']))}")
+        if config["models"][filter_model]["family"] != "masked":
+            raise ConfigError(f"suites.lama.uhn.filter_model: {filter_model!r} is a causal model; the person-name "
+                              "filter reads a masked model's answers at [MASK]")
     if settings.get("method") == "masked":
         for i, slug in enumerate(settings.get("models", [])):
             if config["models"][slug]["family"] == "causal":

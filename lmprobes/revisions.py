@@ -25,7 +25,8 @@ REVISIONS = {
     "lama_conceptnet_gen": 1,
     "lama_wikidata_fresh": 1,
     "lama_score": 3,
-    "lama_tables": 2,
+    "lama_uhn": 1,
+    "lama_tables": 3,
     # BLiMP
     "blimp_dataset": 2,
     "blimp_score": 2,

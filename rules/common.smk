@@ -32,6 +32,7 @@ from lmprobes.suites.olmpics.pipeline import (
     read_release_manifest as read_olmpics_manifest,
 )
 from lmprobes.suites.lama.release import CORPORA as LAMA_CORPORA
+from lmprobes.suites.lama.uhn import CORPORA as LAMA_UHN_CORPORA
 from lmprobes.revisions import REVISIONS
 from lmprobes.sources import LOCKFILE
 from lmprobes.suites.olmpics.schema import TASKS as OLMPICS_TASKS
@@ -105,6 +106,7 @@ wildcard_constraints:
     filename=r"[^/]+",
     dataset=alternatives(ETTINGER_DATASETS),
     corpus=alternatives(LAMA_CORPORA),
+    uhn_corpus=alternatives(LAMA_UHN_CORPORA),
     olmpics_task=alternatives(
         t for t in OLMPICS_GENERATED if t != "encyclopedic_composition"
     ),
@@ -395,6 +397,17 @@ def get_lama_scores(wildcards):
         "results/scores/lama/{model}/{corpus}.parquet",
         model=LAMA["models"],
         corpus=LAMA["corpora"],
+    )
+
+
+def get_lama_uhn_hits(wildcards):
+    """The LAMA-UHN person-name filter's answers for each UHN corpus scored (none when it is off)."""
+    if LAMA["uhn"]["filter_model"] is None:
+        return []
+    return expand(
+        "results/datasets/lama/uhn/{model}/{corpus}.parquet",
+        model=LAMA["uhn"]["filter_model"],
+        corpus=[c for c in LAMA["corpora"] if c in LAMA_UHN_CORPORA],
     )
 
 

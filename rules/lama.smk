@@ -150,12 +150,44 @@ rule lama_score:
         "../scripts/lama_score.py"
 
 
+# LAMA-UHN's person-name filter: a masked model's top answers to "<name part> is a common name in
+# the following city/country/language: [MASK]." for the subjects of one corpus.
+rule lama_uhn:
+    input:
+        dataset="results/datasets/lama/{uhn_corpus}.parquet",
+        common_vocab=get_lama_source("common_vocab"),
+        common_vocab_lowercased=get_lama_lowercased_vocab,
+        model=get_model_dir,
+    output:
+        "results/datasets/lama/uhn/{model}/{uhn_corpus}.parquet",
+    log:
+        "logs/datasets/lama/uhn/{model}/{uhn_corpus}.log",
+    retries: 1
+    conda:
+        "../envs/lmprobes.yaml"
+    threads: get_model_threads
+    resources:
+        gpu=1,
+        mem_mb=get_scoring_mem_mb,
+        batch_tokens=get_model_batch_tokens,
+        runtime=get_runtime(30),
+    params:
+        revision=REVISIONS["lama_uhn"],
+        spec=get_model_spec,
+        top_k=LAMA["uhn"]["top_k"],
+        vocabulary=LAMA["uhn"]["vocabulary"],
+        device=config["device"],
+    script:
+        "../scripts/lama_uhn.py"
+
+
 rule lama_tables:
     input:
         datasets=expand(
             "results/datasets/lama/{corpus}.parquet", corpus=LAMA["corpora"]
         ),
         scores=get_lama_scores,
+        uhn_hits=get_lama_uhn_hits,
         published="resources/lama/published.csv",
         paper_examples="resources/lama/table3_paper.tsv",
     output:

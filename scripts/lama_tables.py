@@ -13,4 +13,5 @@ with rule_job(snakemake):
         snakemake.output.plot,
         qualitative_model=snakemake.params.qualitative_model,
         seed=snakemake.params.seed,
+        uhn_hits=snakemake.input.uhn_hits,
     )

@@ -571,6 +571,13 @@ def test_lama_release_to_scores(demo, tmp_path, lama_release_writer):
     assert set(zip(table2["model"], table2["method"])) >= {("tiny-gpt2", "left_context"), ("tiny-gpt2", "candidates")}
     assert "| google_re | birth-place |" in (demo / "results/tables/lama/table2.md").read_text()
     assert (demo / "results/plots/lama/precision_at_k.png").stat().st_size > 0
+    # LAMA-UHN: the demo's filter model answered for the facts of the name relations (T-REx P19,
+    # Google-RE's places of birth and death), and the table sets each corpus' facts beside the subset.
+    hits = {corpus: read_parquet(demo / f"results/datasets/lama/uhn/tiny-bert/{corpus}.parquet")
+            for corpus in ("trex", "google_re")}
+    assert [len(hits["trex"]), len(hits["google_re"])] == [4, 3]
+    uhn = pd.read_csv(demo / "results/tables/lama/table2_uhn.csv")
+    assert set(zip(uhn["corpus"], uhn["subset"])) == {(c, s) for c in ("trex", "google_re") for s in ("LAMA", "LAMA-UHN")}
     assert "data.zip" in (demo / "resources/sources/sources.lock.tsv").read_text()
     # The unpinned release's hash, as its download recorded it, is in every dataset's metadata.
     release = read_metadata(demo / "results/datasets/lama/trex.parquet")["sources"]["release"]

@@ -49,7 +49,7 @@ def test_slurm_profile_sends_every_gpu_job_to_the_gpu_partition(tmp_path):
     assert run.returncode == 0, run.stderr[-3000:]
     jobs = [block for block in run.stdout.split("\nrule ")[1:] if "resources:" in block]
     gpu_rules = {block.split(":", 1)[0] for block in jobs if "gpu=1" in block}
-    assert gpu_rules == {"lama_score", "blimp_score", "ettinger_score", "olmpics_zero_shot",
+    assert gpu_rules == {"lama_score", "lama_uhn", "blimp_score", "ettinger_score", "olmpics_zero_shot",
                          "olmpics_zero_shot_generated", "olmpics_encode", "olmpics_single_hop_stage",
                          "olmpics_mc_qa_seed"}
     for block in jobs:
@@ -88,12 +88,12 @@ def test_full_config_plans_every_rule_for_every_model(tmp_path):
                        for variant in ("standard", "no_lang", "perturbed_lang")]
             plans[single_hop, task] = [*targets, "--configfile", "config.yaml", name]
     counts = dry_runs(workdir, plans)
-    assert counts["full"] == {"all": 1, "download_model": 10, "ettinger_dataset": 4,
+    assert counts["full"] == {"all": 1, "download_model": 11, "ettinger_dataset": 4,
                               "ettinger_score": 10, "ettinger_tables": 1, "extract_source": 2, "lama_dataset": 4,
                               "download_source": 13, "conceptnet_edges": 1, "lama_trex_raw": 1,
                               "lama_conceptnet_gen": 1, "lama_wikidata_fresh": 1,
-                              "lama_score": 9, "lama_tables": 1,
-                              "download_blimp": 1, "blimp_dataset": 1, "blimp_score": 7, "blimp_tables": 1,
+                              "lama_score": 9, "lama_uhn": 2, "lama_tables": 1,
+                              "download_blimp": 1, "blimp_dataset": 1, "blimp_score": 8, "blimp_tables": 1,
                               "download_olmpics": 1, "olmpics_release": 1, "olmpics_grids": 1,
                               "olmpics_zero_shot": 6, "olmpics_zero_shot_generated": 6, "olmpics_tables": 1,
                               "olmpics_generated": 6,

@@ -15,6 +15,9 @@ from lmprobes.suites.lama.conceptnet_gen import build_conceptnet_gen
 from lmprobes.suites.lama.conceptnet_lite import edges_from_conceptnet_lite
 from lmprobes.suites.lama.release import SCHEMA, build_corpus, filter_counts, load_common_vocab, with_valid_objects
 from lmprobes.suites.lama.trex_raw import OBJECTS_SCHEMA, build_trex_raw_with_objects
+from lmprobes.suites.lama.uhn import CORPORA as UHN_CORPORA
+from lmprobes.suites.lama.uhn import HITS_SCHEMA, NAME_TEMPLATE, name_facts
+from lmprobes.suites.lama.uhn import removal_counts as uhn_removal_counts
 from lmprobes.suites.lama.wikidata import SparqlClient
 from lmprobes.suites.lama.wikidata_fresh import wikidata_fresh_with_stats
 
@@ -159,6 +162,39 @@ def score_datasets(datasets: list[Path], common_vocabs: dict[str, Path], model_d
         write_parquet(scores, out, SCORE_SCHEMA, metadata)
 
 
+def score_uhn_names(dataset: Path, common_vocabs: dict[str, Path], model_dir: Path, out: Path, *, slug: str,
+                    spec: dict, device: str, vocabulary: str, top_k: int, progress: bool = True) -> None:
+    """The LAMA-UHN person-name filter's answers for one corpus, read from the filter model."""
+    from lmprobes.models import load_lm
+    from lmprobes.suites.lama.scoring import case_for
+    from lmprobes.suites.lama.uhn_names import score_name_hits
+
+    lm = load_lm(slug, spec, model_dir, device)
+    mode = case_for(lm.tokenizer, "auto")
+    if common_vocabs.get(mode) is None:
+        raise ValueError(f"{slug}: its tokenizer is {mode}, but no {mode} common vocabulary was given")
+    facts = read_parquet(dataset)
+    hits = score_name_hits(lm, facts, sorted(load_common_vocab(common_vocabs[mode])), vocabulary=vocabulary,
+                           top_k=top_k, progress=progress)
+    flagged = int((hits["name_hits"].map(len) > 0).sum())
+    log.info("%s, %s: %d of %d facts of the person-name relations have the object among a name's top %d",
+             slug, Path(dataset).stem, flagged, len(hits), top_k)
+    metadata = {
+        **lm.describe(),
+        "suite": "lama",
+        "dataset": read_metadata(dataset).get("dataset"),
+        "filter": "LAMA-UHN person name",
+        "template": NAME_TEMPLATE,
+        "top_k": top_k,
+        "vocabulary": vocabulary,
+        "case": mode,
+        "facts": len(name_facts(facts)),
+        "flagged": flagged,
+        "generator": f"lmprobes {__version__}",
+    }
+    write_parquet(hits, out, HITS_SCHEMA, metadata)
+
+
 def skip_summary(scores: pd.DataFrame) -> dict:
     skipped = scores.loc[~scores["kept"], "skip_reason"].value_counts().sort_index()
     return {"kept": int(scores["kept"].sum()), "skipped": {k: int(v) for k, v in skipped.items()}}
@@ -168,6 +204,8 @@ TABLE_TITLES = {
     "table2": "Table 2: mean P@1 (%) per corpus (raw rank, as the released code; macro over relations, "
              "ConceptNet and SQuAD over facts)",
     "table2_filtered": "Table 2, filtered: mean P@1 (%) with the other valid objects of each (subject, relation) removed",
+    "table2_uhn": "Table 2 on LAMA-UHN (Poerner et al. 2020): mean P@1 (%) of T-REx and Google-RE over every fact "
+                  "and over the facts left once those guessable from the subject's name are removed",
     "relations": "Per-relation scores (%): P@1, P@10, MRR (raw) and P@1 (filtered), facts read and kept",
     "filters": "Facts removed by each filter: the model-independent ones per corpus (dataset), then per system",
     "table3": "Table 3: example generations (top-5 with log-probabilities), one random kept fact per relation",
@@ -176,8 +214,9 @@ TABLES = tuple(TABLE_TITLES)
 
 
 def make_tables(datasets: list[Path], scores: list[Path], published: Path, paper_examples: Path, outdir: Path,
-                plot: Path, *, qualitative_model: str | None, seed: int) -> None:
-    """Every LAMA table (CSV + Markdown) and Figure 2 from the datasets and per-fact scores."""
+                plot: Path, *, qualitative_model: str | None, seed: int, uhn_hits: list[Path] = ()) -> None:
+    """Every LAMA table (CSV + Markdown) and Figure 2 from the datasets and per-fact scores;
+    ``uhn_hits``: the person-name filter's files of the UHN corpora (none: that filter is off)."""
     # matplotlib (~0.4 s) loads only in the jobs that draw
     from lmprobes.suites.lama.plots import precision_curve_figure
 
@@ -197,6 +236,11 @@ def make_tables(datasets: list[Path], scores: list[Path], published: Path, paper
             tidy = T.with_published(tidy, published_table)
         _write(outdir, name, tidy, T.table2_wide(tidy, corpora))
     _write(outdir, "relations", relations, relations.drop(columns=["relation_label", "model", "method"]))
+    hits = pd.concat([read_parquet(p) for p in uhn_hits], ignore_index=True) if uhn_hits else None
+    for corpus in (c for c in corpora if c in UHN_CORPORA):
+        log.info("LAMA-UHN, %s: %s", corpus, uhn_removal_counts(data[corpus], hits))
+    uhn = T.table2_uhn(facts, hits)
+    _write(outdir, "table2_uhn", uhn, T.table2_uhn_wide(uhn, corpora))
     counts = {corpus: read_metadata(p)["filter_counts"] for corpus, p in zip(corpora, datasets)}
     filters = T.filter_counts_table(counts, facts)
     _write(outdir, "filters", filters, T.filter_counts_wide(filters), floatfmt=".0f")

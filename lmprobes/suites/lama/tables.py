@@ -20,6 +20,8 @@ import pandas as pd
 
 from lmprobes.suites.lama.metrics import precision_at, reciprocal_rank
 from lmprobes.suites.lama.release import SENTENCE_FILES, valid_objects
+from lmprobes.suites.lama.uhn import CORPORA as UHN_CORPORA
+from lmprobes.suites.lama.uhn import uhn_facts
 
 FREQ = "Freq"
 GOOGLE_RE_ROWS = {"place_of_birth": "birth-place", "date_of_birth": "birth-date", "place_of_death": "death-place"}
@@ -169,6 +171,32 @@ def table2_wide(tidy: pd.DataFrame, corpora: list[str]) -> pd.DataFrame:
     wide.insert(0, "lines", freq["n_facts"].reindex(wide.index).astype("Int64"))
     wide.columns.name = None
     return wide.reset_index()
+
+
+UHN_SUBSETS = ("LAMA", "LAMA-UHN")
+
+
+def table2_uhn(facts: pd.DataFrame, hits: pd.DataFrame | None) -> pd.DataFrame:
+    """Table 2's rows of the UHN corpora, over every fact (``LAMA``) and over the facts LAMA-UHN keeps
+    (``subset``). A relation left without facts drops out of the macro mean."""
+    facts = facts[facts["corpus"].isin(UHN_CORPORA)]
+    subsets = {"LAMA": facts, "LAMA-UHN": uhn_facts(facts, hits)}
+    return pd.concat([table2(per_relation(subset)).assign(subset=name) for name, subset in subsets.items()],
+                     ignore_index=True)
+
+
+def table2_uhn_wide(tidy: pd.DataFrame, corpora: list[str]) -> pd.DataFrame:
+    """``table2_wide`` of each subset, the two lines of a (corpus, row) one after the other."""
+    corpora = [c for c in corpora if c in UHN_CORPORA]
+    parts = [table2_wide(tidy[tidy["subset"] == name], corpora).assign(subset=name) for name in UHN_SUBSETS]
+    wide = pd.concat(parts, ignore_index=True)
+    if wide.empty:
+        return wide
+    position = {(c, r): i for i, (c, r) in enumerate((c, r) for c in corpora for r in _row_order(c))}
+    order = sorted(range(len(wide)), key=lambda i: (position[wide["corpus"][i], wide["row"][i]],
+                                                    UHN_SUBSETS.index(wide["subset"][i])))
+    wide = wide.iloc[order].reset_index(drop=True)
+    return wide[["corpus", "row", "subset", *[c for c in wide.columns if c not in ("corpus", "row", "subset")]]]
 
 
 def _row_order(corpus: str) -> list[str]:
