@@ -31,6 +31,7 @@ REVISIONS = {
     "blimp_dataset": 2,
     "blimp_score": 2,
     "blimp_tables": 2,
+    "blimp_generate": 1,
     # oLMpics
     "olmpics_release": 2,
     "olmpics_grids": 1,

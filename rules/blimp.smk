@@ -98,3 +98,31 @@ rule blimp_tables:
         revision=REVISIONS["blimp_tables"],
     script:
         "../scripts/blimp_tables.py"
+
+
+# Fresh pairs of one morphology paradigm from our own lexicon, seeded (not part of `all`): with
+# suites.blimp.generator.exclude_release, none repeats a release sentence and their structure is
+# checked against the release file's pairs (a difference fails the job).
+rule blimp_generate:
+    input:
+        lexicon="resources/blimp/lexicon.csv",
+        release=get_blimp_generator_release,
+    output:
+        "results/datasets/blimp/generated/{uid}.jsonl",
+    log:
+        "logs/datasets/blimp/generated/{uid}.log",
+    wildcard_constraints:
+        uid=alternatives(BLIMP_GENERATED),
+    conda:
+        "../envs/lmprobes.yaml"
+    params:
+        revision=REVISIONS["blimp_generate"],
+        settings=get_blimp_generator_settings,
+    script:
+        "../scripts/blimp_generate.py"
+
+
+# Every generated paradigm: snakemake blimp_generated
+rule blimp_generated:
+    input:
+        expand("results/datasets/blimp/generated/{uid}.jsonl", uid=BLIMP_GENERATED),

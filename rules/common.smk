@@ -17,6 +17,7 @@ from lmprobes.config import (
 )
 from lmprobes.report.landing import RELEASES as RUN_PAGE_RELEASES
 from lmprobes.report.landing import models_in_run
+from lmprobes.suites.blimp.generator import GENERATED as BLIMP_GENERATED
 from lmprobes.suites.blimp.pipeline import FIGURES as BLIMP_FIGURES
 from lmprobes.suites.blimp.pipeline import read_release_manifest
 from lmprobes.suites.blimp.tables import TITLES as BLIMP_TITLES
@@ -491,6 +492,18 @@ def get_blimp_provenance(wildcards):
 
 def get_blimp_scores(wildcards):
     return expand("results/scores/blimp/{model}/blimp.parquet", model=BLIMP["models"])
+
+
+def get_blimp_generator_settings(wildcards):
+    """What a generated paradigm's pairs depend on besides the lexicon and the release file."""
+    return {key: BLIMP["generator"][key] for key in ("seed", "pairs")}
+
+
+def get_blimp_generator_release(wildcards):
+    """The paradigm's release file when its sentences are excluded (and its structure checked), else none."""
+    if BLIMP["generator"]["exclude_release"]:
+        return [f"resources/sources/blimp/{wildcards.uid}.jsonl"]
+    return []
 
 
 def get_olmpics_release(wildcards):

@@ -1,0 +1,15 @@
+"""A seeded template generator of BLiMP morphology paradigms over our own typed lexicon.
+
+``generate(uid, n, seed)`` gives ``n`` fresh minimal pairs of one of the release's 18 morphology
+paradigms (``GENERATED``) as release records (the jsonl schema ``dataset.build_blimp`` reads), the same
+for the same arguments; ``check_against_release`` compares their structure with the release's pairs.
+The release's own generator is not used (it is unseeded and unlicensed): the templates, lexicon and
+checks here are this project's.
+"""
+
+from lmprobes.suites.blimp.generator.check import CheckReport, check_against_release
+from lmprobes.suites.blimp.generator.core import GENERATED, SPECS, GeneratorError, generate, release_sentences, to_jsonl
+from lmprobes.suites.blimp.generator.lexicon import DEFAULT_LEXICON, Lexicon, LexiconError, load_lexicon
+
+__all__ = ["DEFAULT_LEXICON", "GENERATED", "SPECS", "CheckReport", "GeneratorError", "Lexicon", "LexiconError",
+           "check_against_release", "generate", "load_lexicon", "release_sentences", "to_jsonl"]

@@ -1,0 +1,165 @@
+"""``generate(uid, n, seed)``: fresh minimal pairs of a BLiMP morphology paradigm, as release records.
+
+Deterministic: the pairs depend on the paradigm, ``n``, ``seed`` and the lexicon only (one
+``random.Random`` per call, seeded from a hash of the paradigm and the seed, so that paradigms draw
+independently). A pair is drawn again while its good or its bad sentence was drawn before in the
+paradigm, or is in ``exclude`` (e.g. the release's sentences, for pairs no model was tested on).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Callable, Collection, Iterable
+from dataclasses import dataclass
+from pathlib import Path
+
+from lmprobes.suites.blimp.generator import templates
+from lmprobes.suites.blimp.generator.grammar import DeadEnd, Draw, capitalised
+from lmprobes.suites.blimp.generator.lexicon import Lexicon, load_lexicon
+from lmprobes.suites.blimp.generator.templates import Pair, Pools
+
+# Draws allowed per pair asked for before giving up (the lexicon is then too small for ``n``).
+DRAWS_PER_PAIR = 200
+
+
+class GeneratorError(ValueError):
+    """An unknown paradigm, bad arguments, or a lexicon that cannot give the pairs asked for."""
+
+
+@dataclass(frozen=True)
+class ParadigmSpec:
+    """What a generated paradigm's records carry, as in the release: its ``linguistics_term``, which prefix
+    method it supports, ``lexically_identical``, and whether it has ``dependency_length``."""
+
+    uid: str
+    term: str
+    method: str  # "one_prefix" or "two_prefix"
+    lexically_identical: bool
+    build: Callable[[Draw, Pools], Pair]
+    dependency_length: bool = False
+    field: str = "morphology"
+
+
+def _spec(uid: str, term: str, method: str, identical: bool, build, **kw) -> tuple[str, ParadigmSpec]:
+    return uid, ParadigmSpec(uid, term, method, identical, build, **kw)
+
+
+DNA, SVA, IRR, ANA = "determiner_noun_agreement", "subject_verb_agreement", "irregular_forms", "anaphor_agreement"
+det_noun, subj_verb = templates.determiner_noun, templates.subject_verb
+# The release's 18 morphology paradigms (field "morphology"), in the release's UID order.
+SPECS: dict[str, ParadigmSpec] = dict([
+    _spec("anaphor_gender_agreement", ANA, "one_prefix", False, templates.anaphor_gender),
+    _spec("anaphor_number_agreement", ANA, "one_prefix", True, templates.anaphor_number),
+    _spec("determiner_noun_agreement_1", DNA, "one_prefix", True,
+          det_noun(irregular=False, adjective=False, two_prefix=False)),
+    _spec("determiner_noun_agreement_2", DNA, "two_prefix", True,
+          det_noun(irregular=False, adjective=False, two_prefix=True)),
+    _spec("determiner_noun_agreement_irregular_1", DNA, "one_prefix", True,
+          det_noun(irregular=True, adjective=False, two_prefix=False)),
+    _spec("determiner_noun_agreement_irregular_2", DNA, "two_prefix", True,
+          det_noun(irregular=True, adjective=False, two_prefix=True)),
+    _spec("determiner_noun_agreement_with_adj_2", DNA, "two_prefix", True,
+          det_noun(irregular=False, adjective=True, two_prefix=True)),
+    _spec("determiner_noun_agreement_with_adj_irregular_1", DNA, "one_prefix", True,
+          det_noun(irregular=True, adjective=True, two_prefix=False)),
+    _spec("determiner_noun_agreement_with_adj_irregular_2", DNA, "two_prefix", True,
+          det_noun(irregular=True, adjective=True, two_prefix=True)),
+    _spec("determiner_noun_agreement_with_adjective_1", DNA, "one_prefix", True,
+          det_noun(irregular=False, adjective=True, two_prefix=False)),
+    _spec("distractor_agreement_relational_noun", SVA, "one_prefix", False, templates.relational,
+          dependency_length=True),
+    _spec("distractor_agreement_relative_clause", SVA, "one_prefix", False, templates.relative_clause,
+          dependency_length=True),
+    _spec("irregular_past_participle_adjectives", IRR, "two_prefix", False, templates.participle_adjective),
+    _spec("irregular_past_participle_verbs", IRR, "one_prefix", False, templates.participle_verb),
+    _spec("irregular_plural_subject_verb_agreement_1", SVA, "one_prefix", False,
+          subj_verb(irregular=True, two_prefix=False)),
+    _spec("irregular_plural_subject_verb_agreement_2", SVA, "two_prefix", False,
+          subj_verb(irregular=True, two_prefix=True)),
+    _spec("regular_plural_subject_verb_agreement_1", SVA, "one_prefix", False,
+          subj_verb(irregular=False, two_prefix=False, transitive_only=True)),
+    _spec("regular_plural_subject_verb_agreement_2", SVA, "two_prefix", False,
+          subj_verb(irregular=False, two_prefix=True)),
+])
+GENERATED = tuple(SPECS)
+
+
+def generate(uid: str, n: int, seed: int, *, lexicon: Lexicon | str | Path | None = None,
+             exclude: Collection[str] = ()) -> list[dict]:
+    """``n`` distinct minimal pairs of paradigm ``uid`` as release records (pairID "0" … "n-1").
+
+    ``lexicon``: a loaded ``Lexicon``, a path, or None for the project's. ``exclude``: sentences no pair
+    may have as its good or its bad sentence.
+    """
+    if uid not in SPECS:
+        raise GeneratorError(f"no generator for BLiMP paradigm {uid!r}; generated: {', '.join(GENERATED)}")
+    for name, value in (("n", n), ("seed", seed)):
+        if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+            raise GeneratorError(f"{name} must be a non-negative integer, got {value!r}")
+    spec = SPECS[uid]
+    pools = Pools(lexicon if isinstance(lexicon, Lexicon) else load_lexicon(lexicon))
+    draw = Draw(stream_seed(uid, seed))
+    exclude = frozenset(exclude)
+    rows: list[dict] = []
+    seen_good: set[str] = set()
+    seen_bad: set[str] = set()
+    limit = DRAWS_PER_PAIR * n + 1000
+    for _ in range(limit):
+        if len(rows) == n:
+            break
+        try:
+            pair = spec.build(draw, pools)
+        except DeadEnd:
+            continue
+        record = to_record(spec, pair, len(rows))
+        good, bad = record["sentence_good"], record["sentence_bad"]
+        if good in seen_good or bad in seen_bad or good in exclude or bad in exclude:
+            continue
+        seen_good.add(good)
+        seen_bad.add(bad)
+        rows.append(record)
+    if len(rows) < n:
+        raise GeneratorError(f"{uid}: only {len(rows)} distinct pairs of the {n} asked for after {limit} draws "
+                             f"(seed {seed}); the lexicon {pools.lexicon.path or ''} is too small for so many")
+    return rows
+
+
+def stream_seed(uid: str, seed: int) -> int:
+    """The random stream of one paradigm and seed (a hash: no two paradigms share a stream)."""
+    return int.from_bytes(hashlib.sha256(f"lmprobes-blimp-generator:{uid}:{seed}".encode()).digest()[:8], "big")
+
+
+def to_record(spec: ParadigmSpec, pair: Pair, pair_id: int) -> dict:
+    """A release record (the release's key order) from a pair's words."""
+    good = _sentence((*pair.prefix_good, *pair.word_good, *pair.rest))
+    bad = _sentence((*pair.prefix_bad, *pair.word_bad, *pair.rest))
+    record: dict = {"sentence_good": good, "sentence_bad": bad}
+    if spec.method == "one_prefix":
+        record |= {"one_prefix_prefix": " ".join(capitalised(pair.prefix_good)),
+                   "one_prefix_word_good": " ".join(pair.word_good),
+                   "one_prefix_word_bad": " ".join(pair.word_bad)}
+    else:
+        record |= {"two_prefix_prefix_good": " ".join(capitalised(pair.prefix_good)),
+                   "two_prefix_prefix_bad": " ".join(capitalised(pair.prefix_bad)),
+                   "two_prefix_word": " ".join(pair.word_good)}
+    if spec.dependency_length:
+        record["dependency_length"] = pair.dependency_length
+    record |= {"field": spec.field, "linguistics_term": spec.term, "UID": spec.uid, "simple_LM_method": True,
+               "one_prefix_method": spec.method == "one_prefix", "two_prefix_method": spec.method == "two_prefix",
+               "lexically_identical": spec.lexically_identical, "pairID": str(pair_id)}
+    return record
+
+
+def _sentence(tokens: tuple[str, ...]) -> str:
+    return " ".join(capitalised(tokens)) + "."
+
+
+def to_jsonl(rows: Iterable[dict]) -> str:
+    """One JSON record per line, as the release writes them (``json.dumps`` defaults, key order kept)."""
+    return "".join(json.dumps(row) + "\n" for row in rows)
+
+
+def release_sentences(rows: Iterable[dict]) -> frozenset[str]:
+    """Every good and bad sentence of ``rows`` (an ``exclude`` set)."""
+    return frozenset(s for row in rows for s in (row["sentence_good"], row["sentence_bad"]))

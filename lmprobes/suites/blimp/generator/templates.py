@@ -1,0 +1,287 @@
+"""One template per generated BLiMP paradigm: the sentence shape of the release's pairs, filled from our lexicon.
+
+Each builder returns a ``Pair``: the words before the critical word(s) (``prefix_good``/``prefix_bad``,
+equal for one-prefix paradigms), the critical word(s) (``word_good``/``word_bad``, equal for two-prefix
+paradigms) and the words after. The shapes, read off the release's rows (``spec/BLIMP.md``):
+
+- determiner_noun_agreement_{1,2,irregular_1,irregular_2}: "<subject> <verb> <this|that|these|those> <noun>.";
+  _1: the noun's number is wrong (one-prefix on the noun); _2: the demonstrative's (two-prefix);
+  ..._with_adjective_1 / _with_adj_2 / _with_adj_irregular_{1,2}: the same with an adjective before the noun;
+- regular/irregular_plural_subject_verb_agreement_1: "<subject> <verb> ..." with the wrong number on the
+  first verb word (one-prefix on it); _2: "The <noun> <verb> ...", the noun's number wrong (two-prefix);
+- distractor_agreement_relational_noun: "<det> <noun> of|about <NP of the other number> <verb> ...";
+  distractor_agreement_relative_clause: "<det> <noun> who|that <verb> <NP of the other number> <verb> ...";
+  the second verb's number is wrong (``dependency_length``: see ``relational`` and ``relative_clause``);
+- irregular_past_participle_adjectives: "The <participle> <noun> <be> <adjective>." with the simple past
+  instead of the participle (two-prefix on the noun);
+- irregular_past_participle_verbs: "<subject> <past> ..." with the participle instead (one-prefix);
+- anaphor_gender_agreement / anaphor_number_agreement: "<subject> <verb> <reflexive>." with a reflexive of
+  the wrong gender (or itself) / number.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from functools import cached_property
+
+from lmprobes.suites.blimp.generator.grammar import (
+    COPULAS,
+    DEMONSTRATIVES,
+    NP,
+    NUMBERS,
+    OTHER,
+    REFLEXIVES,
+    SUBJECT_DETERMINERS,
+    SWAP_DEMONSTRATIVE,
+    VP,
+    Draw,
+    name_phrase,
+    noun_phrase,
+    object_phrase,
+    subject_phrase,
+    verb_phrase,
+    words,
+)
+from lmprobes.suites.blimp.generator.lexicon import Adjective, Lexicon, Name, Noun, Verb
+
+# Determiners of a relational noun and of the NP after it ("most" reads oddly on a singular head).
+HEAD_DETERMINERS = {"sg": ("the", "a", "this", "that"), "pl": ("the", "these", "those", "some", "many")}
+ATTRACTOR_DETERMINERS = {"sg": ("the", "a", "this", "that"),
+                         "pl": ("the", "these", "those", "some", "many", "most", "all", "")}
+# What a relational noun's complement may be.
+RELATION_CLASSES = {
+    "of_person": frozenset({"person"}),
+    "of": frozenset({"person", "animal", "artifact", "clothing", "vehicle", "place", "food", "plant"}),
+    "about": frozenset({"person", "animal", "place", "organization", "abstract", "food", "plant", "vehicle"}),
+}
+RELATIVE_HEADS = frozenset({"person", "animal", "organization"})
+
+
+@dataclass(frozen=True)
+class Pair:
+    prefix_good: tuple[str, ...]
+    prefix_bad: tuple[str, ...]
+    word_good: tuple[str, ...]
+    word_bad: tuple[str, ...]
+    rest: tuple[str, ...] = ()
+    dependency_length: int | None = None
+
+
+class Pools:
+    """The lexicon's candidate lists, each computed once per generation run (in lexicon order)."""
+
+    def __init__(self, lexicon: Lexicon) -> None:
+        self.lexicon = lexicon
+        self._memo: dict[tuple, tuple] = {}
+
+    def _once(self, key: tuple, make: Callable[[], Iterable]) -> tuple:
+        if key not in self._memo:
+            self._memo[key] = tuple(make())
+        return self._memo[key]
+
+    def objects_of(self, cls: str) -> tuple[Verb, ...]:
+        """Verbs taking an object of ``cls``."""
+        return self._once(("objects_of", cls), lambda: (v for v in self.lexicon.verbs if cls in v.object))
+
+    def transitive_for(self, cls: str) -> tuple[Verb, ...]:
+        """Verbs with a transitive use whose subject may be of ``cls``."""
+        return self._once(("transitive_for", cls), lambda: self.lexicon.transitive_verbs(subj_cls=cls))
+
+    def subjects_of(self, cls: str) -> tuple[Verb, ...]:
+        """Verbs with a use (transitive or intransitive) whose subject may be of ``cls``."""
+        return self._once(("subjects_of", cls), lambda: (
+            v for v in self.lexicon.verbs if (v.object - {"self"} and cls in v.subject) or cls in v.intransitive))
+
+    def adjectives_for(self, cls: str) -> tuple[Adjective, ...]:
+        return self._once(("adjectives_for", cls), lambda: self.lexicon.adjectives_for(cls))
+
+    def object_nouns(self, irregular: bool, adjective: bool) -> tuple[Noun, ...]:
+        """Count nouns (regular or irregular plural) some verb takes as object (and some adjective describes)."""
+        return self._once(("object_nouns", irregular, adjective), lambda: (
+            n for n in self.lexicon.count_nouns if n.irregular == irregular and self.objects_of(n.cls)
+            and (not adjective or self.adjectives_for(n.cls))))
+
+    def subject_nouns(self, irregular: bool) -> tuple[Noun, ...]:
+        """Count nouns (regular or irregular plural) that are the subject of some verb."""
+        return self._once(("subject_nouns", irregular), lambda: (
+            n for n in self.lexicon.count_nouns if n.irregular == irregular and self.subjects_of(n.cls)))
+
+    def gendered(self, gender: str) -> tuple[Noun, ...]:
+        return self._once(("gendered", gender), lambda: (
+            n for n in self.lexicon.count_nouns if n.cls == "person" and n.gender == gender))
+
+    def names(self, gender: str) -> tuple[Name, ...]:
+        return self._once(("names", gender), lambda: (n for n in self.lexicon.names if n.gender == gender))
+
+    @cached_property
+    def persons(self) -> tuple[Noun, ...]:
+        return tuple(n for n in self.lexicon.count_nouns if n.cls == "person")
+
+    @cached_property
+    def reflexive_verbs(self) -> tuple[Verb, ...]:
+        return tuple(v for v in self.lexicon.verbs if "self" in v.object)
+
+    @cached_property
+    def participle_verbs(self) -> tuple[Verb, ...]:
+        """Verbs whose participle differs from both their past and base form (broke/broken, not came/come)."""
+        return tuple(v for v in self.lexicon.verbs if v.participle not in (v.past, v.base))
+
+    @cached_property
+    def adjectival_verbs(self) -> tuple[Verb, ...]:
+        return tuple(v for v in self.participle_verbs if v.adjectival)
+
+    @cached_property
+    def relational_nouns(self) -> tuple[Noun, ...]:
+        return tuple(n for n in self.lexicon.count_nouns if n.relation and self.subjects_of(n.cls))
+
+    @cached_property
+    def relative_heads(self) -> tuple[Noun, ...]:
+        return tuple(n for n in self.lexicon.count_nouns if n.cls in RELATIVE_HEADS
+                     and self.subjects_of(n.cls) and self.transitive_for(n.cls))
+
+
+def predicate(draw: Draw, pools: Pools, subject: NP, *, transitive_only: bool = False) -> tuple[VP, tuple[str, ...]]:
+    """A verb for ``subject`` in an agreeing frame (``vp.tokens[0]`` agrees), and its object's words if it is
+    used transitively (always, with ``transitive_only``)."""
+    verb = draw.pick(pools.transitive_for(subject.cls) if transitive_only else pools.subjects_of(subject.cls))
+    transitive = bool(verb.object - {"self"}) and subject.cls in verb.subject
+    if transitive and subject.cls in verb.intransitive and not transitive_only:
+        transitive = draw.chance(0.7)
+    vp = verb_phrase(draw, verb, subject.number, agreeing=True, negation=not subject.universal)
+    return vp, object_phrase(draw, pools.lexicon, verb.object).tokens if transitive else ()
+
+
+# --- determiner-noun agreement ---
+
+def determiner_noun(*, irregular: bool, adjective: bool, two_prefix: bool) -> Callable[[Draw, Pools], Pair]:
+    def build(draw: Draw, pools: Pools) -> Pair:
+        noun = draw.pick(pools.object_nouns(irregular, adjective))
+        verb = draw.pick(pools.objects_of(noun.cls))
+        subject = subject_phrase(draw, pools.lexicon, draw.pick(NUMBERS), verb.subject)
+        vp = verb_phrase(draw, verb, subject.number, negation=not subject.universal)
+        number = draw.pick(NUMBERS)
+        det = draw.pick(DEMONSTRATIVES[number])
+        adj = (draw.pick(pools.adjectives_for(noun.cls)).word,) if adjective else ()
+        head = (*subject.tokens, *vp.tokens)
+        if two_prefix:
+            word = words(noun.form(number))
+            return Pair((*head, det, *adj), (*head, SWAP_DEMONSTRATIVE[det], *adj), word, word)
+        prefix = (*head, det, *adj)
+        return Pair(prefix, prefix, words(noun.form(number)), words(noun.form(OTHER[number])))
+
+    return build
+
+
+# --- subject-verb agreement ---
+
+def subject_verb(*, irregular: bool, two_prefix: bool, transitive_only: bool = False) -> Callable[[Draw, Pools], Pair]:
+    """``transitive_only``: the verb always has an object (regular_plural_subject_verb_agreement_1's release
+    pairs never end at the verb)."""
+
+    def build(draw: Draw, pools: Pools) -> Pair:
+        number = draw.pick(NUMBERS)
+        nouns = pools.subject_nouns(irregular)
+        if two_prefix:
+            noun = draw.pick(nouns)
+            good, bad = ("the", *words(noun.form(number))), ("the", *words(noun.form(OTHER[number])))
+            vp, obj = predicate(draw, pools, NP(good, number, noun.cls, noun.gender))
+            return Pair(good, bad, vp.tokens[:1], vp.tokens[:1], (*vp.tokens[1:], *obj))
+        if not irregular and number == "sg" and draw.chance(0.3):
+            subject = name_phrase(draw.pick(pools.lexicon.names))
+        else:
+            subject = noun_phrase(draw, draw.pick(nouns), number, SUBJECT_DETERMINERS[number])
+        vp, obj = predicate(draw, pools, subject, transitive_only=transitive_only)
+        return Pair(subject.tokens, subject.tokens, vp.tokens[:1], (vp.other,), (*vp.tokens[1:], *obj))
+
+    return build
+
+
+def relational(draw: Draw, pools: Pools) -> Pair:
+    """"The sketch of those trucks hasn't ...": ``dependency_length`` is the number of words before the verb
+    (as in the release)."""
+    head_noun = draw.pick(pools.relational_nouns)
+    number = draw.pick(NUMBERS)
+    head = noun_phrase(draw, head_noun, number, HEAD_DETERMINERS[number])
+    classes = RELATION_CLASSES[head_noun.relation]
+    other = OTHER[number]
+    if other == "sg" and "person" in classes and draw.chance(0.3):
+        attractor = name_phrase(draw.pick(pools.lexicon.names))
+    else:
+        nouns = [n for n in pools.lexicon.nouns if n.cls in classes and n is not head_noun
+                 and (n.countable or (other == "sg" and head_noun.relation == "about"))]
+        attractor = noun_phrase(draw, draw.pick(nouns), other, ATTRACTOR_DETERMINERS[other])
+    vp, obj = predicate(draw, pools, head)
+    prefix = (*head.tokens, "about" if head_noun.relation == "about" else "of", *attractor.tokens)
+    return Pair(prefix, prefix, vp.tokens[:1], (vp.other,), (*vp.tokens[1:], *obj), dependency_length=len(prefix))
+
+
+def relative_clause(draw: Draw, pools: Pools) -> Pair:
+    """"This customer who had visited most children has ...": ``dependency_length`` counts the words from
+    the relative pronoun to the verb (as in the release)."""
+    head_noun = draw.pick(pools.relative_heads)
+    number = draw.pick(NUMBERS)
+    head = noun_phrase(draw, head_noun, number, SUBJECT_DETERMINERS[number])
+    pronoun = "who" if head.cls == "person" and draw.chance(0.5) else "that"
+    inner = draw.pick(pools.transitive_for(head.cls))
+    inner_vp = verb_phrase(draw, inner, number, negation=not head.universal)
+    attractor = object_phrase(draw, pools.lexicon, inner.object, number=OTHER[number])
+    vp, obj = predicate(draw, pools, head)
+    clause = (pronoun, *inner_vp.tokens, *attractor.tokens)
+    prefix = (*head.tokens, *clause)
+    return Pair(prefix, prefix, vp.tokens[:1], (vp.other,), (*vp.tokens[1:], *obj), dependency_length=len(clause))
+
+
+# --- irregular forms ---
+
+def participle_adjective(draw: Draw, pools: Pools) -> Pair:
+    verb = draw.pick(pools.adjectival_verbs)
+    classes = (verb.object - {"self"}) or verb.intransitive
+    nouns = [n for n in pools.lexicon.count_nouns if n.cls in classes and pools.adjectives_for(n.cls)]
+    noun = draw.pick(nouns)
+    number = draw.pick(NUMBERS)
+    adjective = draw.pick([a for a in pools.adjectives_for(noun.cls) if a.word != verb.participle])
+    word = words(noun.form(number))
+    return Pair(("the", verb.participle), ("the", verb.past), word, word, (draw.pick(COPULAS[number]), adjective.word))
+
+
+def participle_verb(draw: Draw, pools: Pools) -> Pair:
+    verb = draw.pick(pools.participle_verbs)
+    uses = ([True] if verb.object - {"self"} else []) + ([False] if verb.intransitive else [])
+    transitive = draw.pick(uses)
+    classes = verb.subject if transitive else verb.intransitive
+    subject = subject_phrase(draw, pools.lexicon, draw.pick(NUMBERS), classes)
+    particle = (verb.particle,) if verb.particle else ()
+    obj = object_phrase(draw, pools.lexicon, verb.object).tokens if transitive else ()
+    return Pair(subject.tokens, subject.tokens, (verb.past,), (verb.participle,), (*particle, *obj))
+
+
+# --- anaphor agreement ---
+
+def _gendered_subject(draw: Draw, pools: Pools, gender: str):
+    if draw.chance(0.6):
+        return name_phrase(draw.pick(pools.names(gender)))
+    return noun_phrase(draw, draw.pick(pools.gendered(gender)), "sg", SUBJECT_DETERMINERS["sg"])
+
+
+def anaphor_gender(draw: Draw, pools: Pools) -> Pair:
+    gender = draw.pick(("f", "m"))
+    subject = _gendered_subject(draw, pools, gender)
+    vp = verb_phrase(draw, draw.pick(pools.reflexive_verbs), "sg", negation=not subject.universal)
+    prefix = (*subject.tokens, *vp.tokens)
+    bad = draw.pick((REFLEXIVES["m" if gender == "f" else "f"], REFLEXIVES["n"]))
+    return Pair(prefix, prefix, (REFLEXIVES[gender],), (bad,))
+
+
+def anaphor_number(draw: Draw, pools: Pools) -> Pair:
+    number = draw.pick(NUMBERS)
+    if number == "sg":
+        gender = draw.pick(("f", "m"))
+        subject = _gendered_subject(draw, pools, gender)
+        good, bad = REFLEXIVES[gender], REFLEXIVES["pl"]
+    else:
+        subject = noun_phrase(draw, draw.pick(pools.persons), "pl", SUBJECT_DETERMINERS["pl"])
+        good, bad = REFLEXIVES["pl"], draw.pick((REFLEXIVES["f"], REFLEXIVES["m"], REFLEXIVES["n"]))
+    vp = verb_phrase(draw, draw.pick(pools.reflexive_verbs), number, negation=not subject.universal)
+    prefix = (*subject.tokens, *vp.tokens)
+    return Pair(prefix, prefix, (good,), (bad,))

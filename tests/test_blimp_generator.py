@@ -1,0 +1,595 @@
+"""The BLiMP template generator (``lmprobes.suites.blimp.generator``): its lexicon, determinism, the
+grammar of what it writes, the structural check against release pairs, and the ``blimp_generate`` rule.
+
+``RELEASE`` holds real release lines (Warstadt et al. 2020, CC-BY 4.0), 3 per generated paradigm, copied
+here so that no test reads the release itself.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import itertools
+import json
+import os
+import re
+import runpy
+import subprocess
+import sys
+from pathlib import Path
+from types import SimpleNamespace
+
+import pytest
+
+from lmprobes.suites.blimp.dataset import build_blimp
+from lmprobes.suites.blimp.generator import (
+    DEFAULT_LEXICON,
+    GENERATED,
+    GeneratorError,
+    LexiconError,
+    check_against_release,
+    generate,
+    load_lexicon,
+    release_sentences,
+    to_jsonl,
+)
+from lmprobes.suites.blimp.generator.grammar import article
+from lmprobes.suites.blimp.generator.lexicon import COLUMNS
+from lmprobes.suites.blimp.generator.templates import Pools
+from lmprobes.suites.blimp.paradigms import PARADIGM_CATEGORY
+
+ROOT = Path(__file__).resolve().parents[1]
+SCRIPT = ROOT / "scripts" / "blimp_generate.py"
+
+RELEASE_JSONL = """\
+{"sentence_good": "Katherine can't help herself.", "sentence_bad": "Katherine can't help himself.", "one_prefix_prefix": "Katherine can't help", "one_prefix_word_good": "herself", "one_prefix_word_bad": "himself", "field": "morphology", "linguistics_term": "anaphor_agreement", "UID": "anaphor_gender_agreement", "simple_LM_method": true, "one_prefix_method": true, "two_prefix_method": false, "lexically_identical": false, "pairID": "0"}
+{"sentence_good": "Karla could listen to herself.", "sentence_bad": "Karla could listen to himself.", "one_prefix_prefix": "Karla could listen to", "one_prefix_word_good": "herself", "one_prefix_word_bad": "himself", "field": "morphology", "linguistics_term": "anaphor_agreement", "UID": "anaphor_gender_agreement", "simple_LM_method": true, "one_prefix_method": true, "two_prefix_method": false, "lexically_identical": false, "pairID": "1"}
+{"sentence_good": "Marie won't think about herself.", "sentence_bad": "Marie won't think about itself.", "one_prefix_prefix": "Marie won't think about", "one_prefix_word_good": "herself", "one_prefix_word_bad": "itself", "field": "morphology", "linguistics_term": "anaphor_agreement", "UID": "anaphor_gender_agreement", "simple_LM_method": true, "one_prefix_method": true, "two_prefix_method": false, "lexically_identical": false, "pairID": "2"}
+{"sentence_good": "Susan revealed herself.", "sentence_bad": "Susan revealed themselves.", "one_prefix_prefix": "Susan revealed", "one_prefix_word_good": "herself", "one_prefix_word_bad": "themselves", "field": "morphology", "linguistics_term": "anaphor_agreement", "UID": "anaphor_number_agreement", "simple_LM_method": true, "one_prefix_method": true, "two_prefix_method": false, "lexically_identical": true, "pairID": "0"}
+{"sentence_good": "Renee hasn't hurt herself.", "sentence_bad": "Renee hasn't hurt themselves.", "one_prefix_prefix": "Renee hasn't hurt", "one_prefix_word_good": "herself", "one_prefix_word_bad": "themselves", "field": "morphology", "linguistics_term": "anaphor_agreement", "UID": "anaphor_number_agreement", "simple_LM_method": true, "one_prefix_method": true, "two_prefix_method": false, "lexically_identical": true, "pairID": "1"}
+{"sentence_good": "These patients do respect themselves.", "sentence_bad": "These patients do respect himself.", "one_prefix_prefix": "These patients do respect", "one_prefix_word_good": "themselves", "one_prefix_word_bad": "himself", "field": "morphology", "linguistics_term": "anaphor_agreement", "UID": "anaphor_number_agreement", "simple_LM_method": true, "one_prefix_method": true, "two_prefix_method": false, "lexically_identical": true, "pairID": "2"}
+{"sentence_good": "Raymond is selling this sketch.", "sentence_bad": "Raymond is selling this sketches.", "one_prefix_prefix": "Raymond is selling this", "one_prefix_word_good": "sketch", "one_prefix_word_bad": "sketches", "field": "morphology", "linguistics_term": "determiner_noun_agreement", "UID": "determiner_noun_agreement_1", "simple_LM_method": true, "one_prefix_method": true, "two_prefix_method": false, "lexically_identical": true, "pairID": "0"}
+{"sentence_good": "Craig explored that grocery store.", "sentence_bad": "Craig explored that grocery stores.", "one_prefix_prefix": "Craig explored that", "one_prefix_word_good": "grocery store", "one_prefix_word_bad": "grocery stores", "field": "morphology", "linguistics_term": "determiner_noun_agreement", "UID": "determiner_noun_agreement_1", "simple_LM_method": true, "one_prefix_method": true, "two_prefix_method": false, "lexically_identical": true, "pairID": "1"}
+{"sentence_good": "Eva has scared these children.", "sentence_bad": "Eva has scared these child.", "one_prefix_prefix": "Eva has scared these", "one_prefix_word_good": "children", "one_prefix_word_bad": "child", "field": "morphology", "linguistics_term": "determiner_noun_agreement", "UID": "determiner_noun_agreement_1", "simple_LM_method": true, "one_prefix_method": true, "two_prefix_method": false, "lexically_identical": true, "pairID": "2"}
+{"sentence_good": "Some dog stunned this committee.", "sentence_bad": "Some dog stunned these committee.", "two_prefix_prefix_good": "Some dog stunned this", "two_prefix_prefix_bad": "Some dog stunned these", "two_prefix_word": "committee", "field": "morphology", "linguistics_term": "determiner_noun_agreement", "UID": "determiner_noun_agreement_2", "simple_LM_method": true, "one_prefix_method": false, "two_prefix_method": true, "lexically_identical": true, "pairID": "0"}
+{"sentence_good": "Tracy passed these art galleries.", "sentence_bad": "Tracy passed this art galleries.", "two_prefix_prefix_good": "Tracy passed these", "two_prefix_prefix_bad": "Tracy passed this", "two_prefix_word": "art galleries", "field": "morphology", "linguistics_term": "determiner_noun_agreement", "UID": "determiner_noun_agreement_2", "simple_LM_method": true, "one_prefix_method": false, "two_prefix_method": true, "lexically_identical": true, "pairID": "1"}
+{"sentence_good": "Sarah has sounded like these children.", "sentence_bad": "Sarah has sounded like this children.", "two_prefix_prefix_good": "Sarah has sounded like these", "two_prefix_prefix_bad": "Sarah has sounded like this", "two_prefix_word": "children", "field": "morphology", "linguistics_term": "determiner_noun_agreement", "UID": "determiner_noun_agreement_2", "simple_LM_method": true, "one_prefix_method": false, "two_prefix_method": true, "lexically_identical": true, "pairID": "2"}
+{"sentence_good": "Laurie hasn't lifted those cacti.", "sentence_bad": "Laurie hasn't lifted those cactus.", "one_prefix_prefix": "Laurie hasn't lifted those", "one_prefix_word_good": "cacti", "one_prefix_word_bad": "cactus", "field": "morphology", "linguistics_term": "determiner_noun_agreement", "UID": "determiner_noun_agreement_irregular_1", "simple_LM_method": true, "one_prefix_method": true, "two_prefix_method": false, "lexically_identical": true, "pairID": "0"}
+{"sentence_good": "Adam hadn't discussed these analyses.", "sentence_bad": "Adam hadn't discussed these analysis.", "one_prefix_prefix": "Adam hadn't discussed these", "one_prefix_word_good": "analyses", "one_prefix_word_bad": "analysis", "field": "morphology", "linguistics_term": "determiner_noun_agreement", "UID": "determiner_noun_agreement_irregular_1", "simple_LM_method": true, "one_prefix_method": true, "two_prefix_method": false, "lexically_identical": true, "pairID": "1"}
+{"sentence_good": "Some customers know these men.", "sentence_bad": "Some customers know these man.", "one_prefix_prefix": "Some customers know these", "one_prefix_word_good": "men", "one_prefix_word_bad": "man", "field": "morphology", "linguistics_term": "determiner_noun_agreement", "UID": "determiner_noun_agreement_irregular_1", "simple_LM_method": true, "one_prefix_method": true, "two_prefix_method": false, "lexically_identical": true, "pairID": "2"}
+{"sentence_good": "All boys boast about that child.", "sentence_bad": "All boys boast about those child.", "two_prefix_prefix_good": "All boys boast about that", "two_prefix_prefix_bad": "All boys boast about those", "two_prefix_word": "child", "field": "morphology", "linguistics_term": "determiner_noun_agreement", "UID": "determiner_noun_agreement_irregular_2", "simple_LM_method": true, "one_prefix_method": false, "two_prefix_method": true, "lexically_identical": true, "pairID": "0"}
+{"sentence_good": "Candice has taken that axis.", "sentence_bad": "Candice has taken those axis.", "two_prefix_prefix_good": "Candice has taken that", "two_prefix_prefix_bad": "Candice has taken those", "two_prefix_word": "axis", "field": "morphology", "linguistics_term": "determiner_noun_agreement", "UID": "determiner_noun_agreement_irregular_2", "simple_LM_method": true, "one_prefix_method": false, "two_prefix_method": true, "lexically_identical": true, "pairID": "1"}
+{"sentence_good": "Those ladies walk through those oases.", "sentence_bad": "Those ladies walk through that oases.", "two_prefix_prefix_good": "Those ladies walk through those", "two_prefix_prefix_bad": "Those ladies walk through that", "two_prefix_word": "oases", "field": "morphology", "linguistics_term": "determiner_noun_agreement", "UID": "determiner_noun_agreement_irregular_2", "simple_LM_method": true, "one_prefix_method": false, "two_prefix_method": true, "lexically_identical": true, "pairID": "2"}
+{"sentence_good": "Cynthia scans these hard books.", "sentence_bad": "Cynthia scans this hard books.", "two_prefix_prefix_good": "Cynthia scans these hard", "two_prefix_prefix_bad": "Cynthia scans this hard", "two_prefix_word": "books", "field": "morphology", "linguistics_term": "determiner_noun_agreement", "UID": "determiner_noun_agreement_with_adj_2", "simple_LM_method": true, "one_prefix_method": false, "two_prefix_method": true, "lexically_identical": true, "pairID": "0"}
+{"sentence_good": "Donna might hire this serious actress.", "sentence_bad": "Donna might hire these serious actress.", "two_prefix_prefix_good": "Donna might hire this serious", "two_prefix_prefix_bad": "Donna might hire these serious", "two_prefix_word": "actress", "field": "morphology", "linguistics_term": "determiner_noun_agreement", "UID": "determiner_noun_agreement_with_adj_2", "simple_LM_method": true, "one_prefix_method": false, "two_prefix_method": true, "lexically_identical": true, "pairID": "1"}
+{"sentence_good": "Wendy forgot those upset doctors.", "sentence_bad": "Wendy forgot that upset doctors.", "two_prefix_prefix_good": "Wendy forgot those upset", "two_prefix_prefix_bad": "Wendy forgot that upset", "two_prefix_word": "doctors", "field": "morphology", "linguistics_term": "determiner_noun_agreement", "UID": "determiner_noun_agreement_with_adj_2", "simple_LM_method": true, "one_prefix_method": false, "two_prefix_method": true, "lexically_identical": true, "pairID": "2"}
+{"sentence_good": "Some waiters broke this lost foot.", "sentence_bad": "Some waiters broke this lost feet.", "one_prefix_prefix": "Some waiters broke this lost", "one_prefix_word_good": "foot", "one_prefix_word_bad": "feet", "field": "morphology", "linguistics_term": "determiner_noun_agreement", "UID": "determiner_noun_agreement_with_adj_irregular_1", "simple_LM_method": true, "one_prefix_method": true, "two_prefix_method": false, "lexically_identical": true, "pairID": "0"}
+{"sentence_good": "The company talks about those big women.", "sentence_bad": "The company talks about those big woman.", "one_prefix_prefix": "The company talks about those big", "one_prefix_word_good": "women", "one_prefix_word_bad": "woman", "field": "morphology", "linguistics_term": "determiner_noun_agreement", "UID": "determiner_noun_agreement_with_adj_irregular_1", "simple_LM_method": true, "one_prefix_method": true, "two_prefix_method": false, "lexically_identical": true, "pairID": "1"}
+{"sentence_good": "This blouse astounds this lost woman.", "sentence_bad": "This blouse astounds this lost women.", "one_prefix_prefix": "This blouse astounds this lost", "one_prefix_word_good": "woman", "one_prefix_word_bad": "women", "field": "morphology", "linguistics_term": "determiner_noun_agreement", "UID": "determiner_noun_agreement_with_adj_irregular_1", "simple_LM_method": true, "one_prefix_method": true, "two_prefix_method": false, "lexically_identical": true, "pairID": "2"}
+{"sentence_good": "Alexander didn't walk through that new oasis.", "sentence_bad": "Alexander didn't walk through those new oasis.", "two_prefix_prefix_good": "Alexander didn't walk through that new", "two_prefix_prefix_bad": "Alexander didn't walk through those new", "two_prefix_word": "oasis", "field": "morphology", "linguistics_term": "determiner_noun_agreement", "UID": "determiner_noun_agreement_with_adj_irregular_2", "simple_LM_method": true, "one_prefix_method": false, "two_prefix_method": true, "lexically_identical": true, "pairID": "0"}
+{"sentence_good": "This hair irritates these old alumni.", "sentence_bad": "This hair irritates this old alumni.", "two_prefix_prefix_good": "This hair irritates these old", "two_prefix_prefix_bad": "This hair irritates this old", "two_prefix_word": "alumni", "field": "morphology", "linguistics_term": "determiner_noun_agreement", "UID": "determiner_noun_agreement_with_adj_irregular_2", "simple_LM_method": true, "one_prefix_method": false, "two_prefix_method": true, "lexically_identical": true, "pairID": "1"}
+{"sentence_good": "Winston Churchill was escaping from this serious person.", "sentence_bad": "Winston Churchill was escaping from these serious person.", "two_prefix_prefix_good": "Winston Churchill was escaping from this serious", "two_prefix_prefix_bad": "Winston Churchill was escaping from these serious", "two_prefix_word": "person", "field": "morphology", "linguistics_term": "determiner_noun_agreement", "UID": "determiner_noun_agreement_with_adj_irregular_2", "simple_LM_method": true, "one_prefix_method": false, "two_prefix_method": true, "lexically_identical": true, "pairID": "2"}
+{"sentence_good": "Rebecca was criticizing those good documentaries.", "sentence_bad": "Rebecca was criticizing those good documentary.", "one_prefix_prefix": "Rebecca was criticizing those good", "one_prefix_word_good": "documentaries", "one_prefix_word_bad": "documentary", "field": "morphology", "linguistics_term": "determiner_noun_agreement", "UID": "determiner_noun_agreement_with_adjective_1", "simple_LM_method": true, "one_prefix_method": true, "two_prefix_method": false, "lexically_identical": true, "pairID": "0"}
+{"sentence_good": "Some college campus embarrassed those bad legislatures.", "sentence_bad": "Some college campus embarrassed those bad legislature.", "one_prefix_prefix": "Some college campus embarrassed those bad", "one_prefix_word_good": "legislatures", "one_prefix_word_bad": "legislature", "field": "morphology", "linguistics_term": "determiner_noun_agreement", "UID": "determiner_noun_agreement_with_adjective_1", "simple_LM_method": true, "one_prefix_method": true, "two_prefix_method": false, "lexically_identical": true, "pairID": "1"}
+{"sentence_good": "All men weren't questioning these unemployed cashiers.", "sentence_bad": "All men weren't questioning these unemployed cashier.", "one_prefix_prefix": "All men weren't questioning these unemployed", "one_prefix_word_good": "cashiers", "one_prefix_word_bad": "cashier", "field": "morphology", "linguistics_term": "determiner_noun_agreement", "UID": "determiner_noun_agreement_with_adjective_1", "simple_LM_method": true, "one_prefix_method": true, "two_prefix_method": false, "lexically_identical": true, "pairID": "2"}
+{"sentence_good": "A niece of most senators hasn't descended most slopes.", "sentence_bad": "A niece of most senators haven't descended most slopes.", "one_prefix_prefix": "A niece of most senators", "one_prefix_word_good": "hasn't", "one_prefix_word_bad": "haven't", "dependency_length": 5, "field": "morphology", "linguistics_term": "subject_verb_agreement", "UID": "distractor_agreement_relational_noun", "simple_LM_method": true, "one_prefix_method": true, "two_prefix_method": false, "lexically_identical": false, "pairID": "0"}
+{"sentence_good": "A cousin of a lot of dancers anticipates Naomi to aggravate Angela.", "sentence_bad": "A cousin of a lot of dancers anticipate Naomi to aggravate Angela.", "one_prefix_prefix": "A cousin of a lot of dancers", "one_prefix_word_good": "anticipates", "one_prefix_word_bad": "anticipate", "dependency_length": 7, "field": "morphology", "linguistics_term": "subject_verb_agreement", "UID": "distractor_agreement_relational_noun", "simple_LM_method": true, "one_prefix_method": true, "two_prefix_method": false, "lexically_identical": false, "pairID": "6"}
+{"sentence_good": "The daughter of those senators works with Patrick.", "sentence_bad": "The daughter of those senators work with Patrick.", "one_prefix_prefix": "The daughter of those senators", "one_prefix_word_good": "works with", "one_prefix_word_bad": "work with", "dependency_length": 5, "field": "morphology", "linguistics_term": "subject_verb_agreement", "UID": "distractor_agreement_relational_noun", "simple_LM_method": true, "one_prefix_method": true, "two_prefix_method": false, "lexically_identical": false, "pairID": "9"}
+{"sentence_good": "This customer who had visited most children has worn some shoes.", "sentence_bad": "This customer who had visited most children have worn some shoes.", "one_prefix_prefix": "This customer who had visited most children", "one_prefix_word_good": "has", "one_prefix_word_bad": "have", "dependency_length": 5, "field": "morphology", "linguistics_term": "subject_verb_agreement", "UID": "distractor_agreement_relative_clause", "simple_LM_method": true, "one_prefix_method": true, "two_prefix_method": false, "lexically_identical": false, "pairID": "0"}
+{"sentence_good": "Boys that aren't disturbing Natalie suffer.", "sentence_bad": "Boys that aren't disturbing Natalie suffers.", "one_prefix_prefix": "Boys that aren't disturbing Natalie", "one_prefix_word_good": "suffer", "one_prefix_word_bad": "suffers", "dependency_length": 4, "field": "morphology", "linguistics_term": "subject_verb_agreement", "UID": "distractor_agreement_relative_clause", "simple_LM_method": true, "one_prefix_method": true, "two_prefix_method": false, "lexically_identical": false, "pairID": "2"}
+{"sentence_good": "The girl who doesn't annoy these adults works with Kristin.", "sentence_bad": "The girl who doesn't annoy these adults work with Kristin.", "one_prefix_prefix": "The girl who doesn't annoy these adults", "one_prefix_word_good": "works with", "one_prefix_word_bad": "work with", "dependency_length": 5, "field": "morphology", "linguistics_term": "subject_verb_agreement", "UID": "distractor_agreement_relative_clause", "simple_LM_method": true, "one_prefix_method": true, "two_prefix_method": false, "lexically_identical": false, "pairID": "11"}
+{"sentence_good": "The hidden offspring aren't confident.", "sentence_bad": "The hid offspring aren't confident.", "two_prefix_prefix_good": "The hidden", "two_prefix_prefix_bad": "The hid", "two_prefix_word": "offspring", "field": "morphology", "linguistics_term": "irregular_forms", "UID": "irregular_past_participle_adjectives", "simple_LM_method": true, "one_prefix_method": false, "two_prefix_method": true, "lexically_identical": false, "pairID": "0"}
+{"sentence_good": "The hidden bicycles weren't exposed.", "sentence_bad": "The hid bicycles weren't exposed.", "two_prefix_prefix_good": "The hidden", "two_prefix_prefix_bad": "The hid", "two_prefix_word": "bicycles", "field": "morphology", "linguistics_term": "irregular_forms", "UID": "irregular_past_participle_adjectives", "simple_LM_method": true, "one_prefix_method": false, "two_prefix_method": true, "lexically_identical": false, "pairID": "1"}
+{"sentence_good": "The hidden glass was big.", "sentence_bad": "The hid glass was big.", "two_prefix_prefix_good": "The hidden", "two_prefix_prefix_bad": "The hid", "two_prefix_word": "glass", "field": "morphology", "linguistics_term": "irregular_forms", "UID": "irregular_past_participle_adjectives", "simple_LM_method": true, "one_prefix_method": false, "two_prefix_method": true, "lexically_identical": false, "pairID": "2"}
+{"sentence_good": "The Borgias wore a lot of scarves.", "sentence_bad": "The Borgias worn a lot of scarves.", "one_prefix_prefix": "The Borgias", "one_prefix_word_good": "wore", "one_prefix_word_bad": "worn", "field": "morphology", "linguistics_term": "irregular_forms", "UID": "irregular_past_participle_verbs", "simple_LM_method": true, "one_prefix_method": true, "two_prefix_method": false, "lexically_identical": false, "pairID": "0"}
+{"sentence_good": "The mushroom went bad.", "sentence_bad": "The mushroom gone bad.", "one_prefix_prefix": "The mushroom", "one_prefix_word_good": "went bad", "one_prefix_word_bad": "gone bad", "field": "morphology", "linguistics_term": "irregular_forms", "UID": "irregular_past_participle_verbs", "simple_LM_method": true, "one_prefix_method": true, "two_prefix_method": false, "lexically_identical": false, "pairID": "2"}
+{"sentence_good": "Allison got a job.", "sentence_bad": "Allison gotten a job.", "one_prefix_prefix": "Allison", "one_prefix_word_good": "got a job", "one_prefix_word_bad": "gotten a job", "field": "morphology", "linguistics_term": "irregular_forms", "UID": "irregular_past_participle_verbs", "simple_LM_method": true, "one_prefix_method": true, "two_prefix_method": false, "lexically_identical": false, "pairID": "46"}
+{"sentence_good": "Those radii have scared that teenager.", "sentence_bad": "Those radii has scared that teenager.", "one_prefix_prefix": "Those radii", "one_prefix_word_good": "have", "one_prefix_word_bad": "has", "field": "morphology", "linguistics_term": "subject_verb_agreement", "UID": "irregular_plural_subject_verb_agreement_1", "simple_LM_method": true, "one_prefix_method": true, "two_prefix_method": false, "lexically_identical": false, "pairID": "0"}
+{"sentence_good": "The axes haven't stunned that teenager.", "sentence_bad": "The axes hasn't stunned that teenager.", "one_prefix_prefix": "The axes", "one_prefix_word_good": "haven't", "one_prefix_word_bad": "hasn't", "field": "morphology", "linguistics_term": "subject_verb_agreement", "UID": "irregular_plural_subject_verb_agreement_1", "simple_LM_method": true, "one_prefix_method": true, "two_prefix_method": false, "lexically_identical": false, "pairID": "2"}
+{"sentence_good": "An alumnus doubts every sweater flattens.", "sentence_bad": "An alumnus doubt every sweater flattens.", "one_prefix_prefix": "An alumnus", "one_prefix_word_good": "doubts", "one_prefix_word_bad": "doubt", "field": "morphology", "linguistics_term": "subject_verb_agreement", "UID": "irregular_plural_subject_verb_agreement_1", "simple_LM_method": true, "one_prefix_method": true, "two_prefix_method": false, "lexically_identical": false, "pairID": "6"}
+{"sentence_good": "The women meet.", "sentence_bad": "The woman meet.", "two_prefix_prefix_good": "The women", "two_prefix_prefix_bad": "The woman", "two_prefix_word": "meet", "field": "morphology", "linguistics_term": "subject_verb_agreement", "UID": "irregular_plural_subject_verb_agreement_2", "simple_LM_method": true, "one_prefix_method": false, "two_prefix_method": true, "lexically_identical": false, "pairID": "0"}
+{"sentence_good": "The child isn't attacking Becky.", "sentence_bad": "The children isn't attacking Becky.", "two_prefix_prefix_good": "The child", "two_prefix_prefix_bad": "The children", "two_prefix_word": "isn't", "field": "morphology", "linguistics_term": "subject_verb_agreement", "UID": "irregular_plural_subject_verb_agreement_2", "simple_LM_method": true, "one_prefix_method": false, "two_prefix_method": true, "lexically_identical": false, "pairID": "1"}
+{"sentence_good": "The woman cleans every public park.", "sentence_bad": "The women cleans every public park.", "two_prefix_prefix_good": "The woman", "two_prefix_prefix_bad": "The women", "two_prefix_word": "cleans", "field": "morphology", "linguistics_term": "subject_verb_agreement", "UID": "irregular_plural_subject_verb_agreement_2", "simple_LM_method": true, "one_prefix_method": false, "two_prefix_method": true, "lexically_identical": false, "pairID": "2"}
+{"sentence_good": "Paula references Robert.", "sentence_bad": "Paula reference Robert.", "one_prefix_prefix": "Paula", "one_prefix_word_good": "references", "one_prefix_word_bad": "reference", "field": "morphology", "linguistics_term": "subject_verb_agreement", "UID": "regular_plural_subject_verb_agreement_1", "simple_LM_method": true, "one_prefix_method": true, "two_prefix_method": false, "lexically_identical": false, "pairID": "0"}
+{"sentence_good": "Most legislatures haven't disliked children.", "sentence_bad": "Most legislatures hasn't disliked children.", "one_prefix_prefix": "Most legislatures", "one_prefix_word_good": "haven't", "one_prefix_word_bad": "hasn't", "field": "morphology", "linguistics_term": "subject_verb_agreement", "UID": "regular_plural_subject_verb_agreement_1", "simple_LM_method": true, "one_prefix_method": true, "two_prefix_method": false, "lexically_identical": false, "pairID": "1"}
+{"sentence_good": "Some organizations aren't disturbing Vanessa.", "sentence_bad": "Some organizations isn't disturbing Vanessa.", "one_prefix_prefix": "Some organizations", "one_prefix_word_good": "aren't", "one_prefix_word_bad": "isn't", "field": "morphology", "linguistics_term": "subject_verb_agreement", "UID": "regular_plural_subject_verb_agreement_1", "simple_LM_method": true, "one_prefix_method": true, "two_prefix_method": false, "lexically_identical": false, "pairID": "2"}
+{"sentence_good": "The students perform.", "sentence_bad": "The student perform.", "two_prefix_prefix_good": "The students", "two_prefix_prefix_bad": "The student", "two_prefix_word": "perform", "field": "morphology", "linguistics_term": "subject_verb_agreement", "UID": "regular_plural_subject_verb_agreement_2", "simple_LM_method": true, "one_prefix_method": false, "two_prefix_method": true, "lexically_identical": false, "pairID": "0"}
+{"sentence_good": "The associations talk about Stacey.", "sentence_bad": "The association talk about Stacey.", "two_prefix_prefix_good": "The associations", "two_prefix_prefix_bad": "The association", "two_prefix_word": "talk", "field": "morphology", "linguistics_term": "subject_verb_agreement", "UID": "regular_plural_subject_verb_agreement_2", "simple_LM_method": true, "one_prefix_method": false, "two_prefix_method": true, "lexically_identical": false, "pairID": "1"}
+{"sentence_good": "The glove tightens.", "sentence_bad": "The gloves tightens.", "two_prefix_prefix_good": "The glove", "two_prefix_prefix_bad": "The gloves", "two_prefix_word": "tightens", "field": "morphology", "linguistics_term": "subject_verb_agreement", "UID": "regular_plural_subject_verb_agreement_2", "simple_LM_method": true, "one_prefix_method": false, "two_prefix_method": true, "lexically_identical": false, "pairID": "2"}
+"""
+RELEASE = [json.loads(line) for line in RELEASE_JSONL.splitlines()]
+
+
+def release_of(uid: str) -> list[dict]:
+    return [row for row in RELEASE if row["UID"] == uid]
+
+
+@pytest.fixture(scope="module")
+def lexicon():
+    return load_lexicon()
+
+
+@pytest.fixture(scope="module")
+def generated(lexicon) -> dict[str, list[dict]]:
+    """300 pairs of every paradigm, seed 11."""
+    return {uid: generate(uid, 300, 11, lexicon=lexicon) for uid in GENERATED}
+
+
+# --- the paradigms ---
+
+def test_every_morphology_paradigm_of_the_release_is_generated():
+    morphology = {row["UID"] for row in RELEASE if row["field"] == "morphology"}
+    assert set(GENERATED) == morphology and len(GENERATED) == 18
+    assert set(GENERATED) <= set(PARADIGM_CATEGORY)
+
+
+# --- determinism ---
+
+def test_same_seed_gives_the_same_bytes_and_another_seed_other_pairs(lexicon):
+    for uid in GENERATED:
+        first = to_jsonl(generate(uid, 60, 5, lexicon=lexicon))
+        assert to_jsonl(generate(uid, 60, 5, lexicon=lexicon)) == first, uid
+        other = generate(uid, 60, 6, lexicon=lexicon)
+        assert to_jsonl(other) != first, uid
+        assert {r["sentence_good"] for r in other} != {json.loads(l)["sentence_good"] for l in first.splitlines()}
+
+
+def test_fewer_pairs_are_the_first_pairs_of_more():
+    assert generate("determiner_noun_agreement_1", 10, 3) == generate("determiner_noun_agreement_1", 40, 3)[:10]
+
+
+def test_output_does_not_depend_on_the_interpreters_hash_seed():
+    """Sets never decide an order: two interpreters with other string hashes write the same bytes."""
+    code = ("import hashlib; from lmprobes.suites.blimp.generator import GENERATED, generate, to_jsonl; "
+            "print(hashlib.sha256(''.join(to_jsonl(generate(u, 80, 2)) for u in GENERATED).encode()).hexdigest())")
+    digests = {subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
+                              env={**os.environ, "PYTHONHASHSEED": seed}).stdout for seed in ("1", "2")}
+    local = hashlib.sha256("".join(to_jsonl(generate(u, 80, 2)) for u in GENERATED).encode()).hexdigest()
+    assert digests == {local + "\n"}
+
+
+def test_pairs_are_distinct_numbered_and_avoid_excluded_sentences(generated, lexicon):
+    for uid, rows in generated.items():
+        assert [r["pairID"] for r in rows] == [str(i) for i in range(300)]
+        assert len({r["sentence_good"] for r in rows}) == len({r["sentence_bad"] for r in rows}) == 300, uid
+        assert all(r["sentence_good"] != r["sentence_bad"] for r in rows)
+    first = generated["anaphor_gender_agreement"]
+    again = generate("anaphor_gender_agreement", 300, 11, lexicon=lexicon, exclude=release_sentences(first[:100]))
+    assert not release_sentences(again) & release_sentences(first[:100])
+    assert again[:0] == [] and again != first
+
+
+def test_bad_arguments_are_refused():
+    with pytest.raises(GeneratorError, match="no generator for BLiMP paradigm 'adjunct_island'"):
+        generate("adjunct_island", 3, 0)
+    for n, seed in ((-1, 0), (3, -2), (True, 0), (3, 1.5)):
+        with pytest.raises(GeneratorError, match="non-negative integer"):
+            generate("determiner_noun_agreement_1", n, seed)
+
+
+def test_a_lexicon_too_small_for_n_says_so(tmp_path):
+    lines = [",".join(COLUMNS)]
+
+    def row(**values):
+        lines.append(",".join(values.get(c, "") for c in COLUMNS))
+
+    row(category="noun", lemma="dog", plural="dogs", irregular="no", countable="yes", animate="yes",
+        **{"class": "animal"})
+    row(category="name", lemma="Anna", animate="yes", gender="f", **{"class": "person"})
+    row(category="verb", lemma="see", third="sees", past="saw", participle="seen", gerund="seeing",
+        irregular="yes", subject="person", object="animal", stative="yes", adjectival="no")
+    path = tmp_path / "lexicon.csv"
+    path.write_text("\n".join(lines) + "\n")
+    assert len(generate("determiner_noun_agreement_2", 5, 0, lexicon=path)) == 5
+    with pytest.raises(GeneratorError, match=r"only \d+ distinct pairs of the 500 asked for"):
+        generate("determiner_noun_agreement_2", 500, 0, lexicon=path)
+
+
+# --- the lexicon ---
+
+def plural_by_rule(singular: str) -> set[str]:
+    """The plurals the spelling rules allow (-es after a sibilant, -ies after consonant + y, -s or -es after -o)."""
+    head, _, last = singular.rpartition(" ")
+    head = f"{head} " if head else ""
+    if last.endswith(("s", "x", "z", "ch", "sh")):
+        forms = {last + "es"}
+    elif last.endswith("y") and last[-2] not in "aeiou":
+        forms = {last[:-1] + "ies"}
+    elif last.endswith("o"):
+        forms = {last + "s", last + "es"}
+    else:
+        forms = {last + "s"}
+    return {head + form for form in forms}
+
+
+def cvc(base: str) -> bool:
+    return len(base) > 2 and base[-1] not in "aeiouwxy" and base[-2] in "aeiou" and base[-3] not in "aeiou"
+
+
+def ed_by_rule(base: str) -> set[str]:
+    if base.endswith("e"):
+        return {base + "d"}
+    if base.endswith("y") and base[-2] not in "aeiou":
+        return {base[:-1] + "ied"}
+    return {base + "ed"} | ({base + base[-1] + "ed"} if cvc(base) else set())
+
+
+def third_by_rule(base: str) -> str:
+    if base.endswith(("s", "x", "z", "ch", "sh", "o")):
+        return base + "es"
+    if base.endswith("y") and base[-2] not in "aeiou":
+        return base[:-1] + "ies"
+    return base + "s"
+
+
+def ing_by_rule(base: str) -> set[str]:
+    if base.endswith("ie"):
+        return {base[:-2] + "ying"}
+    if base.endswith("e") and not base.endswith(("ee", "ye", "oe")):
+        return {base[:-1] + "ing"}
+    return {base + "ing"} | ({base + base[-1] + "ing"} if cvc(base) else set())
+
+
+def test_every_count_noun_has_two_different_forms_and_its_irregular_flag_is_right(lexicon):
+    assert len(lexicon.nouns) >= 250
+    for noun in lexicon.nouns:
+        if not noun.countable:
+            assert noun.plural == "", noun
+            continue
+        assert noun.singular and noun.plural and noun.singular != noun.plural, noun
+        assert (noun.plural not in plural_by_rule(noun.singular)) == noun.irregular, noun
+    irregular = {(n.singular, n.plural) for n in lexicon.nouns if n.irregular}
+    assert len(irregular) >= 40
+    assert {("mouse", "mice"), ("child", "children"), ("man", "men"), ("woman", "women"), ("person", "people"),
+            ("foot", "feet"), ("tooth", "teeth"), ("goose", "geese"), ("cactus", "cacti"), ("analysis", "analyses"),
+            ("phenomenon", "phenomena"), ("criterion", "criteria"), ("knife", "knives"), ("wolf", "wolves"),
+            ("alumnus", "alumni"), ("ox", "oxen")} <= irregular
+
+
+def test_no_form_is_both_singular_and_plural(lexicon):
+    singulars = {n.singular for n in lexicon.nouns} | {n.name for n in lexicon.names}
+    plurals = {n.plural for n in lexicon.count_nouns}
+    assert not singulars & plurals
+
+
+def test_every_verb_form_follows_the_spelling_rules_or_is_flagged_irregular(lexicon):
+    assert len(lexicon.verbs) >= 150
+    for verb in lexicon.verbs:
+        assert verb.third == third_by_rule(verb.base), verb
+        assert verb.gerund in ing_by_rule(verb.base), verb
+        regular = verb.past in ed_by_rule(verb.base) and verb.participle == verb.past
+        assert regular != verb.irregular, verb
+    forms = {(v.base, v.past, v.participle) for v in lexicon.verbs}
+    assert {("break", "broke", "broken"), ("write", "wrote", "written"), ("hide", "hid", "hidden"),
+            ("wear", "wore", "worn"), ("go", "went", "gone"), ("eat", "ate", "eaten"), ("see", "saw", "seen"),
+            ("take", "took", "taken"), ("sing", "sang", "sung"), ("freeze", "froze", "frozen"),
+            ("choose", "chose", "chosen"), ("steal", "stole", "stolen"), ("forget", "forgot", "forgotten"),
+            ("drive", "drove", "driven"), ("speak", "spoke", "spoken"), ("shrink", "shrank", "shrunk"),
+            ("tear", "tore", "torn"), ("bite", "bit", "bitten"), ("teach", "taught", "taught")} <= forms
+
+
+def test_names_adjectives_and_every_paradigms_pools(lexicon):
+    assert {n.gender for n in lexicon.names} == {"f", "m"}
+    assert min(sum(n.gender == g for n in lexicon.names) for g in "fm") >= 30
+    assert all(n.name[0].isupper() for n in lexicon.names)
+    assert len(lexicon.adjectives) >= 50
+    pools = Pools(lexicon)
+    for irregular in (False, True):
+        for adjective in (False, True):
+            assert len(pools.object_nouns(irregular, adjective)) >= 20
+        assert len(pools.subject_nouns(irregular)) >= 20
+    assert len(pools.reflexive_verbs) >= 30 and len(pools.adjectival_verbs) >= 8
+    assert len(pools.participle_verbs) >= 25 and len(pools.relational_nouns) >= 20
+
+
+@pytest.mark.parametrize(("edit", "message"), [
+    (("chair,chairs", "chair,chair"), "is the singular"),
+    (("chair,chairs,,,,,no,yes,no,artifact", "chair,chairs,,,,,no,yes,no,furniture"), "class must be one of"),
+    (("chair,chairs,,,,,no,yes,no", "chair,chairs,,,,,no,maybe,no"), "countable must be yes or no"),
+    (("noun,chair,chairs,,,,,no,yes,no,artifact,", "noun,chair,chairs,,,,,no,yes,yes,artifact,"), "animate must be"),
+    (("noun,chair,", "noun,dog,"), "already on line"),
+    (("noun,chair,chairs", "verb,chair,chairs"), "a verb needs third"),
+])
+def test_a_malformed_lexicon_line_is_refused_naming_it(tmp_path, edit, message):
+    text = DEFAULT_LEXICON.read_text()
+    old, new = edit
+    assert old in text
+    path = tmp_path / "lexicon.csv"
+    path.write_text(text.replace(old, new, 1))
+    line = text[:text.index(old)].count("\n") + 1
+    with pytest.raises(LexiconError, match=rf"lexicon.csv:{line}: .*{re.escape(message)}"):
+        load_lexicon(path)
+
+
+# --- grammar: the good sentence agrees, the bad one does not ---
+
+SG_AUX = {"is", "was", "has", "isn't", "wasn't", "hasn't", "doesn't"}
+PL_AUX = {"are", "were", "have", "aren't", "weren't", "haven't", "don't"}
+DEMONSTRATIVE = {"this": "sg", "that": "sg", "these": "pl", "those": "pl"}
+REFLEXIVE = {"herself": "f", "himself": "m", "itself": "n", "themselves": "pl"}
+
+
+class Grammar:
+    """The lexicon's word forms by number, to judge what the generator wrote."""
+
+    def __init__(self, lexicon):
+        self.number: dict[str, str] = {}
+        self.gender: dict[str, str] = {n.name: n.gender for n in lexicon.names}
+        self.lemma: dict[str, str] = {}
+        for noun in lexicon.nouns:
+            last_sg = noun.singular.split(" ")[-1]
+            self.number[last_sg] = "sg"
+            self.lemma[last_sg] = noun.singular
+            self.gender.setdefault(last_sg, noun.gender)
+            if noun.countable:
+                last_pl = noun.plural.split(" ")[-1]
+                self.number[last_pl] = "pl"
+                self.lemma[last_pl] = noun.singular
+        for name in lexicon.names:
+            self.number[name.name] = "sg"
+        self.verb_number = {**{w: "sg" for w in SG_AUX}, **{w: "pl" for w in PL_AUX}}
+        for verb in lexicon.verbs:
+            self.verb_number[verb.third] = "sg"
+            self.verb_number.setdefault(verb.base, "pl")
+        self.past_participle = {(v.past, v.participle) for v in lexicon.verbs}
+        self.adjectival = {(v.participle, v.past) for v in lexicon.verbs if v.adjectival}
+
+    def noun(self, word: str) -> str | None:
+        """``word`` as the lexicon has it (sentence-initial capitals undone), or None if it is no noun or name."""
+        word = word.rstrip(".")
+        for form in (word, word[:1].lower() + word[1:]):
+            if form in self.number:
+                return form
+        return None
+
+    def np_number(self, word: str) -> str:
+        return self.number[self.noun(word)]
+
+    def subject_gender(self, tokens: list[str]) -> str:
+        return self.gender[tokens[0]] if tokens[0] in self.gender else self.gender[tokens[1]]
+
+
+def words(text: str) -> list[str]:
+    return text.rstrip(".").split(" ")
+
+
+def test_determiners_agree_with_their_noun_in_good_sentences_only(generated, lexicon):
+    g = Grammar(lexicon)
+    irregular = {n.singular.split(" ")[-1] for n in lexicon.nouns if n.irregular}
+    irregular |= {n.plural.split(" ")[-1] for n in lexicon.nouns if n.irregular}
+    for uid in [u for u in GENERATED if u.startswith("determiner_noun")]:
+        adjective = "_adj" in uid
+        for row in generated[uid]:
+            good, bad = words(row["sentence_good"]), words(row["sentence_bad"])
+            noun_good, noun_bad = good[-1], bad[-1]  # the last word of a compound ("grocery store")
+            at = max(i for i, w in enumerate(good) if w in DEMONSTRATIVE)  # the object's, not the subject's
+            det_good, det_bad = good[at], bad[at]
+            assert len(good) - at - 1 >= 1 + adjective, row
+            assert DEMONSTRATIVE[det_good] == g.np_number(noun_good), row
+            assert DEMONSTRATIVE[det_bad] != g.np_number(noun_bad), row
+            assert g.lemma[noun_good] == g.lemma[noun_bad] and (noun_good in irregular) == ("irregular" in uid), row
+            if row["one_prefix_method"]:
+                assert det_good == det_bad and noun_good != noun_bad
+            else:
+                assert det_good != det_bad and noun_good == noun_bad
+
+
+def test_verbs_agree_with_their_subject_in_good_sentences_only(generated, lexicon):
+    g = Grammar(lexicon)
+    for uid in [u for u in GENERATED if "subject_verb" in u]:
+        for row in generated[uid]:
+            if row["one_prefix_method"]:
+                subject = row["one_prefix_prefix"].split(" ")[-1]
+                assert g.verb_number[row["one_prefix_word_good"]] == g.np_number(subject), row
+                assert g.verb_number[row["one_prefix_word_bad"]] != g.np_number(subject), row
+            else:
+                good, bad = row["two_prefix_prefix_good"].split(" "), row["two_prefix_prefix_bad"].split(" ")
+                assert good[0] == bad[0] == "The" and g.lemma[good[-1]] == g.lemma[bad[-1]], row
+                assert g.verb_number[row["two_prefix_word"]] == g.np_number(good[-1]) != g.np_number(bad[-1]), row
+
+
+def test_distractors_have_the_other_number_and_the_verb_agrees_with_the_head(generated, lexicon):
+    g = Grammar(lexicon)
+    for uid, pronouns in (("distractor_agreement_relational_noun", ("of", "about")),
+                          ("distractor_agreement_relative_clause", ("who", "that"))):
+        for row in generated[uid]:
+            prefix = row["one_prefix_prefix"].split(" ")
+            at = next(i for i, w in enumerate(prefix) if i and w in pronouns)
+            head, attractor = g.np_number(prefix[at - 1]), g.np_number(prefix[-1])
+            assert head != attractor, row
+            assert g.verb_number[row["one_prefix_word_good"]] == head != g.verb_number[row["one_prefix_word_bad"]]
+            expected = len(prefix) if uid.endswith("relational_noun") else len(prefix) - at
+            assert row["dependency_length"] == expected, row
+
+
+def test_participles_and_pasts_are_in_their_places(generated, lexicon):
+    g = Grammar(lexicon)
+    for row in generated["irregular_past_participle_verbs"]:
+        assert (row["one_prefix_word_good"], row["one_prefix_word_bad"]) in g.past_participle, row
+        assert row["one_prefix_word_good"] != row["one_prefix_word_bad"]
+    for row in generated["irregular_past_participle_adjectives"]:
+        (the, participle), (the_bad, past) = (row[k].split(" ") for k in ("two_prefix_prefix_good",
+                                                                           "two_prefix_prefix_bad"))
+        assert the == the_bad == "The" and (participle, past) in g.adjectival and participle != past, row
+
+
+def test_reflexives_match_their_subject_in_good_sentences_only(generated, lexicon):
+    g = Grammar(lexicon)
+    for row in generated["anaphor_gender_agreement"]:
+        gender = g.subject_gender(row["one_prefix_prefix"].split(" "))
+        assert gender in ("f", "m") and REFLEXIVE[row["one_prefix_word_good"]] == gender, row
+        assert REFLEXIVE[row["one_prefix_word_bad"]] in {"f", "m", "n"} - {gender}, row
+    for row in generated["anaphor_number_agreement"]:
+        prefix = row["one_prefix_prefix"].split(" ")
+        number = g.np_number(next(w for w in prefix if g.noun(w)))  # a name or the subject's noun
+        good, bad = REFLEXIVE[row["one_prefix_word_good"]], REFLEXIVE[row["one_prefix_word_bad"]]
+        assert (good == "pl") == (number == "pl") and (bad == "pl") != (number == "pl"), row
+        if number == "sg":
+            assert good == g.subject_gender(prefix), row
+
+
+def test_articles_and_negation_after_every_or_all(generated):
+    assert [article(w) for w in ("apple", "university", "hour", "umbrella", "dog", "European", "oasis")] == \
+        ["an", "a", "an", "an", "a", "a", "an"]
+    for rows in generated.values():
+        for row in rows:
+            for sentence in (row["sentence_good"], row["sentence_bad"]):
+                tokens = words(sentence)
+                for det, word in itertools.pairwise(tokens):
+                    if det.lower() in ("a", "an") and word != "lot":
+                        assert det.lower() == article(word), sentence
+                if tokens[0] in ("Every", "All"):
+                    assert not any(t.endswith("n't") for t in tokens), sentence
+
+
+# --- the structural check ---
+
+def test_every_paradigm_passes_the_structural_check_against_release_rows(generated):
+    for uid, rows in generated.items():
+        report = check_against_release(rows, release_of(uid))
+        assert report.ok, report.format()
+        assert list(report.paradigms) == [uid] and report.paradigms[uid].release == 3
+
+
+def test_the_release_rows_pass_their_own_check():
+    report = check_against_release(RELEASE, RELEASE)
+    assert report.ok and not report.warnings(), report.format()
+
+
+def mutated(rows: list[dict], change) -> list[dict]:
+    rows = [dict(r) for r in rows]
+    change(rows[1])
+    return rows
+
+
+def swap_det(row):
+    row["sentence_bad"] = row["sentence_bad"].replace(" those ", " a ").replace(" these ", " a ") \
+        .replace(" this ", " a ").replace(" that ", " a ")
+    row["two_prefix_prefix_bad"] = row["sentence_bad"].rsplit(" ", 1)[0]
+
+
+def two_words(row):
+    bad = row["sentence_bad"].split(" ")
+    bad[0] = "Somebody"
+    row["sentence_bad"] = " ".join(bad)
+
+
+@pytest.mark.parametrize(("uid", "change", "check"), [
+    ("determiner_noun_agreement_1", lambda r: r.update(lexically_identical=False), "constants"),
+    ("determiner_noun_agreement_1", lambda r: r.update(UID="determiner_noun_agreement_2"), "release"),
+    ("determiner_noun_agreement_1", lambda r: r.pop("one_prefix_word_bad"), "keys"),
+    ("determiner_noun_agreement_1", lambda r: r.update(sentence_good=r["sentence_good"][:-1]), "form"),
+    ("determiner_noun_agreement_1", lambda r: r.update(sentence_bad=r["sentence_bad"].lower()), "form"),
+    ("determiner_noun_agreement_1", lambda r: r.update(one_prefix_prefix="Somebody likes"), "prefix"),
+    ("determiner_noun_agreement_1", lambda r: r.update(one_prefix_word_bad=r["one_prefix_word_good"]), "prefix"),
+    ("determiner_noun_agreement_1", two_words, "tokens"),
+    ("determiner_noun_agreement_2", swap_det, "contrast"),
+    ("regular_plural_subject_verb_agreement_2",
+     lambda r: r.update(sentence_bad=r["sentence_bad"][:-1] + " now.", sentence_good=r["sentence_good"][:-1] + " now."),
+     None),
+    ("irregular_past_participle_verbs",
+     lambda r: r.update(sentence_bad=r["sentence_bad"].replace(r["one_prefix_word_bad"], r["one_prefix_word_good"])
+                        .rstrip(".") + " again."), "tokens"),
+    ("distractor_agreement_relational_noun", lambda r: r.update(dependency_length=r["dependency_length"] + 1),
+     "dependency_length"),
+    ("distractor_agreement_relative_clause", lambda r: r.update(dependency_length="5"), "dependency_length"),
+    ("anaphor_gender_agreement", lambda r: r.update(pairID="0"), "unique"),
+])
+def test_the_structural_check_fails_what_breaks_the_structure(generated, uid, change, check):
+    rows = generated[uid][:20]
+    assert check_against_release(rows, release_of(uid)).ok
+    report = check_against_release(mutated(rows, change), release_of(uid))
+    if check is None:  # the same change to both sentences keeps the structure
+        assert report.ok, report.format()
+        return
+    assert not report.ok
+    assert check in {f.check for f in report.errors()}, report.format()
+    changed = mutated(rows, change)[1]
+    text = report.format()
+    assert f"{changed['UID']}: FAIL" in text and f"[{check}]" in text, text
+    assert f"pairID {changed['pairID']}:" in text or check == "release", text
+
+
+def test_the_difference_must_be_where_the_release_has_it(generated):
+    """A two-prefix pair whose prefixes differ one word earlier than the release's (the noun, not the
+    determiner, in determiner_noun_agreement_2)."""
+    rows = [dict(r) for r in generated["determiner_noun_agreement_with_adj_2"][:5]]
+    for row in rows:  # move the critical word: the adjective becomes the word, the noun the rest
+        good = row["sentence_good"].rstrip(".").split(" ")
+        row["two_prefix_prefix_good"] = " ".join(good[:-2])
+        row["two_prefix_prefix_bad"] = " ".join(row["sentence_bad"].rstrip(".").split(" ")[:-2])
+        row["two_prefix_word"] = good[-2]
+    report = check_against_release(rows, release_of("determiner_noun_agreement_with_adj_2"))
+    assert {f.check for f in report.errors()} == {"position"}, report.format()
+
+
+def test_a_closed_class_word_the_release_never_has_is_a_warning(generated):
+    rows = [dict(r) for r in generated["anaphor_number_agreement"][:40]]
+    report = check_against_release(rows, release_of("anaphor_number_agreement"))
+    assert report.ok
+    assert "slot_vocabulary" in {f.check for f in report.warnings()}  # the 3 release rows lack e.g. bad "itself"
+
+
+# --- the rule's script and the dataset builder ---
+
+def run_script(tmp_path: Path, uid: str, release: list[dict], settings: dict) -> Path:
+    out = tmp_path / "out" / f"{uid}.jsonl"
+    release_files = []
+    if release:
+        release_file = tmp_path / "release" / f"{uid}.jsonl"
+        release_file.parent.mkdir(exist_ok=True)
+        release_file.write_text("".join(json.dumps(r) + "\n" for r in release))
+        release_files = [str(release_file)]
+    smk = SimpleNamespace(rule="blimp_generate", wildcards=SimpleNamespace(uid=uid), output=[str(out)],
+                          input=SimpleNamespace(lexicon=str(DEFAULT_LEXICON), release=release_files),
+                          params=SimpleNamespace(revision=1, settings=settings), log=[str(tmp_path / "job.log")])
+    runpy.run_path(str(SCRIPT), init_globals={"snakemake": smk}, run_name="__main__")
+    return out
+
+
+def test_the_script_writes_the_pairs_checks_them_and_the_dataset_builder_reads_them(tmp_path):
+    uid = "determiner_noun_agreement_with_adjective_1"
+    release = release_of(uid)
+    out = run_script(tmp_path, uid, release, {"seed": 4, "pairs": 50})
+    expected = generate(uid, 50, 4, exclude=release_sentences(release))
+    assert out.read_text() == to_jsonl(expected)
+    log = (tmp_path / "job.log").read_text()
+    assert f"{uid}: 50 pairs generated (seed 4" in log and f"{uid}: OK (50 generated vs 3 release pairs" in log
+    df = build_blimp([out])
+    assert len(df) == 50 and set(df["paradigm"]) == {uid} and set(df["category"]) == {"determiner_noun_agreement"}
+    assert df["one_prefix_method"].all() and not df["two_prefix_method"].any() and not df["identical"].any()
+    assert (df["n_words_good"] == df["n_words_bad"]).all()
+
+
+def test_the_script_without_a_release_file_and_its_failure_on_a_structure_mismatch(tmp_path):
+    uid = "irregular_plural_subject_verb_agreement_2"
+    out = run_script(tmp_path, uid, [], {"seed": 0, "pairs": 30})
+    assert out.read_text() == to_jsonl(generate(uid, 30, 0))
+    out.unlink()
+    flipped = [{**row, "lexically_identical": True} for row in release_of(uid)]
+    with pytest.raises(GeneratorError, match=r"structure differs from the release's:\n.*FAIL"):
+        run_script(tmp_path, uid, flipped, {"seed": 0, "pairs": 30})
+    assert not out.exists()
+    assert "lexically_identical is not the release's True" in (tmp_path / "job.log").read_text()
+
+
+@pytest.mark.workflow
+def test_the_rule_end_to_end_on_the_demo_release_with_and_without_it(tmp_path):
+    from test_workflow import DEMO, copy_workflow, snakemake
+
+    uid = "irregular_past_participle_verbs"
+    target = f"results/datasets/blimp/generated/{uid}.jsonl"
+    workdir = copy_workflow(tmp_path / "wf")
+    run = snakemake(workdir, target, configs=(DEMO,))
+    assert run.returncode == 0, run.stderr[-3000:]
+    release = [json.loads(line) for line in (workdir / f"resources/sources/blimp/{uid}.jsonl").read_text().splitlines()]
+    rows = [json.loads(line) for line in (workdir / target).read_text().splitlines()]
+    assert len(rows) == 1000 and rows == generate(uid, 1000, 0, exclude=release_sentences(release))
+    assert check_against_release(rows, release).ok
+    # Without the release (exclude_release false): no download, and the pairs may repeat no release sentence only by chance.
+    other = copy_workflow(tmp_path / "wf2")
+    common = other / "rules/common.smk"
+    common.write_text(common.read_text().replace('"exclude_release": True', '"exclude_release": False'))
+    run = snakemake(other, target, configs=(DEMO,))
+    assert run.returncode == 0, run.stderr[-3000:]
+    assert not (other / "resources/sources/blimp").exists()
+    assert (other / target).read_text() == to_jsonl(generate(uid, 1000, 0))
