@@ -43,11 +43,17 @@ REPORT_BASELINES = {"lama": ("Freq",), "olmpics": ("mlm_baseline", "esim_baselin
 DOWNLOAD_SETTINGS = ("hub_id", "revision", "trust_remote_code", "allow_pickle")
 
 
+# The checkout's committed inputs (published numbers), beside the package.
+RESOURCES = Path(__file__).resolve().parents[1] / "resources"
+
+
 class ConfigError(ValueError):
     """A config value that is well-typed but wrong; the message names its key."""
 
 
-def check_config(config: dict) -> None:
+def check_config(config: dict, paper_systems: dict[str, set[str]] | None = None) -> None:
+    """The cross-checks the schema cannot make; ``paper_systems``: the systems with published numbers,
+    per suite (``report.published.paper_systems``), which ``report.systems`` may name."""
     if not isinstance(config.get("models"), dict):  # the schema lets it be absent; every check below needs it
         raise ConfigError("models: missing; config.yaml must define the models block")
     for suite in config.get("suites", {}):
@@ -65,14 +71,17 @@ def check_config(config: dict) -> None:
         _check_lama(config, suites["lama"])
     if suites.get("olmpics"):
         _check_olmpics_curves(config, suites["olmpics"].get("learning_curves", {}))
-    _check_report_systems(config)
+    _check_report_systems(config, paper_systems)
 
 
-def _check_report_systems(config: dict) -> None:
-    """A misspelled model in report.systems would turn that paper system's verdicts into "missing"."""
+def _check_report_systems(config: dict, paper_systems: dict[str, set[str]] | None) -> None:
+    """A misspelled paper system or model in report.systems would turn that system's verdicts into "missing"."""
     for suite, mapping in config.get("report", {}).get("systems", {}).items():
         known = set(config["models"]) | set(REPORT_BASELINES.get(suite, ()))
         for paper_system, ours in mapping.items():
+            if paper_systems is not None and paper_system not in paper_systems.get(suite, ()):
+                raise ConfigError(f"report.systems.{suite}[{paper_system!r}]: no published number names this "
+                                  f"system; the {suite} paper systems: {', '.join(sorted(paper_systems.get(suite, ())))}")
             if ours not in known:
                 raise ConfigError(f"report.systems.{suite}[{paper_system!r}]: unknown model {ours!r}; configured "
                                   f"models{' and baselines' if suite in REPORT_BASELINES else ''}: "
@@ -330,8 +339,16 @@ def check_files(paths: Sequence[str | Path], base: str | Path | None) -> dict:
         update_config(config, check_config_file(path))
     check_model_entries(config)
     validate_config(config)
-    check_config(config)
+    check_config(config, published_systems(RESOURCES))
     return config
+
+
+def published_systems(resources: Path) -> dict[str, set[str]]:
+    """The systems the committed published-number files name, per suite."""
+    from lmprobes.report.published import read_published
+
+    published = read_published(resources)
+    return {suite: set(group) for suite, group in published.groupby("suite")["paper_system"]}
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -258,6 +258,22 @@ def resolve_device(device: str) -> torch.device:
     return torch.device(device)
 
 
+def check_special_ids(slug: str, model_dir: Path, tokenizer, model, family: str) -> None:
+    """Refuse a tokenizer whose scoring tokens (mask; BOS and EOS of a causal model) have ids beyond
+    the model's input embeddings, which would fail later as a bare index error inside the model."""
+    embeddings = model.get_input_embeddings()
+    rows = getattr(embeddings, "num_embeddings", None)
+    if rows is None:
+        return
+    roles = ("mask_token",) if family == "masked" else ("bos_token", "eos_token")
+    for role in roles:
+        token_id = getattr(tokenizer, f"{role}_id", None)
+        if token_id is not None and not 0 <= token_id < rows:
+            raise ModelError(f"model {slug!r}: the tokenizer in {model_dir} gives its {role} "
+                             f"{getattr(tokenizer, role)!r} the id {token_id}, but the model has {rows} input "
+                             f"embeddings (ids 0 to {rows - 1}); tokenizer and weights do not match")
+
+
 def load_lm(slug: str, spec: dict, model_dir: Path, device: str = "auto") -> LM:
     """Load a configured model from a local folder, offline, on ``device`` in ``spec['dtype']``.
 
@@ -266,6 +282,7 @@ def load_lm(slug: str, spec: dict, model_dir: Path, device: str = "auto") -> LM:
     process): everything alive once the model is loaded is frozen out of the cyclic collector
     (``engine.runner.freeze_collector``).
     """
+    from safetensors import SafetensorError
     from transformers import AutoModelForCausalLM, AutoModelForMaskedLM, AutoTokenizer
 
     from lmprobes.engine.lm import DTYPES, LM
@@ -306,7 +323,12 @@ def load_lm(slug: str, spec: dict, model_dir: Path, device: str = "auto") -> LM:
             f"model {slug!r}: {model_dir} holds a {_model_type(slug, model_dir)!r} model, which transformers has "
             f"no {family} LM class for; is its `family: {family}` in config.yaml right?"
         ) from None
+    except SafetensorError as error:  # a truncated or damaged weights file (a path: model has no checksum)
+        weights = ", ".join(sorted(p.name for p in model_dir.glob("*.safetensors"))) or "its weights"
+        raise ModelError(f"model {slug!r}: {weights} in {model_dir} cannot be read ({error}); "
+                         "download or copy the model again") from None
     check_loaded_weights(slug, model_dir, type(model).__name__, loading, spec.get("allow_missing_weights", False))
+    check_special_ids(slug, model_dir, tokenizer, model, family)
     model = model.to(target).eval()
     lm = LM(
         name=slug,

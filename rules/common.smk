@@ -10,6 +10,7 @@ from lmprobes.config import (
     download_spec,
     model_dir,
     model_kind,
+    published_systems,
     require_masked_for_curves,
     scoring_spec,
     source_path,
@@ -48,7 +49,7 @@ BLIMP = config["suites"]["blimp"]
 BLIMP_PARADIGMS = read_release_manifest(BLIMP["release"]["manifest"])
 OLMPICS = config["suites"]["olmpics"]
 OLMPICS_RELEASE = read_olmpics_manifest(OLMPICS["release"]["manifest"])
-check_config(config)
+check_config(config, published_systems(Path("resources")))
 
 MODELS = config["models"]
 ETTINGER = config["suites"]["ettinger"]

@@ -16,6 +16,7 @@ from lmprobes.config import (
     download_spec,
     model_dir,
     model_kind,
+    published_systems,
     scoring_spec,
     source_path,
 )
@@ -30,7 +31,7 @@ def load(path="config.yaml") -> dict:
 
 def validated(config: dict) -> dict:
     validate(config, SCHEMA)
-    check_config(config)
+    check_config(config, published_systems(ROOT / "resources"))
     return config
 
 
@@ -149,6 +150,8 @@ def test_the_config_command_checks_the_files_layered_over_config_yaml_as_the_wor
         (lambda c: c["report"]["systems"]["ettinger"].update({"bert-base-uncased": "bert-base-uncasd"}),
          r"report\.systems\.ettinger\['bert-base-uncased'\]: unknown model 'bert-base-uncasd'"),
         (lambda c: c["report"]["systems"]["lama"].update(Freq="freq"), r"report\.systems\.lama\['Freq'\]: .*and baselines"),
+        (lambda c: c["report"]["systems"]["ettinger"].update({"bert-base-uncasd": "bert-base-uncased"}),
+         r"report\.systems\.ettinger\['bert-base-uncasd'\]: no published number names this system; .*: bert-base-uncased, "),
     ],
 )
 def test_cross_checks_name_the_key(mutate, message):
@@ -156,7 +159,7 @@ def test_cross_checks_name_the_key(mutate, message):
     validate(config, SCHEMA)
     mutate(config)
     with pytest.raises(ConfigError, match=message):
-        check_config(config)
+        check_config(config, published_systems(ROOT / "resources"))
 
 
 def test_model_locations():

@@ -43,8 +43,9 @@ def test_the_workflow_is_read_without_torch_or_plotting():
     imports = re.findall(r"^from lmprobes[.\w]* import (?:\([^)]*\)|.*)$", common, re.MULTILINE)
     assert len(imports) > 10
     code = "\n".join([*imports, "import yaml", "from snakemake.utils import validate",
-                      "from lmprobes.config import check_config", "config = yaml.safe_load(open('config.yaml'))",
-                      "validate(config, 'rules/schemas/config.schema.yaml')", "check_config(config)"])
+                      "from pathlib import Path", "from lmprobes.config import check_config, published_systems",
+                      "config = yaml.safe_load(open('config.yaml'))", "validate(config, 'rules/schemas/config.schema.yaml')",
+                      "check_config(config, published_systems(Path('resources')))"])
     assert heavy_modules_loaded(code) == []
 
 

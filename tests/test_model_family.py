@@ -79,6 +79,24 @@ def test_a_masked_model_flagged_as_a_decoder_is_refused(tiny_dir, tmp_path):
         load("mine", "masked", folder)
 
 
+def test_a_mask_token_beyond_the_embeddings_is_refused_naming_it(tiny_dir, tmp_path):
+    folder = Path(shutil.copytree(tiny_dir("bert"), tmp_path / "bert"))
+    settings = json.loads((folder / "tokenizer_config.json").read_text())
+    (folder / "tokenizer_config.json").write_text(json.dumps({**settings, "mask_token": "<mask>"}))  # a new id
+    rows = json.loads((folder / "config.json").read_text())["vocab_size"]
+    with pytest.raises(ModelError, match=f"model 'mine': the tokenizer in {folder} gives its mask_token '<mask>' "
+                                         f"the id {rows}, but the model has {rows} input embeddings"):
+        load("mine", "masked", folder)
+
+
+def test_a_damaged_weights_file_is_named(tiny_dir, tmp_path):
+    folder = Path(shutil.copytree(tiny_dir("gpt2"), tmp_path / "gpt2"))
+    weights = folder / "model.safetensors"
+    weights.write_bytes(weights.read_bytes()[:1000])
+    with pytest.raises(ModelError, match=f"model 'mine': model.safetensors in {folder} cannot be read"):
+        load("mine", "causal", folder)
+
+
 @pytest.mark.parametrize("model_type", sorted(set(CAUSAL) - set(ZOO_CAUSAL) | set(UNCHECKED_CAUSAL)))
 def test_causal_types_the_zoo_test_does_not_load_do_not_look_ahead(model_type, tiny_gpt2):
     """The zoo test loads ``ZOO_CAUSAL`` through ``load_lm``, so the probe passes them; these are the rest
