@@ -32,6 +32,8 @@ REVISIONS = {
     "blimp_score": 2,
     "blimp_tables": 2,
     "blimp_generate": 1,
+    "blimp_generated_dataset": 1,
+    "blimp_generated_table": 1,
     # oLMpics
     "olmpics_release": 2,
     "olmpics_grids": 1,

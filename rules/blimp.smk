@@ -122,7 +122,55 @@ rule blimp_generate:
         "../scripts/blimp_generate.py"
 
 
-# Every generated paradigm: snakemake blimp_generated
+rule blimp_generated_dataset:
+    input:
+        pairs=expand(
+            "results/datasets/blimp/generated/{uid}.jsonl", uid=BLIMP_GENERATED
+        ),
+        lexicon="resources/blimp/lexicon.csv",
+    output:
+        "results/datasets/blimp/generated.parquet",
+    log:
+        "logs/datasets/blimp/generated.log",
+    conda:
+        "../envs/lmprobes.yaml"
+    params:
+        revision=REVISIONS["blimp_generated_dataset"],
+        settings=get_blimp_generator_settings,
+    script:
+        "../scripts/blimp_generated_dataset.py"
+
+
+# The generated pairs, scored as the release's by each BLiMP model.
+use rule blimp_score as blimp_score_generated with:
+    input:
+        dataset="results/datasets/blimp/generated.parquet",
+        model=get_model_dir,
+    output:
+        "results/scores/blimp/{model}/generated.parquet",
+    log:
+        "logs/scores/blimp/{model}.generated.log",
+    benchmark:
+        "benchmarks/scores/blimp/{model}.generated.tsv"
+
+
+rule blimp_generated_table:
+    input:
+        release=get_blimp_scores,
+        generated=get_blimp_generated_scores,
+    output:
+        expand("results/tables/blimp/generated.{ext}", ext=["csv", "md", "tex"]),
+    log:
+        "logs/tables/blimp_generated.log",
+    conda:
+        "../envs/lmprobes.yaml"
+    params:
+        revision=REVISIONS["blimp_generated_table"],
+    script:
+        "../scripts/blimp_generated_table.py"
+
+
+# Every generated paradigm, and its table when BLiMP scores models: snakemake blimp_generated
 rule blimp_generated:
     input:
-        expand("results/datasets/blimp/generated/{uid}.jsonl", uid=BLIMP_GENERATED),
+        get_blimp_generated_targets,

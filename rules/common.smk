@@ -495,6 +495,22 @@ def get_blimp_scores(wildcards):
     return expand("results/scores/blimp/{model}/blimp.parquet", model=BLIMP["models"])
 
 
+def get_blimp_generated_scores(wildcards):
+    return expand(
+        "results/scores/blimp/{model}/generated.parquet", model=BLIMP["models"]
+    )
+
+
+def get_blimp_generated_targets(wildcards):
+    """The generated paradigms, and the comparison table when BLiMP scores models."""
+    targets = expand(
+        "results/datasets/blimp/generated/{uid}.jsonl", uid=BLIMP_GENERATED
+    )
+    if BLIMP["models"]:
+        targets.append("results/tables/blimp/generated.md")
+    return targets
+
+
 def get_blimp_generator_settings(wildcards):
     """What a generated paradigm's pairs depend on besides the lexicon and the release file."""
     return {key: BLIMP["generator"][key] for key in ("seed", "pairs")}

@@ -18,8 +18,10 @@ import sys
 from pathlib import Path
 from types import SimpleNamespace
 
+import pandas as pd
 import pytest
 
+from lmprobes.io import read_metadata, read_parquet
 from lmprobes.suites.blimp.dataset import build_blimp
 from lmprobes.suites.blimp.generator import (
     DEFAULT_LEXICON,
@@ -36,6 +38,7 @@ from lmprobes.suites.blimp.generator.grammar import article
 from lmprobes.suites.blimp.generator.lexicon import COLUMNS
 from lmprobes.suites.blimp.generator.templates import Pools
 from lmprobes.suites.blimp.paradigms import PARADIGM_CATEGORY
+from lmprobes.suites.blimp.tables import MEAN_ROW, generated_comparison
 
 ROOT = Path(__file__).resolve().parents[1]
 SCRIPT = ROOT / "scripts" / "blimp_generate.py"
@@ -574,7 +577,7 @@ def test_the_script_without_a_release_file_and_its_failure_on_a_structure_mismat
 
 @pytest.mark.workflow
 def test_the_rule_end_to_end_on_the_demo_release_with_and_without_it(tmp_path):
-    from test_workflow import DEMO, copy_workflow, snakemake
+    from test_workflow import DEMO, copy_workflow, snakemake, write_config
 
     uid = "irregular_past_participle_verbs"
     target = f"results/datasets/blimp/generated/{uid}.jsonl"
@@ -587,9 +590,53 @@ def test_the_rule_end_to_end_on_the_demo_release_with_and_without_it(tmp_path):
     assert check_against_release(rows, release).ok
     # Without the release (exclude_release false): no download, and the pairs may repeat no release sentence only by chance.
     other = copy_workflow(tmp_path / "wf2")
-    common = other / "rules/common.smk"
-    common.write_text(common.read_text().replace('"exclude_release": True', '"exclude_release": False'))
-    run = snakemake(other, target, configs=(DEMO,))
+    name = write_config(other, "keep.yaml", {"suites": {"blimp": {"generator": {"exclude_release": False}}}})
+    run = snakemake(other, target, configs=(DEMO, name))
     assert run.returncode == 0, run.stderr[-3000:]
     assert not (other / "resources/sources/blimp").exists()
     assert (other / target).read_text() == to_jsonl(generate(uid, 1000, 0))
+
+
+@pytest.mark.workflow
+def test_the_generated_pairs_are_scored_and_set_beside_the_release(tmp_path):
+    """``snakemake blimp_generated`` on the demo: 18 paradigms of 12 pairs, a dataset, each BLiMP
+    model's scores, and the table of accuracies beside the release's same paradigms."""
+    from test_workflow import DEMO, copy_workflow, snakemake, write_config
+
+    workdir = copy_workflow(tmp_path / "wf")
+    name = write_config(workdir, "few.yaml", {"suites": {"blimp": {"generator": {"pairs": 12},
+                                                                   "models": ["tiny-gpt2", "tiny-bert"]}}})
+    run = snakemake(workdir, "blimp_generated", configs=(DEMO, "fast.yaml", name))
+    assert run.returncode == 0, run.stdout[-3000:] + run.stderr[-3000:]
+    dataset = read_parquet(workdir / "results/datasets/blimp/generated.parquet")
+    assert len(dataset) == 18 * 12 and set(dataset["paradigm"]) == set(GENERATED)
+    assert read_metadata(workdir / "results/datasets/blimp/generated.parquet")["dataset"] == "generated"
+    scores = read_parquet(workdir / "results/scores/blimp/tiny-gpt2/generated.parquet")
+    assert set(scores["paradigm"]) == set(GENERATED)
+    table = pd.read_csv(workdir / "results/tables/blimp/generated.csv")
+    assert set(table["model"]) == {"tiny-gpt2", "tiny-bert"}
+    lmeval = table[(table["model"] == "tiny-gpt2") & (table["method"] == "lmeval04")].set_index("paradigm")
+    assert len(lmeval) == 18 + 1 and (lmeval.drop(MEAN_ROW)["n_generated"] == 12).all()
+    # the release side: the demo's 20 pairs of each of these paradigms, as the release scores have them
+    release = read_parquet(workdir / "results/scores/blimp/tiny-gpt2/blimp.parquet")
+    ours = release[(release["method"] == "lmeval04") & release["paradigm"].isin(GENERATED) & release["kept"]]
+    by_paradigm = 100 * ours.groupby("paradigm")["correct"].mean()
+    assert lmeval.drop(MEAN_ROW)["release"].sort_index().round(9).tolist() == by_paradigm.sort_index().round(9).tolist()
+
+
+def test_the_comparison_sets_paradigm_accuracies_side_by_side_and_averages_them():
+    def scores(rows):
+        return pd.DataFrame([{"model": "m", "method": "lmeval04", "category": "c", "kept": kept, "paradigm": paradigm,
+                              "correct": correct} for paradigm, correct, kept in rows])
+
+    release = scores([("p1", True, True), ("p1", False, True), ("p2", True, True), ("p2", True, False),
+                      ("other", False, True)])
+    generated = scores([("p1", True, True), ("p2", False, True), ("p2", True, True), ("p2", True, True)])
+    table = generated_comparison(release, generated).set_index("paradigm")
+    assert list(table.index) == [MEAN_ROW, "p1", "p2"], "the release's other paradigms are left out"
+    assert (table.loc["p1", "release"], table.loc["p1", "generated"]) == (50.0, 100.0)
+    assert table.loc["p2", "release"] == 100.0 and table.loc["p2", "generated"] == pytest.approx(200 / 3)
+    assert (table.loc["p2", "n_release"], table.loc["p2", "n_generated"]) == (1, 3)  # unkept pairs do not count
+    assert table.loc[MEAN_ROW, "release"] == 75.0
+    assert table.loc[MEAN_ROW, "generated"] == pytest.approx((100 + 200 / 3) / 2)
+    assert table.loc[MEAN_ROW, "difference"] == pytest.approx(table.loc[MEAN_ROW, "generated"] - 75.0)

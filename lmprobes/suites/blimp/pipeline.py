@@ -9,7 +9,7 @@ from pathlib import Path
 import pandas as pd
 
 from lmprobes import __version__
-from lmprobes.io import read_parquet, write_parquet
+from lmprobes.io import read_metadata, read_parquet, write_parquet, write_table
 from lmprobes.suites.blimp.accuracy import overall, paradigm_accuracy
 from lmprobes.suites.blimp.dataset import SCHEMA, build_blimp
 from lmprobes.suites.blimp.methods import METHODS
@@ -29,14 +29,37 @@ def read_release_manifest(path: Path) -> list[dict[str, str]]:
     return rows
 
 
-def make_dataset(files: list[Path], out: Path, *, provenance: dict) -> pd.DataFrame:
+def make_dataset(files: list[Path], out: Path, *, provenance: dict, name: str = "blimp") -> pd.DataFrame:
+    """The pairs of the paradigm files (the release's, or the generator's: ``name="generated"``)."""
     df = build_blimp(files)
     quirks = df.attrs.get("quirks", {})
-    log.info("BLiMP: %d pairs in %d paradigms; %s", len(df), df["paradigm"].nunique(), quirks)
-    metadata = {"suite": "blimp", "dataset": "blimp", "sources": provenance, "quirks": quirks,
+    log.info("BLiMP %s: %d pairs in %d paradigms; %s", name, len(df), df["paradigm"].nunique(), quirks)
+    metadata = {"suite": "blimp", "dataset": name, "sources": provenance, "quirks": quirks,
                 "generator": f"lmprobes {__version__}"}
     write_parquet(df, out, SCHEMA, metadata)
     return df
+
+
+def make_generated_dataset(files: list[Path], lexicon: Path, out: Path, *, settings: dict) -> pd.DataFrame:
+    """The generated paradigms' pairs, with the lexicon's sha256 and the generator's settings."""
+    from lmprobes.sources import sha256_of
+
+    provenance = {"lexicon": {"path": str(lexicon), "sha256": sha256_of(lexicon)}, "settings": settings}
+    return make_dataset(files, out, provenance=provenance, name="generated")
+
+
+def make_generated_table(release_scores: list[Path], generated_scores: list[Path], out_dir: Path) -> pd.DataFrame:
+    """Each model's accuracy on the generated paradigms beside its accuracy on the same release paradigms."""
+    from lmprobes.suites.blimp.tables import GENERATED_TITLE, generated_comparison, generated_wide
+
+    def read(paths):
+        return pd.concat([read_parquet(p) for p in paths], ignore_index=True)
+
+    tidy = generated_comparison(read(release_scores), read(generated_scores))
+    out_dir = Path(out_dir)
+    write_table(tidy, out_dir / "generated.csv", out_dir / "generated.md", GENERATED_TITLE,
+                markdown_frame=generated_wide(tidy))
+    return tidy
 
 
 def methods_for(family: str, settings: dict) -> list[str]:
@@ -58,7 +81,7 @@ def score_model(dataset: Path, model_dir: Path, out: Path, *, slug: str, spec: d
                        ignore_index=True)
     summary = overall(paradigm_accuracy(scores)).set_index("method")["accuracy"].round(4).to_dict()
     log.info("%s overall accuracy per method: %s", slug, summary)
-    metadata = {**lm.describe(), "suite": "blimp", "methods": methods,
+    metadata = {**lm.describe(), "suite": "blimp", "dataset": read_metadata(dataset).get("dataset"), "methods": methods,
                 "ties": {m: METHODS[m].tie for m in methods},
                 "reductions": {m: METHODS[m].reduction for m in methods}, "generator": f"lmprobes {__version__}"}
     write_parquet(scores, out, SCORE_SCHEMA, metadata)

@@ -208,3 +208,36 @@ def write_tables(
     write_table(tidy3, *paths["table3"], title=TITLES["table3"], markdown_frame=table3_wide(tidy3), note=coverage_note(tidy3))
     write_table(tidy4, *paths["table4"], title=TITLES["table4"], markdown_frame=table4_wide(tidy4))
     return paths
+
+
+GENERATED_TITLE = ("Fresh pairs: accuracy (%) on the generated morphology paradigms beside the same paradigms of "
+                   "the release, and the difference (generated - release)")
+MEAN_ROW = "mean of the paradigms"
+
+
+def generated_comparison(release: pd.DataFrame, generated: pd.DataFrame) -> pd.DataFrame:
+    """Per model, method and generated paradigm: accuracy (%) on the release's pairs and on the
+    generated ones, their difference, and pair counts; a ``MEAN_ROW`` per system averages the
+    paradigms both have (the release overall's convention: a mean of paradigm accuracies)."""
+    keys = ["model", "method", "paradigm", "category"]
+    ours = paradigm_accuracy(generated)
+    theirs = paradigm_accuracy(release[release["paradigm"].isin(set(generated["paradigm"]))])
+    both = theirs.merge(ours, on=keys, suffixes=("_release", "_generated"), how="inner")
+    table = both[keys].assign(
+        release=100.0 * both["accuracy_release"], generated=100.0 * both["accuracy_generated"],
+        n_release=both["n_pairs_release"], n_generated=both["n_pairs_generated"])
+    table["difference"] = table["generated"] - table["release"]
+    means = (table.groupby(["model", "method"], sort=True)[["release", "generated", "difference"]].mean()
+             .reset_index().assign(paradigm=MEAN_ROW, category="", n_release=pd.NA, n_generated=pd.NA))
+    table = pd.concat([means, table], ignore_index=True)
+    order = {MEAN_ROW: (-1, 0)}
+    table["_order"] = table["paradigm"].map(lambda p: order.get(p) or paradigm_order(p))
+    table = table.sort_values(["model", "method", "_order"], kind="stable").drop(columns="_order")
+    columns = [*keys, "release", "generated", "difference", "n_release", "n_generated"]
+    return table[columns].astype({"n_release": "Int64", "n_generated": "Int64"}).reset_index(drop=True)
+
+
+def generated_wide(tidy: pd.DataFrame) -> pd.DataFrame:
+    """One line per system and paradigm, the system named as in Tables 3 and 4."""
+    labels = [system_label(m, k) for m, k in zip(tidy["model"], tidy["method"], strict=True)]
+    return tidy.assign(system=labels)[["system", "paradigm", "release", "generated", "difference", "n_generated"]]
