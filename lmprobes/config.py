@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import sys
 from collections.abc import Sequence
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 
 import yaml
 
@@ -30,6 +30,7 @@ SOURCES_DIR = Path("resources/sources")
 # Suites the workflow knows; each has a block under suites: in config.yaml.
 SUITES = ("ettinger", "lama", "blimp", "olmpics")
 GENERATED_CORPORA = ("trex_raw", "conceptnet_gen", "wikidata_fresh")
+PARAPHRASE_CORPUS = "trex_paraphrases"  # lama.release.PARAPHRASE_CORPUS (not imported: this module stays light)
 
 # A model's settings that say how its jobs run, not what they compute. Rules pass them as threads
 # and resources, never as params, so that tuning one does not rerun a model's jobs. (Another
@@ -144,6 +145,7 @@ def _check_lama(config: dict, settings: dict) -> None:
             raise ConfigError(
                 f"suites.lama.generated.{corpus}.source: source {entry.get('source')!r} is not defined under sources"
             )
+    _check_lama_paraphrases(config, settings.get("paraphrases", {}))  # its dataset is a target even when unscored
     qualitative = settings.get("qualitative_model")
     if qualitative is not None and qualitative not in settings.get("models", []):
         raise ConfigError(f"suites.lama.qualitative_model: {qualitative!r} is not in suites.lama.models")
@@ -162,6 +164,18 @@ def _check_lama(config: dict, settings: dict) -> None:
                     f"suites.lama.models[{i}]: {slug!r} is a causal model but suites.lama.method is 'masked' "
                     "(the released LAMA protocol only)"
                 )
+
+
+def _check_lama_paraphrases(config: dict, settings: dict) -> None:
+    """The paraphrase corpus' source exists, and its folder stays inside the extracted archive."""
+    name = settings.get("source")
+    if name not in config.get("sources", {}):
+        raise ConfigError(f"suites.lama.paraphrases.source: source {name!r} is not defined under sources "
+                          f"(it holds the templates of corpus {PARAPHRASE_CORPUS})")
+    folder = PurePosixPath(settings.get("folder", ""))
+    if folder.is_absolute() or ".." in folder.parts or "\\" in str(folder):
+        raise ConfigError(f"suites.lama.paraphrases.folder: {str(folder)!r} must be a relative path inside the "
+                          "extracted archive, without '..'")
 
 
 def _check_olmpics_curves(config: dict, settings: dict) -> None:

@@ -27,6 +27,8 @@ REVISIONS = {
     "lama_score": 3,
     "lama_uhn": 1,
     "lama_tables": 3,
+    "lama_paraphrases": 1,
+    "lama_paraphrase_tables": 1,
     # BLiMP
     "blimp_dataset": 2,
     "blimp_score": 2,

@@ -34,6 +34,7 @@ from lmprobes.suites.olmpics.pipeline import (
     read_release_manifest as read_olmpics_manifest,
 )
 from lmprobes.suites.lama.release import CORPORA as LAMA_CORPORA
+from lmprobes.suites.lama.release import PARAPHRASE_CORPUS as LAMA_PARAPHRASE_CORPUS
 from lmprobes.suites.lama.uhn import CORPORA as LAMA_UHN_CORPORA
 from lmprobes.revisions import REVISIONS
 from lmprobes.sources import LOCKFILE
@@ -55,6 +56,8 @@ MODELS = config["models"]
 ETTINGER = config["suites"]["ettinger"]
 ETTINGER_TABLES = QUANTITATIVE + QUALITATIVE
 LAMA = config["suites"]["lama"]
+# Table 2 and its kin read every scored corpus but the paraphrase one (paraphrases.* reads that).
+LAMA_TABLE_CORPORA = [c for c in LAMA["corpora"] if c != LAMA_PARAPHRASE_CORPUS]
 BLIMP_TABLES = list(BLIMP_TITLES)
 CONCEPTNET_LITE_DB = LAMA["generated"]["conceptnet_gen"]["conceptnet_lite_db"]
 CURVES = OLMPICS["learning_curves"]
@@ -162,12 +165,17 @@ def get_suite_outputs():
             "results/datasets/lama/{corpus}.parquet", corpus=LAMA["corpora"]
         )
         targets += get_lama_scores(None)
-        targets += expand(
-            "results/tables/lama/{table}.{ext}",
-            table=LAMA_TABLES,
-            ext=["csv", "md", "tex"],
-        )
-        targets.append("results/plots/lama/precision_at_k.png")
+        if LAMA_TABLE_CORPORA:
+            targets += expand(
+                "results/tables/lama/{table}.{ext}",
+                table=LAMA_TABLES,
+                ext=["csv", "md", "tex"],
+            )
+            targets.append("results/plots/lama/precision_at_k.png")
+        if LAMA_PARAPHRASE_CORPUS in LAMA["corpora"]:
+            targets += expand(
+                "results/tables/lama/paraphrases.{ext}", ext=["csv", "md", "tex"]
+            )
     if BLIMP["models"]:
         targets.append("results/datasets/blimp/blimp.parquet")
         targets += get_blimp_scores(None)
@@ -400,6 +408,36 @@ def get_lama_scores(wildcards):
         model=LAMA["models"],
         corpus=LAMA["corpora"],
     )
+
+
+def get_lama_table_scores(wildcards):
+    """The score files Table 2 and its kin read: every corpus but the paraphrase one."""
+    return expand(
+        "results/scores/lama/{model}/{corpus}.parquet",
+        model=LAMA["models"],
+        corpus=LAMA_TABLE_CORPORA,
+    )
+
+
+def get_lama_paraphrase_scores(wildcards):
+    return expand(
+        "results/scores/lama/{model}/{corpus}.parquet",
+        model=LAMA["models"],
+        corpus=LAMA_PARAPHRASE_CORPUS,
+    )
+
+
+def get_lama_paraphrase_settings():
+    """What the paraphrase job reads of ``suites.lama.paraphrases`` besides its source (in provenance)."""
+    return {key: value for key, value in LAMA["paraphrases"].items() if key != "source"}
+
+
+def get_lama_paraphrase_provenance(wildcards):
+    """The LAMA sources of the T-REx facts, and the paraphrase source (ParaRel)."""
+    return {
+        **get_lama_provenance(wildcards),
+        "paraphrases": source_entry(LAMA["paraphrases"]["source"]),
+    }
 
 
 def get_lama_uhn_hits(wildcards):

@@ -113,6 +113,27 @@ rule lama_dataset:
         "../scripts/lama_dataset.py"
 
 
+# The release T-REx facts under LAMA's template and each ParaRel paraphrase of their relation.
+rule lama_paraphrases:
+    input:
+        release=f"resources/extracted/{LAMA['sources']['release']}",
+        relations=get_lama_source("relations"),
+        common_vocab=get_lama_source("common_vocab"),
+        pararel=f"resources/extracted/{LAMA['paraphrases']['source']}",
+    output:
+        f"results/datasets/lama/{LAMA_PARAPHRASE_CORPUS}.parquet",
+    log:
+        f"logs/datasets/lama/{LAMA_PARAPHRASE_CORPUS}.log",
+    conda:
+        "../envs/lmprobes.yaml"
+    params:
+        revision=REVISIONS["lama_paraphrases"],
+        settings=get_lama_paraphrase_settings(),
+        provenance=get_lama_paraphrase_provenance,
+    script:
+        "../scripts/lama_paraphrases.py"
+
+
 # One job per model: the model is loaded once and scores every corpus.
 rule lama_score:
     input:
@@ -184,9 +205,9 @@ rule lama_uhn:
 rule lama_tables:
     input:
         datasets=expand(
-            "results/datasets/lama/{corpus}.parquet", corpus=LAMA["corpora"]
+            "results/datasets/lama/{corpus}.parquet", corpus=LAMA_TABLE_CORPORA
         ),
-        scores=get_lama_scores,
+        scores=get_lama_table_scores,
         uhn_hits=get_lama_uhn_hits,
         published="resources/lama/published.csv",
         paper_examples="resources/lama/table3_paper.tsv",
@@ -219,3 +240,28 @@ rule lama_tables:
         seed=config["seed"],
     script:
         "../scripts/lama_tables.py"
+
+
+rule lama_paraphrase_tables:
+    input:
+        dataset=f"results/datasets/lama/{LAMA_PARAPHRASE_CORPUS}.parquet",
+        scores=get_lama_paraphrase_scores,
+    output:
+        [
+            report(
+                f"results/tables/lama/paraphrases.{ext}",
+                caption="report/lama/paraphrases.rst",
+                category="LAMA",
+                subcategory="Tables",
+                labels={"table": "paraphrases", "format": ext},
+            )
+            for ext in ("csv", "md", "tex")
+        ],
+    log:
+        "logs/tables/lama_paraphrases.log",
+    conda:
+        "../envs/lmprobes.yaml"
+    params:
+        revision=REVISIONS["lama_paraphrase_tables"],
+    script:
+        "../scripts/lama_paraphrase_tables.py"

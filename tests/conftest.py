@@ -148,6 +148,42 @@ def write_lama_release(root: Path) -> Path:
 
 
 
+# ParaRel's relation files for the fixture release's relations, in the real format (yanaiela/pararel,
+# data/pattern_data/graphs_json/<relation>.jsonl: one object a line, "pattern" and three fields not
+# read): P19 repeats LAMA's own template but for its spacing, and one of its own up to whitespace,
+# and puts the object first once; P36 has no file; P166 has no T-REx facts.
+PARAREL = {
+    "P19": [
+        ("[X] was born in [Y].", "born", "born-in", "past"),
+        ("[X] is originally from [Y].", "originate", "is-originally-from", "present"),
+        ("[X] was originally from [Y].", "originate", "was-originally-from", "past"),
+        ("[X]  is originally from [Y].", "originate", "is-originally-from", "present"),
+        ("[Y] is the birthplace of [X].", "birthplace", "is-birthplace", "present"),
+    ],
+    "P166": [("[X] received the [Y].", "receive", "received", "past")],
+}
+PARAREL_FOLDER = "data/pattern_data/graphs_json"
+# The fixture's templates of P19 once read: LAMA's, then ParaRel's less its two repeats.
+PARAREL_P19_TEMPLATES = ["[X] was born in [Y] .", "[X] is originally from [Y].", "[X] was originally from [Y].",
+                         "[Y] is the birthplace of [X]."]
+
+
+def write_pararel(root: Path, top: str = "pararel-0123456789abcdef") -> Path:
+    """ParaRel's pattern files laid out as in GitHub's archive of its repository (under one top
+    folder ``top``); returns the folder of the relation files."""
+    folder = root / top / PARAREL_FOLDER
+    for relation, patterns in PARAREL.items():
+        _jsonl(folder / f"{relation}.jsonl", [{"pattern": pattern, "lemma": lemma, "extended_lemma": extended,
+                                               "tense": tense} for pattern, lemma, extended, tense in patterns])
+    return folder
+
+
+@pytest.fixture(scope="session")
+def pararel_writer():
+    """``writer(root)`` writes the fixture ParaRel files under ``root/<top>/data/pattern_data/graphs_json``."""
+    return write_pararel
+
+
 @pytest.fixture(scope="session")
 def lama_release_writer():
     """``writer(root)`` writes the fixture release under ``root/data`` and returns that folder."""

@@ -52,8 +52,8 @@ def test_full_config_is_valid_and_covers_the_papers_models():
         assert model in config["suites"]["blimp"]["models"]
     unpinned = sorted(name for name, s in config["sources"].items() if not s["sha256"])
     # Their hashes are unknown offline: recorded in the lock file on first download.
-    assert unpinned == ["conceptnet_assertions", "lama_common_vocab_lowercased", "lama_release", "lama_trex_raw",
-                        "olmpics_doq", "olmpics_glove", "olmpics_wordnet"]
+    assert unpinned == ["conceptnet_assertions", "lama_common_vocab_lowercased", "lama_pararel", "lama_release",
+                        "lama_trex_raw", "olmpics_doq", "olmpics_glove", "olmpics_wordnet"]
 
 
 def test_defaults_are_filled_in_nested_entries():
@@ -77,6 +77,8 @@ def test_defaults_are_filled_in_nested_entries():
         (lambda c: c["models"]["gpt2"].update(residual_dtype="bfloat16"), "bfloat16"),
         (lambda c: c["sources"]["ettinger_role"].update(sha256="xyz"), "xyz"),
         (lambda c: c["suites"]["ettinger"].update(shufles=3), "shufles"),
+        (lambda c: c["suites"]["lama"]["paraphrases"].update(spacing="tight"), "tight"),
+        (lambda c: c["suites"]["lama"].update(corpora=["trex", "trex_paraphrase"]), "trex_paraphrase"),
     ],
 )
 def test_schema_errors_name_the_key(mutate, culprit):
@@ -139,6 +141,12 @@ def test_the_config_command_checks_the_files_layered_over_config_yaml_as_the_wor
          r"suites\.lama\.uhn\.filter_model: unknown model 'bert-huge'"),
         (lambda c: c["suites"]["lama"]["uhn"].update(filter_model="gpt2"),
          r"suites\.lama\.uhn\.filter_model: 'gpt2' is a causal model"),
+        (lambda c: c["suites"]["lama"]["paraphrases"].update(source="pararel"),
+         r"suites\.lama\.paraphrases\.source: source 'pararel' is not defined under sources"),
+        (lambda c: c["suites"]["lama"]["paraphrases"].update(folder="../graphs_json"),
+         r"suites\.lama\.paraphrases\.folder: '\.\./graphs_json' must be a relative path"),
+        (lambda c: c["suites"]["lama"]["paraphrases"].update(folder="/data/graphs_json"),
+         r"suites\.lama\.paraphrases\.folder: '/data/graphs_json' must be a relative path"),
         (lambda c: c["suites"]["olmpics"]["learning_curves"]["models"].append("gpt2"),
          r"suites\.olmpics\.learning_curves\.models\[5\]: 'gpt2' is a causal model.*need a masked LM"),
         (lambda c: c["suites"]["olmpics"]["learning_curves"]["training"].update(mc_qa={"learning_rate": 1e-5}),

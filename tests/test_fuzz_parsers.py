@@ -38,6 +38,7 @@ from snakemake.utils import validate
 from lmprobes.config import ConfigError, check_config, check_config_file
 from lmprobes.suites.blimp.dataset import BlimpDataError, build_blimp
 from lmprobes.suites.ettinger import datasets as ettinger
+from lmprobes.suites.lama import paraphrases as pararel
 from lmprobes.suites.lama import release as lama
 from lmprobes.suites.lama.conceptnet import ConceptNetError, iter_english_edges
 from lmprobes.suites.lama.wikidata import SparqlClient, WikidataError, WikidataResponseError, cache_key
@@ -168,6 +169,21 @@ def test_lama_release_files(lama_release, data, target):
                                                 lama_release / "common_vocab_cased.txt"),
                       lama.ReleaseError, path, line_count(content),
                       ("facts found", "empty common vocabulary", "no relations"))
+    finally:
+        path.write_bytes(valid)
+
+
+@FUZZ
+@given(data=st.data())
+def test_pararel_relation_file(workdir, pararel_writer, data):
+    folder = pararel_writer(workdir / "pararel")
+    path = folder / "P19.jsonl"
+    valid = path.read_bytes()
+    content = data.draw(file_contents(valid, json.loads(valid.splitlines()[0])))
+    path.write_bytes(content)
+    try:
+        check_outcome(lambda: pararel.read_pararel_file(path, ("P19", "P36")), pararel.ParaphraseError, path,
+                      line_count(content), ("no patterns",))
     finally:
         path.write_bytes(valid)
 

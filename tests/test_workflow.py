@@ -515,14 +515,20 @@ def test_deleting_one_dataset_reruns_only_its_dependents(demo):
                                       "report_landing": 1, "report_verdicts": 1, "report_models": 1}
 
 
-def test_lama_release_to_scores(demo, tmp_path, lama_release_writer):
+def test_lama_release_to_scores(demo, tmp_path, lama_release_writer, pararel_writer):
     """data.zip (a fixture in the real format) -> extracted -> four corpora -> scores of a masked
-    and a causal model -> tables, with every filter firing and counted."""
+    and a causal model -> tables, with every filter firing and counted; with ParaRel's archive (a
+    fixture in the real format), the T-REx facts under every template -> scores -> paraphrases table."""
     data = lama_release_writer(tmp_path / "release")
     archive = tmp_path / "data.zip"
     with zipfile.ZipFile(archive, "w") as bundle:
         for path in sorted(data.rglob("*")):
             bundle.write(path, path.relative_to(data.parent).as_posix())
+    pararel_writer(tmp_path / "pararel")
+    pararel_zip = tmp_path / "pararel.zip"  # as GitHub archives a commit: one top folder
+    with zipfile.ZipFile(pararel_zip, "w") as bundle:
+        for path in sorted((tmp_path / "pararel").rglob("*")):
+            bundle.write(path, path.relative_to(tmp_path / "pararel").as_posix())
     trex_zip = tmp_path / "TREx.zip"  # raw T-REx: the release T-REx facts' other valid objects
     with zipfile.ZipFile(trex_zip, "w") as bundle:
         for member in sorted(TREX_RAW.glob("re-nlg_*.json")):
@@ -533,8 +539,10 @@ def test_lama_release_to_scores(demo, tmp_path, lama_release_writer):
         "lama_relations": {"url": (data / "relations.jsonl").as_uri(), "sha256": None},
         "lama_common_vocab": {"url": (data / "common_vocab_cased.txt").as_uri(), "sha256": None},
         "lama_common_vocab_lowercased": {"url": (data / "common_vocab_lowercased.txt").as_uri(), "sha256": None},
+        "lama_pararel": {"url": pararel_zip.as_uri(), "sha256": None},
     }
-    lama = {"models": ["tiny-bert", "tiny-gpt2"]}
+    corpora = ["google_re", "trex", "conceptnet", "squad", "trex_paraphrases"]
+    lama = {"models": ["tiny-bert", "tiny-gpt2"], "corpora": corpora}
     name = write_config(demo, "lama.yaml", {"sources": sources, "suites": {"lama": lama}})
     run = snakemake(demo, *DEMO_RUN, configs=(DEMO, "fast.yaml", name))
     assert run.returncode == 0, run.stdout[-3000:] + run.stderr[-3000:]
@@ -582,6 +590,46 @@ def test_lama_release_to_scores(demo, tmp_path, lama_release_writer):
     # The unpinned release's hash, as its download recorded it, is in every dataset's metadata.
     release = read_metadata(demo / "results/datasets/lama/trex.parquet")["sources"]["release"]
     assert release["sha256"] == hashlib.sha256(archive.read_bytes()).hexdigest() and release["sha256_from"] == "lockfile"
+    # Paraphrases: P19's 4 facts under its 4 templates (LAMA's, then ParaRel's less two repeats),
+    # P36's fact under LAMA's alone (no ParaRel file); scored by both models, row for row.
+    paraphrases = read_parquet(demo / "results/datasets/lama/trex_paraphrases.parquet")
+    assert len(paraphrases) == 4 * 4 + 1 and paraphrases["row_id"].is_unique
+    assert list(paraphrases["template_id"]) == [0, 1, 2, 3] * 4 + [0]
+    original = paraphrases[paraphrases["template_id"] == 0]
+    assert list(original["query"]) == list(trex["query"]) and list(original["duplicate"]) == list(trex["duplicate"])
+    meta = read_metadata(demo / "results/datasets/lama/trex_paraphrases.parquet")
+    assert meta["sources"]["paraphrases"]["sha256"] == hashlib.sha256(pararel_zip.read_bytes()).hexdigest()
+    assert meta["job"] == {"rule": "lama_paraphrases", "revision": REVISIONS["lama_paraphrases"]}
+    bert = read_parquet(demo / "results/scores/lama/tiny-bert/trex_paraphrases.parquet")
+    gpt2 = read_parquet(demo / "results/scores/lama/tiny-gpt2/trex_paraphrases.parquet")
+    assert list(bert["row_id"]) == list(paraphrases["row_id"])
+    assert gpt2.groupby("method")["row_id"].apply(list).to_dict() == {
+        "candidates": list(paraphrases["row_id"]), "left_context": list(paraphrases["row_id"])}
+    table = pd.read_csv(demo / "results/tables/lama/paraphrases.csv")
+    systems = ["tiny-bert", "tiny-gpt2 (candidates)", "tiny-gpt2 (left_context)"]
+    assert list(table["system"]) == [s for s in systems for _ in range(3)]
+    assert list(table["relation"]) == ["P19", "P36", "Total"] * 3 and list(table["n_templates"]) == [4, 1, 5] * 3
+    assert table.loc[table["relation"] == "P36", "consistency"].isna().all(), "one template: no pairs"
+    # Template 0 is the trex corpus itself: its P@1 is Table 2's T-REx Total, and not in Table 2.
+    totals = table[table["relation"] == "Total"].set_index("system")["p1_original"]
+    trex_total = table2.query("corpus == 'trex' and row == 'Total' and source == 'reproduction'").set_index("system")["p1"]
+    assert totals.to_dict() == pytest.approx(trex_total.drop("Freq").to_dict())
+    assert "trex_paraphrases" not in set(table2["corpus"])
+    # P19's consistency from the score files by hand: per fact, agreeing pairs of the kept templates' top-1.
+    for system, scores in (("tiny-bert", bert), ("tiny-gpt2 (candidates)", gpt2[gpt2["method"] == "candidates"]),
+                           ("tiny-gpt2 (left_context)", gpt2[gpt2["method"] == "left_context"])):
+        merged = scores.merge(paraphrases[["row_id", "fact_id", "relation"]], on="row_id").query("kept and relation == 'P19'")
+        fractions = []
+        for _, fact in merged.groupby("fact_id"):
+            tops = [tokens[0] for tokens in fact["top_tokens"]]
+            pairs = [(a, b) for i, a in enumerate(tops) for b in tops[i + 1:]]
+            fractions += [sum(a == b for a, b in pairs) / len(pairs)] if pairs else []
+        expected = 100 * sum(fractions) / len(fractions) if fractions else float("nan")
+        ours = table.query("system == @system and relation == 'P19'")["consistency"].item()
+        assert ours == pytest.approx(expected, nan_ok=True), system
+        if system == "tiny-gpt2 (candidates)":
+            assert len(fractions) == 2, "every candidate is scored: Allan Peiper's and Ann Smith's facts"
+    assert "Consistency (ParaRel" in (demo / "results/tables/lama/paraphrases.md").read_text()
 
 
 ASSERTIONS = [

@@ -13,6 +13,8 @@ from lmprobes.suites.lama import tables as T
 from lmprobes.suites.lama.conceptnet import stream_to_parquet
 from lmprobes.suites.lama.conceptnet_gen import build_conceptnet_gen
 from lmprobes.suites.lama.conceptnet_lite import edges_from_conceptnet_lite
+from lmprobes.suites.lama.paraphrases import CORPUS as PARAPHRASE_CORPUS
+from lmprobes.suites.lama.paraphrases import PARAPHRASE_SCHEMA, build_paraphrases
 from lmprobes.suites.lama.release import SCHEMA, build_corpus, filter_counts, load_common_vocab, with_valid_objects
 from lmprobes.suites.lama.trex_raw import OBJECTS_SCHEMA, build_trex_raw_with_objects
 from lmprobes.suites.lama.uhn import CORPORA as UHN_CORPORA
@@ -48,7 +50,7 @@ def make_dataset(corpus: str, extracted: Path, relations: Path, common_vocab: Pa
     return write_dataset(df, corpus, out, provenance=provenance, **extra)
 
 
-def write_dataset(df: pd.DataFrame, corpus: str, out: Path, *, provenance: dict, **extra) -> dict:
+def write_dataset(df: pd.DataFrame, corpus: str, out: Path, *, provenance: dict, schema=SCHEMA, **extra) -> dict:
     """A LAMA dataset with its filter counts (and, for generated ones, seed and build counts)."""
     counts = filter_counts(df)
     log.info("%s: %s", corpus, counts)
@@ -60,8 +62,19 @@ def write_dataset(df: pd.DataFrame, corpus: str, out: Path, *, provenance: dict,
         "filter_counts": counts,
         **extra,
     }
-    write_parquet(df, out, SCHEMA, metadata)
+    write_parquet(df, out, schema, metadata)
     return counts
+
+
+def make_paraphrases(extracted: Path, relations: Path, common_vocab: Path, pararel: Path, out: Path, *,
+                     settings: dict, provenance: dict) -> dict:
+    """The paraphrase corpus: the release T-REx facts under LAMA's template and each ParaRel pattern
+    of their relation (``pararel``: the extracted ParaRel archive; ``settings``: folder, spacing)."""
+    stats: dict = {}
+    df = build_paraphrases(release_root(extracted), relations, common_vocab, pararel, folder=settings["folder"],
+                           spacing=settings["spacing"], stats=stats)
+    return write_dataset(df, PARAPHRASE_CORPUS, out, provenance=provenance, schema=PARAPHRASE_SCHEMA,
+                         settings=settings, build=stats)
 
 
 def make_trex_raw(trex: Path, relations: Path, common_vocab: Path, out: Path, objects_out: Path, *, seed: int,
@@ -216,10 +229,14 @@ TABLES = tuple(TABLE_TITLES)
 def make_tables(datasets: list[Path], scores: list[Path], published: Path, paper_examples: Path, outdir: Path,
                 plot: Path, *, qualitative_model: str | None, seed: int, uhn_hits: list[Path] = ()) -> None:
     """Every LAMA table (CSV + Markdown) and Figure 2 from the datasets and per-fact scores;
-    ``uhn_hits``: the person-name filter's files of the UHN corpora (none: that filter is off)."""
+    ``uhn_hits``: the person-name filter's files of the UHN corpora (none: that filter is off).
+    The paraphrase corpus is not one of Table 2's (each fact is in it once per template): its files
+    are left out here, and tabulated by ``make_paraphrase_tables``."""
     # matplotlib (~0.4 s) loads only in the jobs that draw
     from lmprobes.suites.lama.plots import precision_curve_figure
 
+    datasets = [p for p in datasets if Path(p).stem != PARAPHRASE_CORPUS]
+    scores = [p for p in scores if Path(p).stem != PARAPHRASE_CORPUS]
     data = {Path(p).stem: read_parquet(p) for p in datasets}
     corpora = list(data)
     facts = pd.concat(
@@ -248,6 +265,30 @@ def make_tables(datasets: list[Path], scores: list[Path], published: Path, paper
     paper = pd.read_csv(paper_examples, sep="\t").assign(system="bert-large-cased (paper)", rank=pd.NA)
     _write(outdir, "table3", pd.concat([examples, paper[examples.columns]], ignore_index=True))
     precision_curve_figure(T.precision_curve(facts), plot)
+
+
+PARAPHRASE_TITLE = ("Paraphrase robustness on T-REx: P@1 (%) of LAMA's template (original), mean, min and max "
+                    "over each relation's templates (LAMA's and ParaRel's), and consistency (%)")
+PARAPHRASE_NOTE = """
+Consistency (ParaRel, Elazar et al. 2021): for each fact, the fraction of pairs of its templates
+whose top-1 answers agree (both templates kept), averaged over the relation's facts. Total: macro
+over relations; there a relation without kept facts counts 0 in the P@1 columns, and consistency
+averages over the relations with two or more templates. Raw rank (as Table 2); a system's answer
+space is its Table 2 one (the common vocabulary, or the relation's objects for `candidates`).
+"""
+
+
+def make_paraphrase_tables(dataset: Path, scores: list[Path], outdir: Path) -> None:
+    """``paraphrases.{csv,md,tex}`` from the paraphrase corpus and its score files (one per model)."""
+    facts = read_parquet(dataset)
+    scored = [T.paraphrase_scored(facts, read_parquet(p)) for p in scores]
+    scored = pd.concat(scored, ignore_index=True) if scored else pd.DataFrame(columns=T.PARAPHRASE_SCORED_COLUMNS)
+    table = T.paraphrase_table(scored, facts)
+    systems = table[table["relation"] == "Total"].set_index("system")
+    log.info("paraphrases, Total per system: %s", systems[["p1_original", "p1_mean", "consistency"]].round(1).to_dict("index"))
+    outdir = Path(outdir)
+    write_table(table, outdir / "paraphrases.csv", outdir / "paraphrases.md", PARAPHRASE_TITLE, ".1f",
+                markdown_frame=table.drop(columns=["model", "method"]), note=PARAPHRASE_NOTE)
 
 
 def _write(outdir: Path, name: str, tidy: pd.DataFrame, wide: pd.DataFrame | None = None, floatfmt: str = ".1f") -> None:

@@ -33,7 +33,10 @@ GOOGLE_RE_TEMPLATES = {
     "date_of_birth": "[X] (born [Y]).",
     "place_of_death": "[X] died in [Y] .",
 }
-TEMPLATE_CORPORA = ("google_re", "trex", "trex_raw", "wikidata_fresh")
+# The release T-REx facts under each template of their relation (``paraphrases``): built by its own
+# rule, never by ``build_corpus``; template-queried, so deduplicated per template.
+PARAPHRASE_CORPUS = "trex_paraphrases"
+TEMPLATE_CORPORA = ("google_re", "trex", "trex_raw", "wikidata_fresh", PARAPHRASE_CORPUS)
 SUBJECTLESS_CORPORA = ("squad",)  # sub_label is "Squad" on every line
 SENTENCE_FILES = {"conceptnet": Path("ConceptNet/test.jsonl"), "squad": Path("Squad/test.jsonl")}
 # Listed in relations.jsonl, but the release has no T-REx file for them; any other missing file is
@@ -193,14 +196,19 @@ def make_row(corpus, relation, path, lineno, *, sub_label, obj_label, masked_sen
         "obj_aliases": obj_aliases,
         "valid_objects": valid_objects,
         "evidences": evidences,
-        # The released code joins all masked sentences before counting words.
-        "n_words": len(" ".join(masked_sentences).split()),
+        "n_words": word_count(masked_sentences),
         "judgments_yes": yes if judgments is not None else None,
         "judgments_no": no if judgments is not None else None,
         "judgment_rejected": judgments is not None and no > yes,
         "source_file": path.name,
         "source_line": lineno,
     }
+
+
+def word_count(masked_sentences: list[str]) -> int:
+    """The words of a fact's masked sentences, as the released code counts them for the length
+    filter: all its sentences joined, then split at whitespace."""
+    return len(" ".join(masked_sentences).split())
 
 
 def trex_rows(release: Path, relations: dict[str, dict]) -> Iterator[dict]:
@@ -284,14 +292,19 @@ def with_valid_objects(df: pd.DataFrame, objects: pd.DataFrame) -> pd.DataFrame:
 
 
 def mark_filters(df: pd.DataFrame, common_vocab: set[str]) -> pd.DataFrame:
-    """Common-vocab and length flags, then the dedupe among facts that pass the filters."""
+    """Common-vocab and length flags, then the dedupe among facts that pass the filters.
+
+    The dedupe key is (corpus, relation, template, subject, object): every template-queried corpus
+    but ``PARAPHRASE_CORPUS`` has one template per relation, so the template changes nothing there,
+    and there each template keeps the same facts that LAMA's (subject, object) dedupe keeps.
+    """
     df = df.assign(
         in_common_vocab=df["obj_label"].isin(common_vocab),
         too_long=df["n_words"] > MAX_WORDS,
     )
     passes = df["in_common_vocab"] & ~df["too_long"] & ~df["judgment_rejected"]
     dedupe = df["corpus"].isin(TEMPLATE_CORPORA) & passes
-    first = ~df[dedupe].duplicated(["corpus", "relation", "sub_label", "obj_label"], keep="first")
+    first = ~df[dedupe].duplicated(["corpus", "relation", "template", "sub_label", "obj_label"], keep="first")
     df["duplicate"] = False
     df.loc[first.index[~first], "duplicate"] = True
     return df
@@ -343,14 +356,15 @@ def _source(corpus: str, release: Path, relations_path: Path) -> Path:
 FILTER_COLUMNS = ("in_common_vocab", "too_long", "duplicate")
 
 
-def facts_frame(rows: Iterable[dict], common_vocab: set[str], empty_message: str) -> pd.DataFrame:
-    """Rows built by ``make_row`` (any corpus, released or generated) -> the dataset in SCHEMA order,
-    with the model-independent filter flags."""
-    columns = [name for name in SCHEMA.names if name not in FILTER_COLUMNS]
+def facts_frame(rows: Iterable[dict], common_vocab: set[str], empty_message: str,
+                schema: pa.Schema = SCHEMA) -> pd.DataFrame:
+    """Rows built by ``make_row`` (any corpus, released or generated) -> the dataset in ``schema``
+    order (SCHEMA, or one that extends it), with the model-independent filter flags."""
+    columns = [name for name in schema.names if name not in FILTER_COLUMNS]
     df = pd.DataFrame.from_records(list(rows), columns=columns)
     if df.empty:
         raise ReleaseError(empty_message)
-    return mark_filters(df, common_vocab)[SCHEMA.names]
+    return mark_filters(df, common_vocab)[schema.names]
 
 
 def filter_counts(df: pd.DataFrame) -> dict[str, int]:

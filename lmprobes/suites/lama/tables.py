@@ -45,9 +45,10 @@ def system_name(model: str, method: str) -> str:
     return model if method == "masked" else f"{model} ({method})"
 
 
-def scored_facts(dataset: pd.DataFrame, scores: pd.DataFrame) -> pd.DataFrame:
-    """Scores joined with the facts they score, one row per (fact, method), ``system`` added."""
-    facts = dataset[FACT_COLUMNS]
+def scored_facts(dataset: pd.DataFrame, scores: pd.DataFrame, columns: list[str] = FACT_COLUMNS) -> pd.DataFrame:
+    """Scores joined with the facts they score (their ``columns``), one row per (fact, method),
+    ``system`` added."""
+    facts = dataset[columns]
     merged = scores.merge(facts, on="row_id", how="left", validate="many_to_one")
     if merged["corpus"].isna().any():
         missing = merged.loc[merged["corpus"].isna(), "row_id"].iloc[0]
@@ -273,3 +274,89 @@ def example_generations(facts: pd.DataFrame, system: str, corpora: list[str], se
                         "rank": int(fact["rank_raw"]), "generation": generation, "system": system})
     columns = ["corpus", "relation", "query", "answer", "rank", "generation", "system"]
     return pd.DataFrame.from_records(records, columns=columns)
+
+
+# --- paraphrase robustness (the ``paraphrases`` corpus: each T-REx fact under several templates) ---
+
+PARAPHRASE_FACT_COLUMNS = [*FACT_COLUMNS, "template_id", "fact_id"]
+PARAPHRASE_SCORED_COLUMNS = ["system", "model", "method", "relation", "relation_label", "template_id", "fact_id",
+                             "kept", "hit", "top1"]
+PARAPHRASE_COLUMNS = ["system", "model", "method", "relation", "relation_label", "n_templates", "n_facts",
+                      "p1_original", "p1_mean", "p1_min", "p1_max", "consistency", "n_consistency_facts"]
+P1_COLUMNS = ["p1_original", "p1_mean", "p1_min", "p1_max"]
+
+
+def paraphrase_scored(dataset: pd.DataFrame, scores: pd.DataFrame) -> pd.DataFrame:
+    """One score file of the paraphrase corpus joined with its facts (``PARAPHRASE_SCORED_COLUMNS``):
+    per (fact, template, method) whether it is kept, ``hit`` (rank 1; null when skipped) and ``top1``,
+    the system's first answer (its top-1 token, or for ``candidates`` its top candidate)."""
+    merged = scored_facts(dataset, scores, PARAPHRASE_FACT_COLUMNS)
+    kept = merged["kept"].astype(bool)
+    top1 = [tokens[0] if keep and len(tokens) else None for tokens, keep in zip(merged["top_tokens"], kept)]
+    hit = precision_at(merged["rank_raw"], 1).where(kept)
+    return merged.assign(kept=kept, hit=hit, top1=top1)[PARAPHRASE_SCORED_COLUMNS]
+
+
+def template_p1(scored: pd.DataFrame) -> pd.DataFrame:
+    """P@1 (%) of each system on each template of each relation, over the facts kept under it."""
+    kept = scored[scored["kept"]]
+    keys = ["system", "relation", "template_id"]
+    grouped = kept.groupby(keys, sort=True)["hit"]
+    return pd.DataFrame({"p1": grouped.mean() * 100.0, "n_kept": grouped.size()}).reset_index()
+
+
+def fact_consistency(scored: pd.DataFrame) -> pd.DataFrame:
+    """ParaRel's consistency of each fact: of the pairs of its templates (both kept), the fraction
+    whose top-1 answers agree. Facts kept under fewer than two templates have none (left out)."""
+    kept = scored[scored["kept"]]
+    keys = ["system", "relation", "fact_id"]
+    templates = kept.groupby(keys, sort=True).size()
+    answers = kept.groupby([*keys, "top1"], sort=True, dropna=False).size()
+    agreeing = (answers * (answers - 1) // 2).groupby(level=keys, sort=True).sum().reindex(templates.index)
+    out = pd.DataFrame({"templates": templates, "pairs": templates * (templates - 1) // 2, "agreeing": agreeing})
+    out = out[out["pairs"] > 0]
+    return out.assign(consistency=out["agreeing"] / out["pairs"]).reset_index()
+
+
+def paraphrase_table(scored: pd.DataFrame, dataset: pd.DataFrame) -> pd.DataFrame:
+    """Per system and relation: the templates, the facts kept under any of them, P@1 (%) of LAMA's
+    template (``p1_original``, template 0) and the mean, min and max of the templates' P@1 (over the
+    templates with a kept fact), and consistency (%, ``fact_consistency`` averaged over the
+    relation's facts); then a ``Total`` per system, macro over relations. In the Total a relation
+    without kept facts counts 0 in the P@1 columns (as in Table 2), and consistency averages over
+    the relations that have it (two or more templates)."""
+    if scored.empty:
+        return pd.DataFrame(columns=PARAPHRASE_COLUMNS)
+    relations = sorted(dict.fromkeys(dataset["relation"]), key=lambda r: (len(r), r))
+    n_templates = dataset.groupby("relation")["template_id"].nunique()
+    labels = dataset.groupby("relation")["relation_label"].first()
+    templates = template_p1(scored)
+    p1 = templates.groupby(["system", "relation"])["p1"]
+    per_template = pd.DataFrame({"p1_mean": p1.mean(), "p1_min": p1.min(), "p1_max": p1.max()})
+    original = templates[templates["template_id"] == 0].set_index(["system", "relation"])["p1"]
+    by_fact = fact_consistency(scored).groupby(["system", "relation"])["consistency"]
+    consistency, consistency_facts = by_fact.mean() * 100.0, by_fact.size()
+    kept = scored[scored["kept"]].groupby(["system", "relation"])["fact_id"].nunique()
+    systems = scored[["system", "model", "method"]].drop_duplicates().sort_values("system")
+    records = []
+    for system, model, method in systems.itertuples(index=False):
+        rows = []
+        for relation in relations:
+            key = (system, relation)
+            stats = per_template.loc[key] if key in per_template.index else None
+            rows.append({
+                "system": system, "model": model, "method": method, "relation": relation,
+                "relation_label": labels.get(relation), "n_templates": int(n_templates[relation]),
+                "n_facts": int(kept.get(key, 0)), "p1_original": original.get(key, np.nan),
+                **{c: (np.nan if stats is None else float(stats[c])) for c in ("p1_mean", "p1_min", "p1_max")},
+                "consistency": consistency.get(key, np.nan),
+                "n_consistency_facts": int(consistency_facts.get(key, 0)),
+            })
+        frame = pd.DataFrame.from_records(rows, columns=PARAPHRASE_COLUMNS)
+        total = {"system": system, "model": model, "method": method, "relation": "Total", "relation_label": "",
+                 "n_templates": int(frame["n_templates"].sum()), "n_facts": int(frame["n_facts"].sum()),
+                 **{c: float(frame[c].fillna(0.0).mean()) for c in P1_COLUMNS},
+                 "consistency": float(frame["consistency"].mean()) if frame["consistency"].notna().any() else np.nan,
+                 "n_consistency_facts": int(frame["n_consistency_facts"].sum())}
+        records += [*rows, total]
+    return pd.DataFrame.from_records(records, columns=PARAPHRASE_COLUMNS)
