@@ -1,8 +1,8 @@
 """The BLiMP template generator (``lmprobes.suites.blimp.generator``): its lexicon, determinism, the
 grammar of what it writes, the structural check against release pairs, and the ``blimp_generate`` rule.
 
-``RELEASE`` holds real release lines (Warstadt et al. 2020, CC-BY 4.0), 3 per generated paradigm, copied
-here so that no test reads the release itself.
+``RELEASE`` holds real release lines (Warstadt et al. 2020, CC-BY 4.0), 3 per generated paradigm (the 18
+morphology and the 7 argument-structure paradigms), copied here so that no test reads the release itself.
 """
 
 from __future__ import annotations
@@ -98,6 +98,27 @@ RELEASE_JSONL = """\
 {"sentence_good": "The students perform.", "sentence_bad": "The student perform.", "two_prefix_prefix_good": "The students", "two_prefix_prefix_bad": "The student", "two_prefix_word": "perform", "field": "morphology", "linguistics_term": "subject_verb_agreement", "UID": "regular_plural_subject_verb_agreement_2", "simple_LM_method": true, "one_prefix_method": false, "two_prefix_method": true, "lexically_identical": false, "pairID": "0"}
 {"sentence_good": "The associations talk about Stacey.", "sentence_bad": "The association talk about Stacey.", "two_prefix_prefix_good": "The associations", "two_prefix_prefix_bad": "The association", "two_prefix_word": "talk", "field": "morphology", "linguistics_term": "subject_verb_agreement", "UID": "regular_plural_subject_verb_agreement_2", "simple_LM_method": true, "one_prefix_method": false, "two_prefix_method": true, "lexically_identical": false, "pairID": "1"}
 {"sentence_good": "The glove tightens.", "sentence_bad": "The gloves tightens.", "two_prefix_prefix_good": "The glove", "two_prefix_prefix_bad": "The gloves", "two_prefix_word": "tightens", "field": "morphology", "linguistics_term": "subject_verb_agreement", "UID": "regular_plural_subject_verb_agreement_2", "simple_LM_method": true, "one_prefix_method": false, "two_prefix_method": true, "lexically_identical": false, "pairID": "2"}
+{"sentence_good": "Aaron breaks the glass.", "sentence_bad": "Aaron appeared the glass.", "field": "syntax", "linguistics_term": "argument_structure", "UID": "causative", "simple_LM_method": true, "one_prefix_method": false, "two_prefix_method": false, "lexically_identical": false, "pairID": "0"}
+{"sentence_good": "April had dropped the truck.", "sentence_bad": "April had existed the truck.", "field": "syntax", "linguistics_term": "argument_structure", "UID": "causative", "simple_LM_method": true, "one_prefix_method": false, "two_prefix_method": false, "lexically_identical": false, "pairID": "1"}
+{"sentence_good": "Most students hide away sisters of Gerald.", "sentence_bad": "Most students wept sisters of Gerald.", "field": "syntax", "linguistics_term": "argument_structure", "UID": "causative", "simple_LM_method": true, "one_prefix_method": false, "two_prefix_method": false, "lexically_identical": false, "pairID": "5"}
+{"sentence_good": "Travis is touring.", "sentence_bad": "Travis is revealing.", "field": "syntax", "linguistics_term": "argument_structure", "UID": "drop_argument", "simple_LM_method": true, "one_prefix_method": false, "two_prefix_method": false, "lexically_identical": false, "pairID": "0"}
+{"sentence_good": "Noah approached.", "sentence_bad": "Noah works with.", "field": "syntax", "linguistics_term": "argument_structure", "UID": "drop_argument", "simple_LM_method": true, "one_prefix_method": false, "two_prefix_method": false, "lexically_identical": false, "pairID": "1"}
+{"sentence_good": "The Lutherans couldn't skate around.", "sentence_bad": "The Lutherans couldn't disagree with.", "field": "syntax", "linguistics_term": "argument_structure", "UID": "drop_argument", "simple_LM_method": true, "one_prefix_method": false, "two_prefix_method": false, "lexically_identical": false, "pairID": "2"}
+{"sentence_good": "Patricia had changed.", "sentence_bad": "Patricia had forgotten.", "field": "syntax", "linguistics_term": "argument_structure", "UID": "inchoative", "simple_LM_method": true, "one_prefix_method": false, "two_prefix_method": false, "lexically_identical": false, "pairID": "0"}
+{"sentence_good": "A lot of closets could fling open.", "sentence_bad": "A lot of closets could buy.", "field": "syntax", "linguistics_term": "argument_structure", "UID": "inchoative", "simple_LM_method": true, "one_prefix_method": false, "two_prefix_method": false, "lexically_identical": false, "pairID": "1"}
+{"sentence_good": "Those boxes won't fling open.", "sentence_bad": "Those boxes won't look like.", "field": "syntax", "linguistics_term": "argument_structure", "UID": "inchoative", "simple_LM_method": true, "one_prefix_method": false, "two_prefix_method": false, "lexically_identical": false, "pairID": "85"}
+{"sentence_good": "Todd can't yawn.", "sentence_bad": "Todd can't walk through.", "field": "syntax", "linguistics_term": "argument_structure", "UID": "intransitive", "simple_LM_method": true, "one_prefix_method": false, "two_prefix_method": false, "lexically_identical": false, "pairID": "0"}
+{"sentence_good": "This guest's plumber complains.", "sentence_bad": "This guest's plumber wore.", "field": "syntax", "linguistics_term": "argument_structure", "UID": "intransitive", "simple_LM_method": true, "one_prefix_method": false, "two_prefix_method": false, "lexically_identical": false, "pairID": "4"}
+{"sentence_good": "Kimberley wakes up.", "sentence_bad": "Kimberley returned to.", "field": "syntax", "linguistics_term": "argument_structure", "UID": "intransitive", "simple_LM_method": true, "one_prefix_method": false, "two_prefix_method": false, "lexically_identical": false, "pairID": "41"}
+{"sentence_good": "Lucille's sisters are confused by Amy.", "sentence_bad": "Lucille's sisters are communicated by Amy.", "field": "syntax", "linguistics_term": "argument_structure", "UID": "passive_1", "simple_LM_method": true, "one_prefix_method": false, "two_prefix_method": false, "lexically_identical": false, "pairID": "0"}
+{"sentence_good": "A lot of hospitals were astounded by some actress.", "sentence_bad": "A lot of hospitals were cooperated by some actress.", "field": "syntax", "linguistics_term": "argument_structure", "UID": "passive_1", "simple_LM_method": true, "one_prefix_method": false, "two_prefix_method": false, "lexically_identical": false, "pairID": "1"}
+{"sentence_good": "Larry's oncologists aren't helped by Spain.", "sentence_bad": "Larry's oncologists aren't struggled by Spain.", "field": "syntax", "linguistics_term": "argument_structure", "UID": "passive_1", "simple_LM_method": true, "one_prefix_method": false, "two_prefix_method": false, "lexically_identical": false, "pairID": "2"}
+{"sentence_good": "A lot of nieces of some actor aren't scared.", "sentence_bad": "A lot of nieces of some actor aren't wept.", "field": "syntax", "linguistics_term": "argument_structure", "UID": "passive_2", "simple_LM_method": true, "one_prefix_method": false, "two_prefix_method": false, "lexically_identical": false, "pairID": "0"}
+{"sentence_good": "Mitchell's grandfathers are forgotten.", "sentence_bad": "Mitchell's grandfathers are concurred.", "field": "syntax", "linguistics_term": "argument_structure", "UID": "passive_2", "simple_LM_method": true, "one_prefix_method": false, "two_prefix_method": false, "lexically_identical": false, "pairID": "1"}
+{"sentence_good": "The Clintons were attacked.", "sentence_bad": "The Clintons were replied.", "field": "syntax", "linguistics_term": "argument_structure", "UID": "passive_2", "simple_LM_method": true, "one_prefix_method": false, "two_prefix_method": false, "lexically_identical": false, "pairID": "2"}
+{"sentence_good": "Some turtles alarm Kimberley.", "sentence_bad": "Some turtles come here Kimberley.", "two_prefix_prefix_good": "Some turtles alarm", "two_prefix_prefix_bad": "Some turtles come here", "two_prefix_word": "Kimberley", "field": "syntax", "linguistics_term": "argument_structure", "UID": "transitive", "simple_LM_method": true, "one_prefix_method": false, "two_prefix_method": true, "lexically_identical": false, "pairID": "0"}
+{"sentence_good": "Diane watched Alan.", "sentence_bad": "Diane screamed Alan.", "two_prefix_prefix_good": "Diane watched", "two_prefix_prefix_bad": "Diane screamed", "two_prefix_word": "Alan", "field": "syntax", "linguistics_term": "argument_structure", "UID": "transitive", "simple_LM_method": true, "one_prefix_method": false, "two_prefix_method": true, "lexically_identical": false, "pairID": "1"}
+{"sentence_good": "This cousin of Theodore buys some mushroom.", "sentence_bad": "This cousin of Theodore wept some mushroom.", "two_prefix_prefix_good": "This cousin of Theodore buys", "two_prefix_prefix_bad": "This cousin of Theodore wept", "two_prefix_word": "some", "field": "syntax", "linguistics_term": "argument_structure", "UID": "transitive", "simple_LM_method": true, "one_prefix_method": false, "two_prefix_method": true, "lexically_identical": false, "pairID": "2"}
 """
 RELEASE = [json.loads(line) for line in RELEASE_JSONL.splitlines()]
 
@@ -119,9 +140,15 @@ def generated(lexicon) -> dict[str, list[dict]]:
 
 # --- the paradigms ---
 
-def test_every_morphology_paradigm_of_the_release_is_generated():
+ARGUMENT_STRUCTURE = ("causative", "drop_argument", "inchoative", "intransitive", "passive_1", "passive_2",
+                      "transitive")
+
+
+def test_every_morphology_and_argument_structure_paradigm_of_the_release_is_generated():
     morphology = {row["UID"] for row in RELEASE if row["field"] == "morphology"}
-    assert set(GENERATED) == morphology and len(GENERATED) == 18
+    argument = {row["UID"] for row in RELEASE if row["linguistics_term"] == "argument_structure"}
+    assert argument == set(ARGUMENT_STRUCTURE) and not morphology & argument
+    assert set(GENERATED) == morphology | argument and len(GENERATED) == 18 + 7
     assert set(GENERATED) <= set(PARADIGM_CATEGORY)
 
 
@@ -291,6 +318,16 @@ def test_names_adjectives_and_every_paradigms_pools(lexicon):
     (("noun,chair,chairs,,,,,no,yes,no,artifact,", "noun,chair,chairs,,,,,no,yes,yes,artifact,"), "animate must be"),
     (("noun,chair,", "noun,dog,"), "already on line"),
     (("noun,chair,chairs", "verb,chair,chairs"), "a verb needs third"),
+    (("person|animal|vehicle,no,no,,none,,", "person|animal|vehicle,no,no,,nil,,"), "valency must be one of"),
+    (("person|animal|vehicle,no,no,,none,,", "person|animal|vehicle,no,no,,required,,"),
+     "valency required has an object and no intransitive use"),
+    (("cooked,cooking,no,,,,,,,person,food,person,no,no,,optional",
+      "cooked,cooking,no,,,,,,,person,food,,no,no,,optional"), "valency optional has an object"),
+    (("artifact|vehicle,no,yes,,,artifact|vehicle,yes", "artifact|vehicle,no,yes,,,artifact|body,yes"),
+     "inchoative classes are object and intransitive classes"),
+    (("person|animal|vehicle,no,no,,none,,", "person|animal|vehicle,no,no,,none,,yes"), "passive (yes or no)"),
+    (("organization|self,,no,no,,required,,yes", "organization|self,,no,no,,required,,maybe"),
+     "passive must be yes or no"),
 ])
 def test_a_malformed_lexicon_line_is_refused_naming_it(tmp_path, edit, message):
     text = DEFAULT_LEXICON.read_text()
@@ -301,6 +338,37 @@ def test_a_malformed_lexicon_line_is_refused_naming_it(tmp_path, edit, message):
     line = text[:text.index(old)].count("\n") + 1
     with pytest.raises(LexiconError, match=rf"lexicon.csv:{line}: .*{re.escape(message)}"):
         load_lexicon(path)
+
+
+def test_the_argument_structure_columns(lexicon):
+    """valency, inchoative and passive: enough verbs of each kind for the argument-structure paradigms, and
+    the verbs they are meant for."""
+    by = {(v.base, v.particle): v for v in lexicon.verbs}
+    valency = {kind: [v for v in lexicon.verbs if v.valency == kind] for kind in ("none", "required", "optional")}
+    assert len(valency["none"]) >= 15 and len(valency["required"]) >= 50 and len(valency["optional"]) >= 15
+    for verb in valency["none"]:  # no object, and so no passive: "*The glass was arrived."
+        assert not verb.object and not verb.particle and verb.intransitive and not verb.passive, verb
+        assert not verb.adjectival and not verb.inchoative, verb
+    for verb in valency["required"]:
+        assert verb.object - {"self"} and not verb.intransitive, verb
+    assert all(v.valency == "required" for v in lexicon.verbs if v.particle and not v.intransitive)
+    for verb in valency["optional"]:
+        assert verb.object and verb.subject & verb.intransitive, verb
+    alternating = [v for v in lexicon.verbs if v.inchoative]
+    assert len(alternating) >= 15
+    for verb in alternating:  # "Mary broke the vase." / "The vase broke."
+        assert verb.inchoative <= (verb.object & verb.intransitive) and not verb.valency, verb
+        assert not verb.inchoative & {"person", "animal"} or verb.label == "wake up", verb
+    passivisable = [v for v in lexicon.verbs if v.passive]
+    assert len(passivisable) >= 100 and all(v.object and not v.particle for v in passivisable)
+    assert all((v.passive is not None) == bool(v.object and not v.particle) for v in lexicon.verbs)
+    assert {by["arrive", ""].valency, by["vanish", ""].valency, by["exist", ""].valency} == {"none"}
+    assert (by["admire", ""].valency, by["talk", "about"].valency, by["eat", ""].valency) == \
+        ("required", "required", "optional")
+    assert by["break", ""].inchoative == {"artifact", "vehicle"} and by["spill", ""].inchoative == {"drink"}
+    assert by["describe", ""].passive and not by["want", ""].passive and not by["arrive", ""].passive
+    # the new rows follow the spelling rules (checked for every verb above) and are new lemmas
+    assert len({(v.base, v.particle) for v in lexicon.verbs}) == len(lexicon.verbs)
 
 
 # --- grammar: the good sentence agrees, the bad one does not ---
@@ -442,6 +510,84 @@ def test_articles_and_negation_after_every_or_all(generated):
                         assert det.lower() == article(word), sentence
                 if tokens[0] in ("Every", "All"):
                     assert not any(t.endswith("n't") for t in tokens), sentence
+
+
+AUXILIARY_WORDS = SG_AUX | PL_AUX | {"had", "hadn't", "didn't", "be", "been", "will", "would", "can", "could",
+                                    "might", "should", "won't", "wouldn't", "can't", "couldn't", "shouldn't"}
+
+
+class Arguments:
+    """What the lexicon says of the verbs and nouns of an argument-structure pair."""
+
+    def __init__(self, lexicon):
+        self.verbs: dict[tuple[str, str], list] = {}
+        for verb in lexicon.verbs:
+            for form in {verb.base, verb.third, verb.past, verb.participle, verb.gerund}:
+                self.verbs.setdefault((form, verb.particle), []).append(verb)
+        self.cls = {n.name: "person" for n in lexicon.names}
+        for noun in lexicon.nouns:
+            self.cls[noun.singular.split(" ")[-1]] = noun.cls
+            if noun.countable:
+                self.cls[noun.plural.split(" ")[-1]] = noun.cls
+
+    def split(self, row) -> tuple[list[str], list[str], list[str], list[str]]:
+        """The words both sentences begin with, the good and the bad words, and the words both end with."""
+        good, bad = words(row["sentence_good"]), words(row["sentence_bad"])
+        start = next(i for i, (g, b) in enumerate(zip(good, bad)) if g != b)
+        end = 0
+        while end < min(len(good), len(bad)) - start and good[-1 - end] == bad[-1 - end]:
+            end += 1
+        return good[:start], good[start:len(good) - end], bad[start:len(bad) - end], good[len(good) - end:]
+
+    def entries(self, span: list[str]) -> list:
+        """The verbs ``span`` (a verb form, and its particle) may be; it must be some."""
+        assert 1 <= len(span) <= 2, span
+        found = self.verbs.get((span[0], span[1] if len(span) == 2 else ""), [])
+        assert found, span
+        return found
+
+    def noun_class(self, word: str) -> str:
+        return self.cls[word] if word in self.cls else self.cls[word[:1].lower() + word[1:]]
+
+    def subject(self, prefix: list[str]) -> str:
+        """The subject's head: the last word before the auxiliaries."""
+        return next(w for w in reversed(prefix) if w not in AUXILIARY_WORDS)
+
+
+def test_argument_structure_good_verbs_take_their_arguments_and_bad_ones_do_not(generated, lexicon):
+    a, g = Arguments(lexicon), Grammar(lexicon)
+    for uid in ARGUMENT_STRUCTURE:
+        for row in generated[uid]:
+            prefix, good, bad, rest = a.split(row)
+            head = a.subject(prefix)
+            subject = a.noun_class(head)
+            frame = prefix[prefix.index(head) + 1:]
+            if frame and frame[0] in g.verb_number:  # the auxiliary agrees with the subject in both sentences
+                assert g.verb_number[frame[0]] == g.np_number(head), row
+            if uid == "causative":
+                obj = a.noun_class(rest[-1])
+                assert any(obj in v.inchoative and subject in v.subject for v in a.entries(good)), row
+                assert all(v.valency == "none" for v in a.entries(bad)), row
+            elif uid == "transitive":
+                obj = a.noun_class(rest[-1])
+                assert any(obj in v.object and subject in v.subject for v in a.entries(good)), row
+                assert all(v.valency == "none" for v in a.entries(bad)), row
+                assert row["two_prefix_word"] == rest[0] and row["two_prefix_prefix_good"].endswith(" ".join(good))
+            elif uid.startswith("passive"):
+                assert frame[-1] in ("is", "are", "was", "were", "isn't", "aren't", "wasn't", "weren't", "be", "been")
+                assert any(v.passive and subject in v.object and good == [v.participle] for v in a.entries(good)), row
+                assert all(v.valency == "none" and bad == [v.participle] for v in a.entries(bad)), row
+                if uid == "passive_1":
+                    assert rest[0] == "by" and any(a.noun_class(rest[-1]) in v.subject for v in a.entries(good)), row
+                else:
+                    assert rest == [], row
+            else:
+                assert rest == [], row  # the sentence ends at the verb (and its particle)
+                takes = {"inchoative": lambda v, cls: cls in v.inchoative,
+                         "intransitive": lambda v, cls: not v.object and cls in v.intransitive,
+                         "drop_argument": lambda v, cls: v.valency == "optional" and cls in v.subject & v.intransitive}
+                assert any(takes[uid](v, subject) for v in a.entries(good)), row
+                assert all(v.valency == "required" for v in a.entries(bad)), row
 
 
 # --- the structural check ---
@@ -599,7 +745,7 @@ def test_the_rule_end_to_end_on_the_demo_release_with_and_without_it(tmp_path):
 
 @pytest.mark.workflow
 def test_the_generated_pairs_are_scored_and_set_beside_the_release(tmp_path):
-    """``snakemake blimp_generated`` on the demo: 18 paradigms of 12 pairs, a dataset, each BLiMP
+    """``snakemake blimp_generated`` on the demo: 25 paradigms of 12 pairs, a dataset, each BLiMP
     model's scores, and the table of accuracies beside the release's same paradigms."""
     from test_workflow import DEMO, copy_workflow, snakemake, write_config
 
@@ -609,14 +755,14 @@ def test_the_generated_pairs_are_scored_and_set_beside_the_release(tmp_path):
     run = snakemake(workdir, "blimp_generated", configs=(DEMO, "fast.yaml", name))
     assert run.returncode == 0, run.stdout[-3000:] + run.stderr[-3000:]
     dataset = read_parquet(workdir / "results/datasets/blimp/generated.parquet")
-    assert len(dataset) == 18 * 12 and set(dataset["paradigm"]) == set(GENERATED)
+    assert len(dataset) == len(GENERATED) * 12 and set(dataset["paradigm"]) == set(GENERATED)
     assert read_metadata(workdir / "results/datasets/blimp/generated.parquet")["dataset"] == "generated"
     scores = read_parquet(workdir / "results/scores/blimp/tiny-gpt2/generated.parquet")
     assert set(scores["paradigm"]) == set(GENERATED)
     table = pd.read_csv(workdir / "results/tables/blimp/generated.csv")
     assert set(table["model"]) == {"tiny-gpt2", "tiny-bert"}
     lmeval = table[(table["model"] == "tiny-gpt2") & (table["method"] == "lmeval04")].set_index("paradigm")
-    assert len(lmeval) == 18 + 1 and (lmeval.drop(MEAN_ROW)["n_generated"] == 12).all()
+    assert len(lmeval) == len(GENERATED) + 1 and (lmeval.drop(MEAN_ROW)["n_generated"] == 12).all()
     # the release side: the demo's 20 pairs of each of these paradigms, as the release scores have them
     release = read_parquet(workdir / "results/scores/blimp/tiny-gpt2/blimp.parquet")
     ours = release[(release["method"] == "lmeval04") & release["paradigm"].isin(GENERATED) & release["kept"]]

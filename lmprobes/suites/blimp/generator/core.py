@@ -1,4 +1,5 @@
-"""``generate(uid, n, seed)``: fresh minimal pairs of a BLiMP morphology paradigm, as release records.
+"""``generate(uid, n, seed)``: fresh minimal pairs of a BLiMP morphology or argument-structure paradigm, as
+release records.
 
 Deterministic: the pairs depend on the paradigm, ``n``, ``seed`` and the lexicon only (one
 ``random.Random`` per call, seeded from a hash of the paradigm and the seed, so that paradigms draw
@@ -34,7 +35,7 @@ class ParadigmSpec:
 
     uid: str
     term: str
-    method: str  # "one_prefix" or "two_prefix"
+    method: str  # "one_prefix", "two_prefix" or "" (neither, as most argument-structure paradigms)
     lexically_identical: bool
     build: Callable[[Draw, Pools], Pair]
     dependency_length: bool = False
@@ -46,8 +47,10 @@ def _spec(uid: str, term: str, method: str, identical: bool, build, **kw) -> tup
 
 
 DNA, SVA, IRR, ANA = "determiner_noun_agreement", "subject_verb_agreement", "irregular_forms", "anaphor_agreement"
+ARG = "argument_structure"
 det_noun, subj_verb = templates.determiner_noun, templates.subject_verb
-# The release's 18 morphology paradigms (field "morphology"), in the release's UID order.
+# The release's 18 morphology paradigms (field "morphology"), in the release's UID order, then its 7
+# argument-structure paradigms (field "syntax").
 SPECS: dict[str, ParadigmSpec] = dict([
     _spec("anaphor_gender_agreement", ANA, "one_prefix", False, templates.anaphor_gender),
     _spec("anaphor_number_agreement", ANA, "one_prefix", True, templates.anaphor_number),
@@ -81,6 +84,14 @@ SPECS: dict[str, ParadigmSpec] = dict([
           subj_verb(irregular=False, two_prefix=False, transitive_only=True)),
     _spec("regular_plural_subject_verb_agreement_2", SVA, "two_prefix", False,
           subj_verb(irregular=False, two_prefix=True)),
+    # The release's 7 argument-structure paradigms (field "syntax"), in the release's UID order.
+    _spec("causative", ARG, "", False, templates.causative, field="syntax"),
+    _spec("drop_argument", ARG, "", False, templates.drop_argument, field="syntax"),
+    _spec("inchoative", ARG, "", False, templates.inchoative, field="syntax"),
+    _spec("intransitive", ARG, "", False, templates.intransitive, field="syntax"),
+    _spec("passive_1", ARG, "", False, templates.passive(agent=True), field="syntax"),
+    _spec("passive_2", ARG, "", False, templates.passive(agent=False), field="syntax"),
+    _spec("transitive", ARG, "two_prefix", False, templates.transitive, field="syntax"),
 ])
 GENERATED = tuple(SPECS)
 
@@ -139,7 +150,7 @@ def to_record(spec: ParadigmSpec, pair: Pair, pair_id: int) -> dict:
         record |= {"one_prefix_prefix": " ".join(capitalised(pair.prefix_good)),
                    "one_prefix_word_good": " ".join(pair.word_good),
                    "one_prefix_word_bad": " ".join(pair.word_bad)}
-    else:
+    elif spec.method == "two_prefix":
         record |= {"two_prefix_prefix_good": " ".join(capitalised(pair.prefix_good)),
                    "two_prefix_prefix_bad": " ".join(capitalised(pair.prefix_bad)),
                    "two_prefix_word": " ".join(pair.word_good)}

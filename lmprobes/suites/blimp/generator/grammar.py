@@ -46,6 +46,7 @@ AUXILIARIES = {
     "do_neg": {"sg": "doesn't", "pl": "don't"},
 }
 COPULAS = {"sg": ("is", "was", "isn't", "wasn't"), "pl": ("are", "were", "aren't", "weren't")}
+PERFECT = {"sg": "has", "pl": "have"}
 COPULA_OTHER = {"is": "are", "was": "were", "isn't": "aren't", "wasn't": "weren't"}
 COPULA_OTHER |= {v: k for k, v in COPULA_OTHER.items()}
 MODALS = ("will", "would", "can", "could", "might", "should")
@@ -148,12 +149,24 @@ def object_phrase(draw: Draw, lexicon: Lexicon, classes: frozenset[str], *, numb
 def verb_phrase(draw: Draw, verb: Verb, number: str, *, agreeing: bool | None = None, negation: bool = True) -> VP:
     """``verb`` in a frame for a subject of ``number``: only agreeing frames when ``agreeing`` is True,
     only number-neutral ones when False, any when None; no negated frame unless ``negation``."""
+    return verb_phrases(draw, (verb,), number, agreeing=agreeing, negation=negation)[0]
+
+
+def verb_phrases(draw: Draw, verbs: Sequence[Verb], number: str, *, agreeing: bool | None = None,
+                 negation: bool = True) -> tuple[VP, ...]:
+    """Each of ``verbs`` in one frame (the same auxiliary or modal), one open to all of them (as
+    ``verb_phrase``): the good and the bad verb of an argument-structure pair."""
     frames = [name for name, agrees, progressive in FRAMES
-              if (agreeing is None or agrees == agreeing) and not (progressive and verb.stative)
+              if (agreeing is None or agrees == agreeing) and not (progressive and any(v.stative for v in verbs))
               and (negation or not name.endswith("_neg"))
               # a present tense whose base form is also its past ("hurt") would make the error grammatical
-              and not (name == "present" and verb.base == verb.past)]
+              and not (name == "present" and any(v.base == v.past for v in verbs))]
     frame = draw.pick(frames)
+    modal = draw.pick(MODALS if frame == "modal" else NEGATIVE_MODALS) if frame in ("modal", "modal_neg") else ""
+    return tuple(_in_frame(verb, number, frame, modal) for verb in verbs)
+
+
+def _in_frame(verb: Verb, number: str, frame: str, modal: str) -> VP:
     particle = (verb.particle,) if verb.particle else ()
     if frame == "present":
         return VP((verb.present(number), *particle), True, verb.present(OTHER[number]), verb)
@@ -164,11 +177,21 @@ def verb_phrase(draw: Draw, verb: Verb, number: str, *, agreeing: bool | None = 
     if frame == "did_neg":
         return VP(("didn't", verb.base, *particle), False, None, verb)
     if frame in ("modal", "modal_neg"):
-        return VP((draw.pick(MODALS if frame == "modal" else NEGATIVE_MODALS), verb.base, *particle), False, None,
-                  verb)
+        return VP((modal, verb.base, *particle), False, None, verb)
     aux = AUXILIARIES[frame]
     main = {"perfect": verb.participle, "perfect_neg": verb.participle, "do_neg": verb.base}.get(frame, verb.gerund)
     return VP((aux[number], main, *particle), True, aux[OTHER[number]], verb)
+
+
+def passive_auxiliary(draw: Draw, number: str, *, negation: bool = True) -> tuple[str, ...]:
+    """The words before a passive participle for a subject of ``number``: "is", "wasn't", "has been",
+    "had been", "might be" …; no negated one unless ``negation``."""
+    options = [(copula,) for copula in COPULAS[number]]
+    options += [(PERFECT[number], "been"), ("had", "been")] + [(modal, "be") for modal in MODALS]
+    if negation:
+        options += [(PERFECT[number] + "n't", "been"), ("hadn't", "been")]
+        options += [(modal, "be") for modal in NEGATIVE_MODALS]
+    return draw.pick([o for o in options if negation or not o[0].endswith("n't")])
 
 
 def capitalised(tokens: Sequence[str]) -> tuple[str, ...]:

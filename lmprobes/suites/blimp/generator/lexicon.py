@@ -12,7 +12,13 @@ One CSV row per entry; ``category`` says which columns it fills:
   preposition between the verb and its object: "talk about"), ``subject`` and ``object`` (the classes
   they take; ``self`` in ``object``: a reflexive object is natural), ``intransitive`` (the subject
   classes of an intransitive use; empty: none), ``stative`` (no progressive), ``adjectival`` (the
-  participle is used before a noun: "the broken chairs");
+  participle is used before a noun: "the broken chairs"), and for the argument-structure paradigms:
+  ``valency`` (empty: not classified; ``none``: no direct object in any use and so no passive, "arrive";
+  ``required``: the object cannot be left out, "admire", "talk to"; ``optional``: a subject it takes
+  also uses it without the object, "eat"), ``inchoative`` (the object classes that are also the subject of
+  its intransitive, anticausative use: "Mary broke the vase" / "The vase broke"; a subset of ``object``
+  and of ``intransitive``), ``passive`` (verbs with an object and no particle: whether the object can be
+  the subject of a passive, "The vase was broken by Mary"; empty: not classified);
 - ``adjective``: ``lemma``, ``applies_to`` (the noun classes it describes).
 
 Class lists are ``|``-separated; yes/no columns are ``yes`` or ``no``.
@@ -31,7 +37,7 @@ ANIMATE = frozenset({"person", "animal"})
 CATEGORIES = ("noun", "name", "verb", "adjective")
 COLUMNS = ("category", "lemma", "plural", "third", "past", "participle", "gerund", "irregular", "countable",
            "animate", "class", "gender", "relation", "particle", "subject", "object", "intransitive", "stative",
-           "adjectival", "applies_to")
+           "adjectival", "applies_to", "valency", "inchoative", "passive")
 # The columns each category must fill (beyond category and lemma) and may fill.
 REQUIRED = {
     "noun": ("irregular", "countable", "animate", "class"),
@@ -42,10 +48,11 @@ REQUIRED = {
 OPTIONAL = {
     "noun": ("plural", "gender", "relation"),
     "name": (),
-    "verb": ("particle", "subject", "object", "intransitive"),
+    "verb": ("particle", "subject", "object", "intransitive", "valency", "inchoative", "passive"),
     "adjective": (),
 }
 RELATIONS = ("of_person", "of", "about")
+VALENCIES = ("none", "required", "optional")
 PARTICLES = ("about", "at", "for", "from", "like", "on", "through", "to", "up", "with")
 DEFAULT_LEXICON = Path(__file__).resolve().parents[4] / "resources" / "blimp" / "lexicon.csv"
 
@@ -89,6 +96,9 @@ class Verb:
     intransitive: frozenset[str]
     stative: bool
     adjectival: bool
+    valency: str = ""  # "", or one of VALENCIES
+    inchoative: frozenset[str] = frozenset()
+    passive: bool | None = None  # None: not classified
 
     def present(self, number: str) -> str:
         return self.third if number == "sg" else self.base
@@ -212,9 +222,25 @@ def _verb(row: dict[str, str], where: str) -> Verb:
         raise LexiconError(f"{where}: object names the classes, not only self")
     if "self" in obj and "person" not in subject:
         raise LexiconError(f"{where}: a reflexive object needs a person subject")
+    valency = row["valency"]
+    if valency and valency not in VALENCIES:
+        raise LexiconError(f"{where}: valency must be one of {VALENCIES} or empty, got {valency!r}")
+    if valency == "none" and (obj or row["particle"]):
+        raise LexiconError(f"{where}: a verb of valency none has no object and no particle")
+    if valency == "required" and (not obj or intransitive):
+        raise LexiconError(f"{where}: a verb of valency required has an object and no intransitive use")
+    if valency == "optional" and not (obj and subject & intransitive):
+        raise LexiconError(f"{where}: a verb of valency optional has an object and an intransitive use by one of "
+                           "its subjects")
+    inchoative = _classes(row, "inchoative", where, empty=True)
+    if not inchoative <= (obj - {"self"}) & intransitive or (inchoative and valency):
+        raise LexiconError(f"{where}: inchoative classes are object and intransitive classes (valency empty)")
+    if row["passive"] and (not obj or row["particle"]):
+        raise LexiconError(f"{where}: passive (yes or no) is given only for verbs with an object and no particle")
+    passive = _yes(row, "passive", where) if row["passive"] else None
     return Verb(row["lemma"], row["third"], row["past"], row["participle"], row["gerund"],
                 _yes(row, "irregular", where), row["particle"], subject, obj, intransitive,
-                _yes(row, "stative", where), _yes(row, "adjectival", where))
+                _yes(row, "stative", where), _yes(row, "adjectival", where), valency, inchoative, passive)
 
 
 def _yes(row: dict[str, str], column: str, where: str) -> bool:

@@ -17,11 +17,25 @@ paradigms) and the words after. The shapes, read off the release's rows (``spec/
 - irregular_past_participle_verbs: "<subject> <past> ..." with the participle instead (one-prefix);
 - anaphor_gender_agreement / anaphor_number_agreement: "<subject> <verb> <reflexive>." with a reflexive of
   the wrong gender (or itself) / number.
+
+Argument structure (no prefix fields in the release but ``transitive``'s; the good and the bad verb share
+their frame, "had broken" / "had arrived"; ``Pair`` puts the verb group in ``word_good``/``word_bad``):
+
+- causative: "<agent> <verb> <object>." with a verb that alternates (``inchoative``), its object of an
+  inchoative class / a verb that takes no object (valency ``none``);
+- inchoative: "<theme> <verb>." with an alternating verb used intransitively / one whose object is
+  ``required``;
+- intransitive: "<subject> <verb>." with a verb without an object / one whose object is ``required``;
+- drop_argument: "<subject> <verb>." with a verb whose object is ``optional`` / ``required``;
+- transitive: "<subject> <verb> <object>." with a verb that takes the object / one of valency ``none``
+  (two-prefix: the verb groups are the prefixes' ends, the object's first word the word);
+- passive_1 / passive_2: "<subject> <be> <participle> by <agent>." / "<subject> <be> <participle>." with
+  a passivisable verb (``passive``) whose object the subject is / the participle of a ``none`` verb.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from functools import cached_property
 
@@ -35,12 +49,15 @@ from lmprobes.suites.blimp.generator.grammar import (
     SUBJECT_DETERMINERS,
     SWAP_DEMONSTRATIVE,
     VP,
+    DeadEnd,
     Draw,
     name_phrase,
     noun_phrase,
     object_phrase,
+    passive_auxiliary,
     subject_phrase,
     verb_phrase,
+    verb_phrases,
     words,
 )
 from lmprobes.suites.blimp.generator.lexicon import Adjective, Lexicon, Name, Noun, Verb
@@ -113,6 +130,32 @@ class Pools:
 
     def names(self, gender: str) -> tuple[Name, ...]:
         return self._once(("names", gender), lambda: (n for n in self.lexicon.names if n.gender == gender))
+
+    def nouns_of(self, classes: frozenset[str]) -> tuple[Noun, ...]:
+        """Nouns (count or mass) of ``classes``."""
+        return self._once(("nouns_of", *sorted(classes)), lambda: (
+            n for n in self.lexicon.nouns if n.cls in classes))
+
+    def of_valency(self, valency: str) -> tuple[Verb, ...]:
+        return self._once(("of_valency", valency), lambda: (v for v in self.lexicon.verbs if v.valency == valency))
+
+    @cached_property
+    def alternating(self) -> tuple[Verb, ...]:
+        """Verbs of the causative / inchoative alternation."""
+        return tuple(v for v in self.lexicon.verbs if v.inchoative)
+
+    @cached_property
+    def without_object(self) -> tuple[Verb, ...]:
+        """Verbs with an intransitive use and no object."""
+        return tuple(v for v in self.lexicon.verbs if not v.object and v.intransitive)
+
+    @cached_property
+    def with_object(self) -> tuple[Verb, ...]:
+        return tuple(v for v in self.lexicon.verbs if v.object - {"self"})
+
+    @cached_property
+    def passivisable(self) -> tuple[Verb, ...]:
+        return tuple(v for v in self.lexicon.verbs if v.passive)
 
     @cached_property
     def persons(self) -> tuple[Noun, ...]:
@@ -285,3 +328,86 @@ def anaphor_number(draw: Draw, pools: Pools) -> Pair:
     vp = verb_phrase(draw, draw.pick(pools.reflexive_verbs), number, negation=not subject.universal)
     prefix = (*subject.tokens, *vp.tokens)
     return Pair(prefix, prefix, (good,), (bad,))
+
+
+# --- argument structure ---
+
+def _subject_of(draw: Draw, pools: Pools, classes: frozenset[str]) -> NP:
+    """A subject of one of ``classes``: a name (persons, sometimes) or a determiner and a noun (count or mass)."""
+    number = draw.pick(NUMBERS)
+    if number == "sg" and "person" in classes and draw.chance(0.3):
+        return name_phrase(draw.pick(pools.lexicon.names))
+    return noun_phrase(draw, draw.pick(pools.nouns_of(classes)), number, SUBJECT_DETERMINERS[number])
+
+
+def _bad_verb(draw: Draw, pools: Pools, valency: str, subject: NP, good: Verb) -> Verb:
+    """A verb of ``valency`` (not ``good``'s lemma), one that takes ``subject``'s class where there is one."""
+    verbs = [v for v in pools.of_valency(valency) if v.base != good.base]
+    fitting = [v for v in verbs if subject.cls in v.subject | v.intransitive]
+    return draw.pick(fitting or verbs)
+
+
+def _two_verbs(draw: Draw, subject: NP, good: Verb, bad: Verb) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    vp_good, vp_bad = verb_phrases(draw, (good, bad), subject.number, negation=not subject.universal)
+    return vp_good.tokens, vp_bad.tokens
+
+
+def argument_frame(*, good_verbs: Callable[[Pools], Sequence[Verb]], subjects: Callable[[Verb], frozenset[str]],
+                   bad_valency: str, with_object: bool = False) -> Callable[[Draw, Pools], Pair]:
+    """causative, inchoative, intransitive and drop_argument: "<subject> <verb group> [<object>]." with a
+    good verb from ``good_verbs`` (its subject of ``subjects(verb)``; with ``with_object``, an object of its
+    inchoative classes) and a bad verb of ``bad_valency`` in the same frame."""
+
+    def build(draw: Draw, pools: Pools) -> Pair:
+        good = draw.pick(good_verbs(pools))
+        subject = _subject_of(draw, pools, subjects(good))
+        bad = _bad_verb(draw, pools, bad_valency, subject, good)
+        word_good, word_bad = _two_verbs(draw, subject, good, bad)
+        obj = object_phrase(draw, pools.lexicon, good.inchoative).tokens if with_object else ()
+        if obj == subject.tokens:
+            raise DeadEnd("the object repeats the subject")
+        return Pair(subject.tokens, subject.tokens, word_good, word_bad, obj)
+
+    return build
+
+
+causative = argument_frame(good_verbs=lambda pools: pools.alternating, subjects=lambda verb: verb.subject,
+                           bad_valency="none", with_object=True)
+inchoative = argument_frame(good_verbs=lambda pools: pools.alternating, subjects=lambda verb: verb.inchoative,
+                            bad_valency="required")
+intransitive = argument_frame(good_verbs=lambda pools: pools.without_object, subjects=lambda verb: verb.intransitive,
+                              bad_valency="required")
+drop_argument = argument_frame(good_verbs=lambda pools: pools.of_valency("optional"),
+                               subjects=lambda verb: verb.subject & verb.intransitive, bad_valency="required")
+
+
+def transitive(draw: Draw, pools: Pools) -> Pair:
+    """"Diane watched Alan." / "Diane sneezed Alan.": two-prefix, the object's first word the word."""
+    good = draw.pick(pools.with_object)
+    subject = _subject_of(draw, pools, good.subject)
+    bad = _bad_verb(draw, pools, "none", subject, good)
+    word_good, word_bad = _two_verbs(draw, subject, good, bad)
+    obj = object_phrase(draw, pools.lexicon, good.object).tokens
+    if obj == subject.tokens:
+        raise DeadEnd("the object repeats the subject")
+    return Pair((*subject.tokens, *word_good), (*subject.tokens, *word_bad), obj[:1], obj[:1], obj[1:])
+
+
+def passive(*, agent: bool) -> Callable[[Draw, Pools], Pair]:
+    """passive_1 (``agent``: "... by <agent>") and passive_2: the subject is of the good verb's object
+    classes, the agent of its subject classes; the bad participle is a ``none`` verb's."""
+
+    def build(draw: Draw, pools: Pools) -> Pair:
+        good = draw.pick(pools.passivisable)
+        subject = _subject_of(draw, pools, good.object - {"self"})
+        bad = _bad_verb(draw, pools, "none", subject, good)
+        prefix = (*subject.tokens, *passive_auxiliary(draw, subject.number, negation=not subject.universal))
+        rest: tuple[str, ...] = ()
+        if agent:
+            by = object_phrase(draw, pools.lexicon, good.subject).tokens
+            if by == subject.tokens:
+                raise DeadEnd("the agent repeats the subject")
+            rest = ("by", *by)
+        return Pair(prefix, prefix, (good.participle,), (bad.participle,), rest)
+
+    return build
