@@ -116,6 +116,26 @@ def test_texts_queued_in_chunks_score_as_the_plain_loop(tiny_bert, chunk_texts, 
         assert score.token_logprobs == pytest.approx(values, abs=1e-5)
 
 
+@pytest.mark.parametrize("model", ["tiny_bert", "tiny_roberta"])
+def test_a_too_long_text_in_a_late_chunk_is_refused_before_any_chunk_runs(model, request, monkeypatch) -> None:
+    """Chunked (the GPU path), a text over the model's 128 positions in the last chunk is refused up
+    front, not after the chunks before it ran; a text with many bytes but few tokens passes."""
+    from lmprobes.engine import pll
+
+    lm = request.getfixturevalue(model)
+    runs = []
+    original = pll.run_rows
+    monkeypatch.setattr(pll, "run_rows", lambda *a, **k: runs.append(1) or original(*a, **k))
+    words = lm.tokenizer("zebra " * 200, add_special_tokens=False)["input_ids"]
+    too_long = lm.tokenizer.decode(words[:127])  # 129 tokens with the two special ones
+    with pytest.raises(ValueError, match=rf"{lm.name}: a sequence of 129 tokens .* longer than the 128 positions"):
+        pseudo_log_likelihoods(lm, [*SENTENCES, too_long], progress=False, chunk_texts=2)
+    assert runs == [], "no chunk ran"
+    fits = lm.tokenizer.decode(words[:126])  # 128 tokens in some 750 bytes: tokenized up front, let through
+    assert len(fits.encode()) > 128
+    assert len(pseudo_log_likelihoods(lm, [*SENTENCES, fits], progress=False, chunk_texts=2)) == len(SENTENCES) + 1
+
+
 @pytest.mark.parametrize("chunk_texts", [0, -1])
 def test_a_chunk_size_below_one_is_refused(tiny_bert, chunk_texts) -> None:
     with pytest.raises(ValueError, match=f"chunk_texts must be at least 1, not {chunk_texts}"):

@@ -21,10 +21,20 @@ import torch
 
 from lmprobes.engine.batching import TokenTable, flatten, offsets_of, ranges, sort_order, split_lists, to_device
 from lmprobes.engine.causal import SequenceScore
-from lmprobes.engine.encoding import encode_ids_and_words
+from lmprobes.engine.encoding import encode_ids, encode_ids_and_words
 from lmprobes.engine.lm import LM
 from lmprobes.engine.masked import masked_projection
-from lmprobes.engine.runner import Backoff, Projection, RowPlan, gathered, gc_paused, phase, run_rows
+from lmprobes.engine.runner import (
+    Backoff,
+    Projection,
+    RowPlan,
+    check_positions,
+    gathered,
+    gc_paused,
+    max_positions,
+    phase,
+    run_rows,
+)
 
 __all__ = ["VARIANTS", "masked_spans", "pseudo_log_likelihoods"]
 
@@ -59,6 +69,8 @@ def pseudo_log_likelihoods(
         raise ValueError(f"chunk_texts must be at least 1, not {chunk_texts}")
     size = chunk_texts or (CUDA_CHUNK_TEXTS if lm.device.type == "cuda" else len(texts))
     starts = range(0, len(texts), size)
+    if len(starts) > 1:
+        check_long_texts_first(lm, texts)
     projection = masked_projection(lm)
     backoff = Backoff()  # a chunk that ran out of memory warns the chunks after it
     stored: list[tuple[np.ndarray, torch.Tensor]] = []
@@ -75,6 +87,24 @@ def pseudo_log_likelihoods(
         offsets = offsets_of([len(copies) for copies in chunks])
         return [score for copies, start in zip(chunks, offsets[:-1].tolist(), strict=True)
                 for score in _assemble(copies, values[start : start + len(copies)])]
+
+
+def check_long_texts_first(lm: LM, texts: Sequence[str]) -> None:
+    """Refuse, before any chunk runs, a text longer than the model's positions.
+
+    Chunks are tokenized one by one, and each is checked then, so a too-long text in a late chunk
+    would be refused only after the chunks before it had run. A token spans at least one byte of its
+    text (a SentencePiece model's leading ``▁`` the one exception), so only a text whose UTF-8 bytes,
+    plus that one and the special tokens, exceed the positions can be too long: those few are
+    tokenized here (BLiMP has none). The per-chunk check stays, for any tokenizer that breaks the rule.
+    """
+    limit = max_positions(lm.model)
+    if limit is None:
+        return
+    room = limit - lm.tokenizer.num_special_tokens_to_add(pair=False) - 1
+    suspects = [text for text in texts if len(text.encode("utf-8")) > room]
+    if suspects:
+        check_positions(lm, encode_ids(lm.tokenizer, suspects))
 
 
 def _queue_chunk(lm: LM, projection: Projection, texts: Sequence[str], variant: str,
