@@ -35,8 +35,14 @@ from lmprobes.suites.blimp.generator import (
     to_jsonl,
 )
 from lmprobes.suites.blimp.generator.grammar import article
-from lmprobes.suites.blimp.generator.lexicon import COLUMNS
-from lmprobes.suites.blimp.generator.templates import Pools
+from lmprobes.suites.blimp.generator.lexicon import ANIMATE, CLASSES, COLUMNS
+from lmprobes.suites.blimp.generator.templates import (
+    INANIMATE,
+    INANIMATE_CAUSES,
+    NPI_ADVERBS,
+    SENTENCE_ADVERBS,
+    Pools,
+)
 from lmprobes.suites.blimp.paradigms import PARADIGM_CATEGORY
 from lmprobes.suites.blimp.tables import MEAN_ROW, generated_comparison
 
@@ -119,6 +125,34 @@ RELEASE_JSONL = """\
 {"sentence_good": "Some turtles alarm Kimberley.", "sentence_bad": "Some turtles come here Kimberley.", "two_prefix_prefix_good": "Some turtles alarm", "two_prefix_prefix_bad": "Some turtles come here", "two_prefix_word": "Kimberley", "field": "syntax", "linguistics_term": "argument_structure", "UID": "transitive", "simple_LM_method": true, "one_prefix_method": false, "two_prefix_method": true, "lexically_identical": false, "pairID": "0"}
 {"sentence_good": "Diane watched Alan.", "sentence_bad": "Diane screamed Alan.", "two_prefix_prefix_good": "Diane watched", "two_prefix_prefix_bad": "Diane screamed", "two_prefix_word": "Alan", "field": "syntax", "linguistics_term": "argument_structure", "UID": "transitive", "simple_LM_method": true, "one_prefix_method": false, "two_prefix_method": true, "lexically_identical": false, "pairID": "1"}
 {"sentence_good": "This cousin of Theodore buys some mushroom.", "sentence_bad": "This cousin of Theodore wept some mushroom.", "two_prefix_prefix_good": "This cousin of Theodore buys", "two_prefix_prefix_bad": "This cousin of Theodore wept", "two_prefix_word": "some", "field": "syntax", "linguistics_term": "argument_structure", "UID": "transitive", "simple_LM_method": true, "one_prefix_method": false, "two_prefix_method": true, "lexically_identical": false, "pairID": "2"}
+{"sentence_good": "Amanda was respected by some waitresses.", "sentence_bad": "Amanda was respected by some picture.", "one_prefix_prefix": "Amanda was respected by some", "one_prefix_word_good": "waitresses", "one_prefix_word_bad": "picture", "field": "syntax", "linguistics_term": "s-selection", "UID": "animate_subject_passive", "simple_LM_method": true, "one_prefix_method": true, "two_prefix_method": false, "lexically_identical": false, "pairID": "0"}
+{"sentence_good": "A story wasn't scanned by the doctor.", "sentence_bad": "A story wasn't scanned by the newspaper article.", "one_prefix_prefix": "A story wasn't scanned by the", "one_prefix_word_good": "doctor", "one_prefix_word_bad": "newspaper article", "field": "syntax", "linguistics_term": "s-selection", "UID": "animate_subject_passive", "simple_LM_method": true, "one_prefix_method": true, "two_prefix_method": false, "lexically_identical": false, "pairID": "40"}
+{"sentence_good": "Tina revealed Margaret.", "sentence_bad": "The horse revealed Margaret.", "two_prefix_prefix_good": "Tina", "two_prefix_prefix_bad": "The horse", "two_prefix_word": " revealed", "field": "syntax", "linguistics_term": "s-selection", "UID": "animate_subject_trans", "simple_LM_method": true, "one_prefix_method": false, "two_prefix_method": true, "lexically_identical": false, "pairID": "0"}
+{"sentence_good": "Most banks have praised Raymond.", "sentence_bad": "The jackets have praised Raymond.", "two_prefix_prefix_good": "Most banks", "two_prefix_prefix_bad": "The jackets", "two_prefix_word": "have praised", "field": "syntax", "linguistics_term": "s-selection", "UID": "animate_subject_trans", "simple_LM_method": true, "one_prefix_method": false, "two_prefix_method": true, "lexically_identical": false, "pairID": "3"}
+{"sentence_good": "Denise wasn't referencing Homer.", "sentence_bad": "Rice wasn't referencing Homer.", "two_prefix_prefix_good": "Denise", "two_prefix_prefix_bad": "Rice", "two_prefix_word": "wasn't referencing", "field": "syntax", "linguistics_term": "s-selection", "UID": "animate_subject_trans", "simple_LM_method": true, "one_prefix_method": false, "two_prefix_method": true, "lexically_identical": false, "pairID": "13"}
+{"sentence_good": "There was a documentary about music irritating Allison.", "sentence_bad": "There was each documentary about music irritating Allison.", "field": "semantics", "linguistics_term": "quantifiers", "UID": "existential_there_quantifiers_1", "simple_LM_method": true, "one_prefix_method": false, "two_prefix_method": false, "lexically_identical": false, "pairID": "0"}
+{"sentence_good": "There were no legislatures working hard.", "sentence_bad": "There were most legislatures working hard.", "field": "semantics", "linguistics_term": "quantifiers", "UID": "existential_there_quantifiers_1", "simple_LM_method": true, "one_prefix_method": false, "two_prefix_method": false, "lexically_identical": false, "pairID": "1"}
+{"sentence_good": "There was a sweater shocking David.", "sentence_bad": "There was each sweater shocking David.", "field": "semantics", "linguistics_term": "quantifiers", "UID": "existential_there_quantifiers_1", "simple_LM_method": true, "one_prefix_method": false, "two_prefix_method": false, "lexically_identical": false, "pairID": "2"}
+{"sentence_good": "All convertibles weren't there existing.", "sentence_bad": "There weren't all convertibles existing.", "field": "semantics", "linguistics_term": "quantifiers", "UID": "existential_there_quantifiers_2", "simple_LM_method": true, "one_prefix_method": false, "two_prefix_method": false, "lexically_identical": false, "pairID": "0"}
+{"sentence_good": "Every newspaper article wasn't there wasting away.", "sentence_bad": "There wasn't every newspaper article wasting away.", "field": "semantics", "linguistics_term": "quantifiers", "UID": "existential_there_quantifiers_2", "simple_LM_method": true, "one_prefix_method": false, "two_prefix_method": false, "lexically_identical": false, "pairID": "5"}
+{"sentence_good": "No girl attacked fewer than two waiters.", "sentence_bad": "No girl attacked at most two waiters.", "crucial_item": "at most", "field": "semantics", "linguistics_term": "quantifiers", "UID": "superlative_quantifiers_1", "simple_LM_method": true, "one_prefix_method": false, "two_prefix_method": false, "lexically_identical": false, "pairID": "0"}
+{"sentence_good": "No person would bring fewer than three gates.", "sentence_bad": "No person would bring at most three gates.", "crucial_item": "at most", "field": "semantics", "linguistics_term": "quantifiers", "UID": "superlative_quantifiers_1", "simple_LM_method": true, "one_prefix_method": false, "two_prefix_method": false, "lexically_identical": false, "pairID": "1"}
+{"sentence_good": "No actor had driven to fewer than four malls.", "sentence_bad": "No actor had driven to at most four malls.", "crucial_item": "at most", "field": "semantics", "linguistics_term": "quantifiers", "UID": "superlative_quantifiers_1", "simple_LM_method": true, "one_prefix_method": false, "two_prefix_method": false, "lexically_identical": false, "pairID": "2"}
+{"sentence_good": "The teenager does tour at most nine restaurants.", "sentence_bad": "No teenager does tour at most nine restaurants.", "crucial_item": "at most", "two_prefix_prefix_good": "The teenager does tour at", "two_prefix_prefix_bad": "No teenager does tour at", "two_prefix_word": "most", "field": "semantics", "linguistics_term": "quantifiers", "UID": "superlative_quantifiers_2", "simple_LM_method": true, "one_prefix_method": false, "two_prefix_method": true, "lexically_identical": false, "pairID": "0"}
+{"sentence_good": "The doctor brought at most eight gates.", "sentence_bad": "No doctor brought at most eight gates.", "crucial_item": "at most", "two_prefix_prefix_good": "The doctor brought at", "two_prefix_prefix_bad": "No doctor brought at", "two_prefix_word": "most", "field": "semantics", "linguistics_term": "quantifiers", "UID": "superlative_quantifiers_2", "simple_LM_method": true, "one_prefix_method": false, "two_prefix_method": true, "lexically_identical": false, "pairID": "2"}
+{"sentence_good": "Each dancer would return to at least seven schools.", "sentence_bad": "No dancer would return to at least seven schools.", "crucial_item": "at least", "two_prefix_prefix_good": "Each dancer would return to at", "two_prefix_prefix_bad": "No dancer would return to at", "two_prefix_word": "least", "field": "semantics", "linguistics_term": "quantifiers", "UID": "superlative_quantifiers_2", "simple_LM_method": true, "one_prefix_method": false, "two_prefix_method": true, "lexically_identical": false, "pairID": "10"}
+{"sentence_good": "Even Suzanne has really joked around.", "sentence_bad": "Even Suzanne has ever joked around.", "one_prefix_prefix": "Even Suzanne has", "one_prefix_word_good": "really", "one_prefix_word_bad": "ever", "field": "semantics", "linguistics_term": "npi_licensing", "UID": "npi_present_1", "simple_LM_method": true, "one_prefix_method": true, "two_prefix_method": false, "lexically_identical": false, "pairID": "0"}
+{"sentence_good": "Even many teenagers clearly boycott those legislatures.", "sentence_bad": "Even many teenagers ever boycott those legislatures.", "one_prefix_prefix": "Even many teenagers", "one_prefix_word_good": "clearly", "one_prefix_word_bad": "ever", "field": "semantics", "linguistics_term": "npi_licensing", "UID": "npi_present_1", "simple_LM_method": true, "one_prefix_method": true, "two_prefix_method": false, "lexically_identical": false, "pairID": "1"}
+{"sentence_good": "Even every cashier had clearly found out who hasn't sung.", "sentence_bad": "Even every cashier had ever found out who hasn't sung.", "one_prefix_prefix": "Even every cashier had", "one_prefix_word_good": "clearly", "one_prefix_word_bad": "ever", "field": "semantics", "linguistics_term": "npi_licensing", "UID": "npi_present_1", "simple_LM_method": true, "one_prefix_method": true, "two_prefix_method": false, "lexically_identical": false, "pairID": "2"}
+{"sentence_good": "Tamara really exited those mountains.", "sentence_bad": "Tamara ever exited those mountains.", "one_prefix_prefix": "Tamara", "one_prefix_word_good": "really", "one_prefix_word_bad": "ever", "field": "semantics", "linguistics_term": "npi_licensing", "UID": "npi_present_2", "simple_LM_method": true, "one_prefix_method": true, "two_prefix_method": false, "lexically_identical": false, "pairID": "0"}
+{"sentence_good": "Karen could certainly boycott this association.", "sentence_bad": "Karen could ever boycott this association.", "one_prefix_prefix": "Karen could", "one_prefix_word_good": "certainly", "one_prefix_word_bad": "ever", "field": "semantics", "linguistics_term": "npi_licensing", "UID": "npi_present_2", "simple_LM_method": true, "one_prefix_method": true, "two_prefix_method": false, "lexically_identical": false, "pairID": "1"}
+{"sentence_good": "Every committee could often sell a river.", "sentence_bad": "Every committee could ever sell a river.", "one_prefix_prefix": "Every committee could", "one_prefix_word_good": "often", "one_prefix_word_bad": "ever", "field": "semantics", "linguistics_term": "npi_licensing", "UID": "npi_present_2", "simple_LM_method": true, "one_prefix_method": true, "two_prefix_method": false, "lexically_identical": false, "pairID": "2"}
+{"sentence_good": "Only Bill would ever complain.", "sentence_bad": "Even Bill would ever complain.", "two_prefix_prefix_good": "Only Bill would", "two_prefix_prefix_bad": "Even Bill would", "two_prefix_word": "ever", "field": "semantics", "linguistics_term": "npi_licensing", "UID": "only_npi_licensor_present", "simple_LM_method": true, "one_prefix_method": false, "two_prefix_method": true, "lexically_identical": false, "pairID": "0"}
+{"sentence_good": "Only Alexander ever looked like this drawing.", "sentence_bad": "Even Alexander ever looked like this drawing.", "two_prefix_prefix_good": "Only Alexander", "two_prefix_prefix_bad": "Even Alexander", "two_prefix_word": "ever", "field": "semantics", "linguistics_term": "npi_licensing", "UID": "only_npi_licensor_present", "simple_LM_method": true, "one_prefix_method": false, "two_prefix_method": true, "lexically_identical": false, "pairID": "3"}
+{"sentence_good": "Only some cashiers had ever replied.", "sentence_bad": "Even some cashiers had ever replied.", "two_prefix_prefix_good": "Only some cashiers had", "two_prefix_prefix_bad": "Even some cashiers had", "two_prefix_word": "ever", "field": "semantics", "linguistics_term": "npi_licensing", "UID": "only_npi_licensor_present", "simple_LM_method": true, "one_prefix_method": false, "two_prefix_method": true, "lexically_identical": false, "pairID": "21"}
+{"sentence_good": "Teresa had not ever sold a movie theater.", "sentence_bad": "Teresa had probably ever sold a movie theater.", "two_prefix_prefix_good": "Teresa had not", "two_prefix_prefix_bad": "Teresa had probably", "two_prefix_word": "ever", "field": "semantics", "linguistics_term": "npi_licensing", "UID": "sentential_negation_npi_licensor_present", "simple_LM_method": true, "one_prefix_method": false, "two_prefix_method": true, "lexically_identical": false, "pairID": "0"}
+{"sentence_good": "Allison has not ever taken that ice cream.", "sentence_bad": "Allison has fortunately ever taken that ice cream.", "two_prefix_prefix_good": "Allison has not", "two_prefix_prefix_bad": "Allison has fortunately", "two_prefix_word": "ever", "field": "semantics", "linguistics_term": "npi_licensing", "UID": "sentential_negation_npi_licensor_present", "simple_LM_method": true, "one_prefix_method": false, "two_prefix_method": true, "lexically_identical": false, "pairID": "1"}
+{"sentence_good": "Teresa would not ever ascertain Carmen to remember Jessica.", "sentence_bad": "Teresa would fortunately ever ascertain Carmen to remember Jessica.", "two_prefix_prefix_good": "Teresa would not", "two_prefix_prefix_bad": "Teresa would fortunately", "two_prefix_word": "ever", "field": "semantics", "linguistics_term": "npi_licensing", "UID": "sentential_negation_npi_licensor_present", "simple_LM_method": true, "one_prefix_method": false, "two_prefix_method": true, "lexically_identical": false, "pairID": "2"}
 """
 RELEASE = [json.loads(line) for line in RELEASE_JSONL.splitlines()]
 
@@ -144,11 +178,21 @@ ARGUMENT_STRUCTURE = ("causative", "drop_argument", "inchoative", "intransitive"
                       "transitive")
 
 
+S_SELECTION = ("animate_subject_passive", "animate_subject_trans")
+QUANTIFIERS = ("existential_there_quantifiers_1", "existential_there_quantifiers_2", "superlative_quantifiers_1",
+               "superlative_quantifiers_2")
+NPI = ("npi_present_1", "npi_present_2", "only_npi_licensor_present", "sentential_negation_npi_licensor_present")
+
+
 def test_every_morphology_and_argument_structure_paradigm_of_the_release_is_generated():
     morphology = {row["UID"] for row in RELEASE if row["field"] == "morphology"}
     argument = {row["UID"] for row in RELEASE if row["linguistics_term"] == "argument_structure"}
     assert argument == set(ARGUMENT_STRUCTURE) and not morphology & argument
-    assert set(GENERATED) == morphology | argument and len(GENERATED) == 18 + 7
+    by_term = {term: {row["UID"] for row in RELEASE if row["linguistics_term"] == term}
+               for term in ("s-selection", "quantifiers", "npi_licensing")}
+    assert by_term == {"s-selection": set(S_SELECTION), "quantifiers": set(QUANTIFIERS), "npi_licensing": set(NPI)}
+    assert set(GENERATED) == morphology | argument | set(S_SELECTION + QUANTIFIERS + NPI)
+    assert len(GENERATED) == 18 + 7 + 2 + 4 + 4 and "matrix_question_npi_licensor_present" not in GENERATED
     assert set(GENERATED) <= set(PARADIGM_CATEGORY)
 
 
@@ -590,13 +634,122 @@ def test_argument_structure_good_verbs_take_their_arguments_and_bad_ones_do_not(
                 assert all(v.valency == "required" for v in a.entries(bad)), row
 
 
+class Selection:
+    """What the lexicon and the templates say of the s-selection, quantifier and NPI pairs."""
+
+    def __init__(self, lexicon):
+        self.a, self.g = Arguments(lexicon), Grammar(lexicon)
+        self.passives: dict[str, list] = {}
+        for verb in lexicon.verbs:
+            if verb.passive:
+                self.passives.setdefault(verb.participle, []).append(verb)
+
+    def cls(self, word: str) -> str:
+        return self.a.noun_class(word)
+
+
+def test_s_selection_good_subjects_are_animate_and_bad_ones_inanimate(generated, lexicon):
+    s = Selection(lexicon)
+    for row in generated["animate_subject_passive"]:
+        prefix, good, bad, rest = s.a.split(row)
+        assert rest == [] and prefix[-1] in ("the", "some") and prefix[-2] == "by", row
+        verbs = [v for v in s.passives[prefix[-3]] if v.subject <= ANIMATE and v.label not in INANIMATE_CAUSES]
+        assert any(s.cls(good[-1]) in v.subject and s.cls(s.a.subject(prefix[:-3])) in v.object for v in verbs), row
+        assert s.cls(bad[-1]) in INANIMATE and s.g.np_number(good[-1]) == s.g.np_number(bad[-1]), row
+    for row in generated["animate_subject_trans"]:
+        good_subject, bad_subject = row["two_prefix_prefix_good"].split(" "), row["two_prefix_prefix_bad"].split(" ")
+        assert s.cls(good_subject[-1]) in ANIMATE and s.cls(bad_subject[-1]) in INANIMATE, row
+        assert s.g.np_number(good_subject[-1]) == s.g.np_number(bad_subject[-1]), row
+        tail = words(row["sentence_good"])[len(good_subject):]
+        at = 1 if tail[0] in AUXILIARY_WORDS | {"doesn't", "don't", "didn't"} else 0
+        verbs = s.a.verbs.get(tuple(tail[at:at + 2]), []) or s.a.entries(tail[at:at + 1])
+        assert any(s.cls(good_subject[-1]) in v.subject and v.subject <= ANIMATE and not v.inchoative
+                   and v.label not in INANIMATE_CAUSES for v in verbs), row
+
+
+def test_existential_there_takes_weak_quantifiers_only(generated, lexicon):
+    g = Grammar(lexicon)
+    gerunds = {v.gerund for v in lexicon.verbs if not v.stative}
+    weak = {"a", "an", "some", "no", "many", "few"}
+    strong = {"each", "every", "all", "most"}
+    for row in generated["existential_there_quantifiers_1"]:
+        good, bad = words(row["sentence_good"]), words(row["sentence_bad"])
+        assert good[0] == bad[0] == "There" and good[1] == bad[1] and good[3:] == bad[3:], row
+        assert good[2] in weak and bad[2] in strong, row
+        noun = good[next(i for i in range(4, len(good)) if good[i] in gerunds) - 1]  # the head before the gerund
+        assert g.verb_number[good[1]] == g.np_number(noun), row
+        assert not (good[2] == "no" and good[1].endswith("n't")), row  # no double negation
+        assert (good[2] in ("a", "an")) == (bad[2] in ("each", "every")), row
+        if good[2] in ("a", "an"):
+            assert good[2] == article(good[3]), row
+    for row in generated["existential_there_quantifiers_2"]:
+        good, bad = words(row["sentence_good"]), words(row["sentence_bad"])
+        assert sorted(w.lower() for w in good) == sorted(w.lower() for w in bad), row
+        assert good[0].lower() in strong and bad[0] == "There" and bad[2] == good[0].lower(), row
+        at = good.index("there")
+        assert good[at - 1] == bad[1] and g.verb_number[bad[1]] == g.np_number(good[at - 2]), row
+        assert bad[3:at + 1] == good[1:at - 1] and good[at + 1:] == bad[at + 1:] and good[at + 1].endswith("ing")
+
+
+def test_superlatives_are_bad_under_no_and_comparatives_good(generated):
+    for row in generated["superlative_quantifiers_1"]:
+        good, bad = row["sentence_good"], row["sentence_bad"]
+        assert good.startswith("No ") and bad.startswith("No "), row
+        comparative = "fewer than" if " fewer than " in good else "more than"
+        assert f" {comparative} " in good and row["crucial_item"] == {"fewer than": "at most",
+                                                                       "more than": "at least"}[comparative]
+        assert bad == good.replace(f" {comparative} ", f" {row['crucial_item']} "), row
+        assert " at most " not in good and " at least " not in good, row
+    for row in generated["superlative_quantifiers_2"]:
+        good, bad = words(row["sentence_good"]), words(row["sentence_bad"])
+        assert bad[0] == "No" and good[0] in ("The", "A", "An", "This", "That", "Some", "Every", "Each"), row
+        assert good[1:] == bad[1:] and f" {row['crucial_item']} " in row["sentence_good"], row
+        assert row["crucial_item"] in ("at most", "at least") and "not" not in good and not any(
+            w.endswith("n't") for w in good), row
+
+
+LICENSORS = {"not", "no", "few", "only", "never", "nobody", "nothing", "without", "if"}
+
+
+def test_ever_is_licensed_in_good_sentences_only(generated):
+    for uid in ("npi_present_1", "npi_present_2"):
+        for row in generated[uid]:
+            good, bad = words(row["sentence_good"]), words(row["sentence_bad"])
+            assert row["one_prefix_word_bad"] == "ever" and row["one_prefix_word_good"] in NPI_ADVERBS, row
+            assert (good[0] == bad[0] == "Even") == (uid == "npi_present_1"), row
+            assert not {w.lower() for w in good} & LICENSORS and not any(w.endswith("n't") for w in good), row
+            assert "ever" not in good and not {"every", "all", "each"} & {w.lower() for w in words(
+                row["one_prefix_prefix"])}, row  # no subject that licenses "ever" in its restrictor
+    for row in generated["only_npi_licensor_present"]:
+        good, bad = words(row["sentence_good"]), words(row["sentence_bad"])
+        assert good[0] == "Only" and bad[0] == "Even" and good[1:] == bad[1:] and good.count("ever") == 1, row
+        assert not {w.lower() for w in good[1:]} & LICENSORS and not any(w.endswith("n't") for w in good), row
+    for row in generated["sentential_negation_npi_licensor_present"]:
+        good, bad = words(row["sentence_good"]), words(row["sentence_bad"])
+        at = good.index("ever")
+        assert good[at - 1] == "not" and bad[at - 1] in SENTENCE_ADVERBS and good[at:] == bad[at:], row
+        assert good[at - 2] in AUXILIARY_WORDS | {"do", "does", "did"}, row
+        assert not {w.lower() for w in good[:at - 1]} & LICENSORS and "not" not in bad, row
+
+
+def test_the_s_selection_and_quantifier_pools(lexicon):
+    pools = Pools(lexicon)
+    assert ANIMATE.isdisjoint(INANIMATE) and ANIMATE | INANIMATE | {"organization"} == set(CLASSES)
+    labels = {v.label for v in lexicon.verbs}
+    assert INANIMATE_CAUSES <= labels  # a misspelt entry would let its verb through
+    assert len(pools.animate_passive) >= 30 and len(pools.animate_transitive) >= 40
+    assert all(v.subject <= ANIMATE for v in pools.animate_passive + pools.animate_transitive)
+    assert len(pools.inanimate_nouns) >= 100 and len(pools.active_nouns) >= 150
+    assert len(pools.counting_verbs) >= 80
+
+
 # --- the structural check ---
 
 def test_every_paradigm_passes_the_structural_check_against_release_rows(generated):
     for uid, rows in generated.items():
         report = check_against_release(rows, release_of(uid))
         assert report.ok, report.format()
-        assert list(report.paradigms) == [uid] and report.paradigms[uid].release == 3
+        assert list(report.paradigms) == [uid] and report.paradigms[uid].release == len(release_of(uid)) >= 2
 
 
 def test_the_release_rows_pass_their_own_check():
@@ -642,6 +795,12 @@ def two_words(row):
      "dependency_length"),
     ("distractor_agreement_relative_clause", lambda r: r.update(dependency_length="5"), "dependency_length"),
     ("anaphor_gender_agreement", lambda r: r.update(pairID="0"), "unique"),
+    ("superlative_quantifiers_1", lambda r: r.pop("crucial_item"), "keys"),
+    ("superlative_quantifiers_2", lambda r: r.update(field="syntax"), "constants"),
+    ("existential_there_quantifiers_1", two_words, "tokens"),
+    ("only_npi_licensor_present", lambda r: r.update(two_prefix_prefix_bad=r["two_prefix_prefix_good"]), "prefix"),
+    ("animate_subject_passive", lambda r: r.update(sentence_bad=r["sentence_bad"].replace(" by ", " near ")),
+     "prefix"),
 ])
 def test_the_structural_check_fails_what_breaks_the_structure(generated, uid, change, check):
     rows = generated[uid][:20]
@@ -745,7 +904,7 @@ def test_the_rule_end_to_end_on_the_demo_release_with_and_without_it(tmp_path):
 
 @pytest.mark.workflow
 def test_the_generated_pairs_are_scored_and_set_beside_the_release(tmp_path):
-    """``snakemake blimp_generated`` on the demo: 25 paradigms of 12 pairs, a dataset, each BLiMP
+    """``snakemake blimp_generated`` on the demo: 35 paradigms of 12 pairs, a dataset, each BLiMP
     model's scores, and the table of accuracies beside the release's same paradigms."""
     from test_workflow import DEMO, copy_workflow, snakemake, write_config
 

@@ -1,5 +1,5 @@
-"""``generate(uid, n, seed)``: fresh minimal pairs of a BLiMP morphology or argument-structure paradigm, as
-release records.
+"""``generate(uid, n, seed)``: fresh minimal pairs of a BLiMP morphology, argument-structure, s-selection,
+quantifier or NPI-licensing paradigm, as release records.
 
 Deterministic: the pairs depend on the paradigm, ``n``, ``seed`` and the lexicon only (one
 ``random.Random`` per call, seeded from a hash of the paradigm and the seed, so that paradigms draw
@@ -31,7 +31,8 @@ class GeneratorError(ValueError):
 @dataclass(frozen=True)
 class ParadigmSpec:
     """What a generated paradigm's records carry, as in the release: its ``linguistics_term``, which prefix
-    method it supports, ``lexically_identical``, and whether it has ``dependency_length``."""
+    method it supports, ``lexically_identical``, whether it has ``dependency_length`` and ``crucial_item``
+    (the superlative quantifier of superlative_quantifiers_1 / _2), and its ``field``."""
 
     uid: str
     term: str
@@ -40,6 +41,7 @@ class ParadigmSpec:
     build: Callable[[Draw, Pools], Pair]
     dependency_length: bool = False
     field: str = "morphology"
+    crucial_item: bool = False
 
 
 def _spec(uid: str, term: str, method: str, identical: bool, build, **kw) -> tuple[str, ParadigmSpec]:
@@ -47,7 +49,7 @@ def _spec(uid: str, term: str, method: str, identical: bool, build, **kw) -> tup
 
 
 DNA, SVA, IRR, ANA = "determiner_noun_agreement", "subject_verb_agreement", "irregular_forms", "anaphor_agreement"
-ARG = "argument_structure"
+ARG, SSEL, QUANT, NPI = "argument_structure", "s-selection", "quantifiers", "npi_licensing"
 det_noun, subj_verb = templates.determiner_noun, templates.subject_verb
 # The release's 18 morphology paradigms (field "morphology"), in the release's UID order, then its 7
 # argument-structure paradigms (field "syntax").
@@ -92,6 +94,23 @@ SPECS: dict[str, ParadigmSpec] = dict([
     _spec("passive_1", ARG, "", False, templates.passive(agent=True), field="syntax"),
     _spec("passive_2", ARG, "", False, templates.passive(agent=False), field="syntax"),
     _spec("transitive", ARG, "two_prefix", False, templates.transitive, field="syntax"),
+    # The release's 2 s-selection paradigms (field "syntax").
+    _spec("animate_subject_passive", SSEL, "one_prefix", False, templates.animate_subject_passive, field="syntax"),
+    _spec("animate_subject_trans", SSEL, "two_prefix", False, templates.animate_subject_trans, field="syntax"),
+    # The release's 4 quantifier paradigms (field "semantics"); superlative ones carry ``crucial_item``.
+    _spec("existential_there_quantifiers_1", QUANT, "", False, templates.existential_there_1, field="semantics"),
+    _spec("existential_there_quantifiers_2", QUANT, "", False, templates.existential_there_2, field="semantics"),
+    _spec("superlative_quantifiers_1", QUANT, "", False, templates.superlative_1, field="semantics",
+          crucial_item=True),
+    _spec("superlative_quantifiers_2", QUANT, "two_prefix", False, templates.superlative_2, field="semantics",
+          crucial_item=True),
+    # 4 of the release's 5 NPI-licensing paradigms with "ever" (field "semantics"); not
+    # matrix_question_npi_licensor_present, whose questions end in "?" (``check``'s form rule wants a period).
+    _spec("npi_present_1", NPI, "one_prefix", False, templates.npi_present(even=True), field="semantics"),
+    _spec("npi_present_2", NPI, "one_prefix", False, templates.npi_present(even=False), field="semantics"),
+    _spec("only_npi_licensor_present", NPI, "two_prefix", False, templates.only_npi, field="semantics"),
+    _spec("sentential_negation_npi_licensor_present", NPI, "two_prefix", False, templates.negation_npi,
+          field="semantics"),
 ])
 GENERATED = tuple(SPECS)
 
@@ -146,6 +165,8 @@ def to_record(spec: ParadigmSpec, pair: Pair, pair_id: int) -> dict:
     good = _sentence((*pair.prefix_good, *pair.word_good, *pair.rest))
     bad = _sentence((*pair.prefix_bad, *pair.word_bad, *pair.rest))
     record: dict = {"sentence_good": good, "sentence_bad": bad}
+    if spec.crucial_item:
+        record["crucial_item"] = pair.crucial_item
     if spec.method == "one_prefix":
         record |= {"one_prefix_prefix": " ".join(capitalised(pair.prefix_good)),
                    "one_prefix_word_good": " ".join(pair.word_good),

@@ -31,6 +31,24 @@ their frame, "had broken" / "had arrived"; ``Pair`` puts the verb group in ``wor
   (two-prefix: the verb groups are the prefixes' ends, the object's first word the word);
 - passive_1 / passive_2: "<subject> <be> <participle> by <agent>." / "<subject> <be> <participle>." with
   a passivisable verb (``passive``) whose object the subject is / the participle of a ``none`` verb.
+
+S-selection (field "syntax"), quantifiers and NPI licensing (field "semantics"):
+
+- animate_subject_passive: "<subject> <be> <participle> by the|some <noun>." with a verb only animate beings
+  can be the subject of (``_animate_only``: animate subject classes, not in ``INANIMATE_CAUSES``, no
+  inchoative), the agent animate / inanimate (one-prefix on the agent noun);
+- animate_subject_trans: "<subject> <verb group> <object>." with such a verb, an animate / inanimate subject
+  of the same number (two-prefix: the subjects, then the verb group's first word);
+- existential_there_quantifiers_1: "There <be> <a|some|no|many|few> <noun> <gerund> ..." / with
+  each|every|all|most instead; _2: "<each|every|all|most> <noun> <be> there <gerund> ..." / "There <be>
+  <quantifier> <noun> <gerund> ..." (the words before the gerund reordered);
+- superlative_quantifiers_1: "No <noun> <verb group> fewer than|more than <numeral> <nouns>." / at most|at
+  least (``crucial_item``); _2: "<det> <noun> <verb group> at most|at least ..." / "No <noun> ..."
+  (two-prefix on "most" / "least");
+- npi_present_1 / _2: "[Even] <subject> [<auxiliary>] really|also|often|certainly|clearly <verb> ..." / with
+  "ever" (one-prefix); only_npi_licensor_present: "Only ... ever ..." / "Even ... ever ..."; and
+  sentential_negation_npi_licensor_present: "<subject> <auxiliary> not ever ..." / probably|really|fortunately
+  instead of "not" (two-prefix, the word "ever").
 """
 
 from __future__ import annotations
@@ -42,15 +60,18 @@ from functools import cached_property
 from lmprobes.suites.blimp.generator.grammar import (
     COPULAS,
     DEMONSTRATIVES,
+    MODALS,
     NP,
     NUMBERS,
     OTHER,
+    PERFECT,
     REFLEXIVES,
     SUBJECT_DETERMINERS,
     SWAP_DEMONSTRATIVE,
     VP,
     DeadEnd,
     Draw,
+    article,
     name_phrase,
     noun_phrase,
     object_phrase,
@@ -60,7 +81,7 @@ from lmprobes.suites.blimp.generator.grammar import (
     verb_phrases,
     words,
 )
-from lmprobes.suites.blimp.generator.lexicon import Adjective, Lexicon, Name, Noun, Verb
+from lmprobes.suites.blimp.generator.lexicon import ANIMATE, Adjective, Lexicon, Name, Noun, Verb
 
 # Determiners of a relational noun and of the NP after it ("most" reads oddly on a singular head).
 HEAD_DETERMINERS = {"sg": ("the", "a", "this", "that"), "pl": ("the", "these", "those", "some", "many")}
@@ -83,6 +104,7 @@ class Pair:
     word_bad: tuple[str, ...]
     rest: tuple[str, ...] = ()
     dependency_length: int | None = None
+    crucial_item: str = ""  # the release's ``crucial_item`` (superlative quantifiers)
 
 
 class Pools:
@@ -175,6 +197,37 @@ class Pools:
         return tuple(v for v in self.participle_verbs if v.adjectival)
 
     @cached_property
+    def animate_passive(self) -> tuple[Verb, ...]:
+        """Passivisable verbs whose subjects are all animate ("respect", not "damage")."""
+        return tuple(v for v in self.passivisable if _animate_only(v))
+
+    @cached_property
+    def animate_transitive(self) -> tuple[Verb, ...]:
+        """Verbs with an object whose subjects are all animate."""
+        return tuple(v for v in self.with_object if _animate_only(v))
+
+    @cached_property
+    def inanimate_nouns(self) -> tuple[Noun, ...]:
+        return tuple(n for n in self.lexicon.count_nouns if n.cls in INANIMATE)
+
+    def active_for(self, cls: str) -> tuple[Verb, ...]:
+        """Non-stative verbs with a use whose subject may be of ``cls`` (they have a progressive)."""
+        return self._once(("active_for", cls), lambda: (v for v in self.subjects_of(cls) if not v.stative))
+
+    @cached_property
+    def active_nouns(self) -> tuple[Noun, ...]:
+        """Count nouns that are the subject of some non-stative verb."""
+        return tuple(n for n in self.lexicon.count_nouns if self.active_for(n.cls))
+
+    @cached_property
+    def counting_verbs(self) -> tuple[Verb, ...]:
+        """Verbs with an object of count nouns and a subject of single-word count nouns ("No girl attacked
+        fewer than two waiters")."""
+        return tuple(v for v in self.with_object
+                     if any(n.countable and " " not in n.singular for n in self.nouns_of(v.subject))
+                     and any(n.countable for n in self.nouns_of(v.object - {"self"})))
+
+    @cached_property
     def relational_nouns(self) -> tuple[Noun, ...]:
         return tuple(n for n in self.lexicon.count_nouns if n.relation and self.subjects_of(n.cls))
 
@@ -182,6 +235,12 @@ class Pools:
     def relative_heads(self) -> tuple[Noun, ...]:
         return tuple(n for n in self.lexicon.count_nouns if n.cls in RELATIVE_HEADS
                      and self.subjects_of(n.cls) and self.transitive_for(n.cls))
+
+
+def _animate_only(verb: Verb) -> bool:
+    """Only an animate being can be ``verb``'s subject (s-selection)."""
+    return (bool(verb.subject) and verb.subject <= ANIMATE and not verb.inchoative
+            and verb.label not in INANIMATE_CAUSES)
 
 
 def predicate(draw: Draw, pools: Pools, subject: NP, *, transitive_only: bool = False) -> tuple[VP, tuple[str, ...]]:
@@ -411,3 +470,209 @@ def passive(*, agent: bool) -> Callable[[Draw, Pools], Pair]:
         return Pair(prefix, prefix, (good.participle,), (bad.participle,), rest)
 
     return build
+
+
+# --- s-selection ---
+
+# Noun classes that are never the agent of an animate-only verb (organizations, which can act, are left out).
+INANIMATE = frozenset({"artifact", "clothing", "vehicle", "place", "text", "picture", "film", "food", "drink", "plant",
+                       "abstract", "body"})
+# Verbs whose lexicon subjects are all animate but which an inanimate cause or instrument can also be the
+# subject of ("The shoe hurt Ann", "The bottle holds water", "The gas escaped from the tank", "The oven baked
+# the bread"), with every verb of the causative alternation: no s-selection pair uses them.
+INANIMATE_CAUSES = frozenset({
+    "hurt", "reveal", "conceal", "hide", "hold", "move", "wake up", "cure", "heal", "shake", "lift", "tear", "clean",
+    "wash", "drop", "feed", "bring", "take", "catch", "approach", "return to", "escape from", "drink", "cook", "bake",
+    "teach", "photograph", "draw", "fix", "repair", "break"})
+AGENT_DETERMINERS = {"sg": ("the",), "pl": ("the", "some")}
+
+
+def animate_subject_passive(draw: Draw, pools: Pools) -> Pair:
+    """"Amanda was respected by the waitresses." / "... by the pictures.": a passivisable verb whose
+    subjects are all animate; the agent is one of them / an inanimate noun (one-prefix on the noun)."""
+    verb = draw.pick(pools.animate_passive)
+    subject = _subject_of(draw, pools, verb.object - {"self"})
+    number = draw.pick(NUMBERS)
+    # one-word nouns: the release's agents differ in one word, the sentences have as many words (988 of 1,000)
+    good = draw.pick([n for n in pools.nouns_of(verb.subject) if n.countable and " " not in n.singular])
+    bad = draw.pick([n for n in pools.inanimate_nouns if " " not in n.singular])
+    if good.form(number) in subject.tokens:
+        raise DeadEnd("the agent repeats the subject")
+    prefix = (*subject.tokens, *passive_auxiliary(draw, subject.number, negation=not subject.universal),
+              verb.participle, "by", draw.pick(AGENT_DETERMINERS[number]))
+    return Pair(prefix, prefix, words(good.form(number)), words(bad.form(number)))
+
+
+def animate_subject_trans(draw: Draw, pools: Pools) -> Pair:
+    """"Tina revealed Margaret." / "The horse revealed Margaret.": a verb whose subjects are all animate,
+    with one of them / an inanimate noun as subject (two-prefix: the subjects, then the verb group's first
+    word)."""
+    verb = draw.pick(pools.animate_transitive)
+    good = _subject_of(draw, pools, verb.subject)
+    # another determiner than the good subject's, never a demonstrative for a demonstrative (the release's
+    # subjects differ in their noun, with or without the determiner, not in a demonstrative alone)
+    determiners = [d for d in SUBJECT_DETERMINERS[good.number] if d != good.tokens[0].lower()
+                   and not (d in SWAP_DEMONSTRATIVE and good.tokens[0].lower() in SWAP_DEMONSTRATIVE)]
+    bad = noun_phrase(draw, draw.pick(pools.inanimate_nouns), good.number, determiners)
+    vp = verb_phrase(draw, verb, good.number, negation=not (good.universal or bad.universal))
+    obj = object_phrase(draw, pools.lexicon, verb.object).tokens
+    if obj == good.tokens:
+        raise DeadEnd("the object repeats the subject")
+    return Pair(good.tokens, bad.tokens, vp.tokens[:1], vp.tokens[:1], (*vp.tokens[1:], *obj))
+
+
+# --- quantifiers ---
+
+# Existential "there": weak quantifiers are good after it, strong ones bad (by number; "a" becomes "an").
+WEAK_QUANTIFIERS = {"sg": ("a",), "pl": ("some", "no", "many", "few")}
+STRONG_QUANTIFIERS = {"sg": ("each", "every"), "pl": ("all", "most")}
+NUMERALS = ("two", "three", "four", "five", "six", "seven", "eight", "nine", "ten")
+# A comparative quantifier and the superlative one of the same meaning.
+SUPERLATIVE = {"fewer than": "at most", "more than": "at least"}
+SUPERLATIVE_DETERMINERS = ("the", "a", "this", "that", "some", "every", "each")
+
+
+def _gerund_phrase(draw: Draw, pools: Pools, cls: str) -> tuple[str, ...]:
+    """A progressive participle with its particle and object (if used transitively) for a subject of ``cls``."""
+    verb = draw.pick(pools.active_for(cls))
+    transitive = bool(verb.object - {"self"}) and cls in verb.subject
+    if transitive and cls in verb.intransitive:
+        transitive = draw.chance(0.6)
+    if not transitive:
+        return (verb.gerund,)
+    particle = (verb.particle,) if verb.particle else ()
+    return (verb.gerund, *particle, *object_phrase(draw, pools.lexicon, verb.object).tokens)
+
+
+def _quantified(quantifier: str, noun: Noun, number: str) -> tuple[str, ...]:
+    form = noun.form(number)
+    return (*words(article(form) if quantifier == "a" else quantifier), *words(form))
+
+
+def existential_there_1(draw: Draw, pools: Pools) -> Pair:
+    """"There was a cat sleeping." / "There was each cat sleeping.": a weak quantifier / a strong one."""
+    noun = draw.pick(pools.active_nouns)
+    number = draw.pick(NUMBERS)
+    good = draw.pick(WEAK_QUANTIFIERS[number])
+    copulas = [c for c in COPULAS[number] if good in ("a", "many") or not c.endswith("n't")]
+    prefix = ("there", draw.pick(copulas))
+    gerund = _gerund_phrase(draw, pools, noun.cls)
+    quantified = _quantified(good, noun, number)
+    return Pair(prefix, prefix, quantified[:1], (draw.pick(STRONG_QUANTIFIERS[number]),), (*quantified[1:], *gerund))
+
+
+def existential_there_2(draw: Draw, pools: Pools) -> Pair:
+    """"Each cat was there sleeping." / "There was each cat sleeping.": a strongly quantified subject before
+    "there" / after it (the words before the gerund differ)."""
+    noun = draw.pick(pools.active_nouns)
+    number = draw.pick(NUMBERS)
+    quantifier = draw.pick(STRONG_QUANTIFIERS[number])
+    subject = _quantified(quantifier, noun, number)
+    # no negation after "every" / "all" (a scope puzzle, as everywhere in the generator)
+    copula = draw.pick([c for c in COPULAS[number] if quantifier in ("each", "most") or not c.endswith("n't")])
+    return Pair((), (), (*subject, copula, "there"), ("there", copula, *subject),
+                _gerund_phrase(draw, pools, noun.cls))
+
+
+def _superlative_frame(draw: Draw, pools: Pools) -> tuple[Noun, VP, tuple[str, ...], Noun]:
+    """A single-word subject noun, its verb group (singular, not negated: "No ..." is its subject in one
+    sentence), a numeral and a count noun the verb takes as object."""
+    verb = draw.pick(pools.counting_verbs)
+    subject = draw.pick([n for n in pools.nouns_of(verb.subject) if n.countable and " " not in n.singular])
+    obj = draw.pick([n for n in pools.nouns_of(verb.object - {"self"}) if n.countable and n is not subject])
+    return subject, verb_phrase(draw, verb, "sg", negation=False), (draw.pick(NUMERALS),), obj
+
+
+def superlative_1(draw: Draw, pools: Pools) -> Pair:
+    """"No girl attacked fewer than two waiters." / "No girl attacked at most two waiters.": under "no" a
+    comparative quantifier / a superlative one (``crucial_item``: the superlative)."""
+    subject, vp, numeral, obj = _superlative_frame(draw, pools)
+    comparative = draw.pick(tuple(SUPERLATIVE))
+    prefix = ("no", subject.singular, *vp.tokens)
+    return Pair(prefix, prefix, words(comparative), words(SUPERLATIVE[comparative]),
+                (*numeral, *words(obj.plural)), crucial_item=SUPERLATIVE[comparative])
+
+
+def superlative_2(draw: Draw, pools: Pools) -> Pair:
+    """"The teenager toured at most nine restaurants." / "No teenager toured at most ...": a superlative
+    quantifier outside / inside the scope of "no" (two-prefix: the prefixes end at "at", the word is
+    "most" or "least")."""
+    subject, vp, numeral, obj = _superlative_frame(draw, pools)
+    superlative = draw.pick(tuple(SUPERLATIVE.values()))
+    det = draw.pick(SUPERLATIVE_DETERMINERS)
+    det = article(subject.singular) if det == "a" else det
+    at, word = words(superlative)
+    good, bad = (det, subject.singular, *vp.tokens, at), ("no", subject.singular, *vp.tokens, at)
+    if len(good) > 6:
+        raise DeadEnd("a longer prefix than the release's")
+    return Pair(good, bad, (word,), (word,), (*numeral, *words(obj.plural)), crucial_item=superlative)
+
+
+# --- NPI licensing ---
+
+# Subjects of the NPI paradigms: no quantifier that licenses or blocks "ever" ("no", "few", "every").
+NPI_DETERMINERS = {"sg": ("the", "the", "this", "that"), "pl": ("the", "the", "these", "those", "")}
+# Adverbs in "ever"'s place where nothing licenses it (npi_present), and before it where "not" would.
+NPI_ADVERBS = ("really", "also", "often", "certainly", "clearly")
+SENTENCE_ADVERBS = ("probably", "really", "fortunately")
+DO_SUPPORT = {"sg": ("does", "did"), "pl": ("do", "did")}
+
+
+def _npi_clause(draw: Draw, pools: Pools, *, auxiliary: bool | None, do_support: bool = False
+                ) -> tuple[NP, tuple[str, ...], tuple[str, ...]]:
+    """A positive clause split where an adverb (or "ever") goes: its subject (a name, or a noun after
+    ``NPI_DETERMINERS``), the auxiliary (has / had / a modal; does / did with ``do_support``; none for a
+    simple present or past) and the verb with its particle and object. ``auxiliary``: True always one,
+    False never, None either."""
+    if draw.chance(0.35):
+        subject = name_phrase(draw.pick(pools.lexicon.names))
+    else:
+        number = draw.pick(NUMBERS)
+        subject = noun_phrase(draw, draw.pick(pools.subject_nouns(False) + pools.subject_nouns(True)), number,
+                              NPI_DETERMINERS[number])
+    vp, obj = predicate(draw, pools, subject)
+    verb, number = vp.verb, subject.number
+    kinds = (["simple"] if auxiliary is not True else []) + (["perfect", "modal"] if auxiliary is not False else [])
+    kind = draw.pick(kinds + (["do"] if do_support and auxiliary is not False else []))
+    particle = (verb.particle,) if verb.particle else ()
+    if kind == "simple":
+        aux: tuple[str, ...] = ()
+        main = verb.present(number) if draw.chance(0.5) else verb.past
+        if main == verb.past == verb.base:
+            main = verb.present(number)  # "ever hurt" would read as a present after a plural
+    elif kind == "perfect":
+        aux, main = (draw.pick((PERFECT[number], "had")),), verb.participle
+    elif kind == "modal":
+        aux, main = (draw.pick(MODALS),), verb.base
+    else:
+        aux, main = (draw.pick(DO_SUPPORT[number]),), verb.base
+    return subject, aux, (main, *particle, *obj)
+
+
+def npi_present(*, even: bool) -> Callable[[Draw, Pools], Pair]:
+    """npi_present_1 (``even``: "Even Suzanne has really joked.") and npi_present_2 ("Tamara really
+    exited the mall."): an adverb / "ever" with nothing to license it (one-prefix on the adverb)."""
+
+    def build(draw: Draw, pools: Pools) -> Pair:
+        subject, aux, rest = _npi_clause(draw, pools, auxiliary=None)
+        prefix = (*(("even",) if even else ()), *subject.tokens, *aux)
+        return Pair(prefix, prefix, (draw.pick(NPI_ADVERBS),), ("ever",), rest)
+
+    return build
+
+
+def only_npi(draw: Draw, pools: Pools) -> Pair:
+    """"Only Bill would ever complain." / "Even Bill would ever complain.": "only" licenses "ever", "even"
+    does not (two-prefix: the prefixes end before "ever", after at most 3 words, as 86% of the release's)."""
+    subject, aux, rest = _npi_clause(draw, pools, auxiliary=None)
+    if len(subject.tokens) + len(aux) > 2:  # "Only Bill would", "Only the drivers": 86% of the release's
+        raise DeadEnd("a longer prefix than most of the release's")
+    return Pair(("only", *subject.tokens, *aux), ("even", *subject.tokens, *aux), ("ever",), ("ever",), rest)
+
+
+def negation_npi(draw: Draw, pools: Pools) -> Pair:
+    """"Teresa had not ever sold a car." / "Teresa had probably ever sold a car.": sentential negation
+    licenses "ever", an adverb in its place does not (two-prefix: the prefixes end before "ever")."""
+    subject, aux, rest = _npi_clause(draw, pools, auxiliary=True, do_support=True)
+    prefix = (*subject.tokens, *aux)
+    return Pair((*prefix, "not"), (*prefix, draw.pick(SENTENCE_ADVERBS)), ("ever",), ("ever",), rest)
