@@ -1,8 +1,9 @@
 """The BLiMP template generator (``lmprobes.suites.blimp.generator``): its lexicon, determinism, the
 grammar of what it writes, the structural check against release pairs, and the ``blimp_generate`` rule.
 
-``RELEASE`` holds real release lines (Warstadt et al. 2020, CC-BY 4.0), 3 per generated paradigm (the 18
-morphology and the 7 argument-structure paradigms), copied here so that no test reads the release itself.
+``RELEASE`` holds real release lines (Warstadt et al. 2020, CC-BY 4.0), 2 or 3 per generated paradigm (the 18
+morphology, 7 argument-structure, 2 s-selection, 4 quantifier, 5 NPI-licensing, 2 ellipsis and 7 filler-gap
+paradigms), copied here so that no test reads the release itself.
 """
 
 from __future__ import annotations
@@ -34,13 +35,19 @@ from lmprobes.suites.blimp.generator import (
     release_sentences,
     to_jsonl,
 )
+from lmprobes.suites.blimp.generator.check import MOVES, Profile, shape
 from lmprobes.suites.blimp.generator.grammar import article
-from lmprobes.suites.blimp.generator.lexicon import ANIMATE, CLASSES, COLUMNS
+from lmprobes.suites.blimp.generator.lexicon import ANIMATE, CLASSES, COLUMNS, PARTICLES
 from lmprobes.suites.blimp.generator.templates import (
+    CLAUSE_VERBS,
+    ELLIPSIS_FIRST,
+    ELLIPSIS_SECOND,
     INANIMATE,
     INANIMATE_CAUSES,
     NPI_ADVERBS,
+    QUESTION_VERBS,
     SENTENCE_ADVERBS,
+    SHORT_DETERMINERS,
     Pools,
 )
 from lmprobes.suites.blimp.paradigms import PARADIGM_CATEGORY
@@ -153,6 +160,36 @@ RELEASE_JSONL = """\
 {"sentence_good": "Teresa had not ever sold a movie theater.", "sentence_bad": "Teresa had probably ever sold a movie theater.", "two_prefix_prefix_good": "Teresa had not", "two_prefix_prefix_bad": "Teresa had probably", "two_prefix_word": "ever", "field": "semantics", "linguistics_term": "npi_licensing", "UID": "sentential_negation_npi_licensor_present", "simple_LM_method": true, "one_prefix_method": false, "two_prefix_method": true, "lexically_identical": false, "pairID": "0"}
 {"sentence_good": "Allison has not ever taken that ice cream.", "sentence_bad": "Allison has fortunately ever taken that ice cream.", "two_prefix_prefix_good": "Allison has not", "two_prefix_prefix_bad": "Allison has fortunately", "two_prefix_word": "ever", "field": "semantics", "linguistics_term": "npi_licensing", "UID": "sentential_negation_npi_licensor_present", "simple_LM_method": true, "one_prefix_method": false, "two_prefix_method": true, "lexically_identical": false, "pairID": "1"}
 {"sentence_good": "Teresa would not ever ascertain Carmen to remember Jessica.", "sentence_bad": "Teresa would fortunately ever ascertain Carmen to remember Jessica.", "two_prefix_prefix_good": "Teresa would not", "two_prefix_prefix_bad": "Teresa would fortunately", "two_prefix_word": "ever", "field": "semantics", "linguistics_term": "npi_licensing", "UID": "sentential_negation_npi_licensor_present", "simple_LM_method": true, "one_prefix_method": false, "two_prefix_method": true, "lexically_identical": false, "pairID": "2"}
+{"sentence_good": "Had Bruce ever played?", "sentence_bad": "Bruce had ever played.", "two_prefix_prefix_good": "Had Bruce", "two_prefix_prefix_bad": "Bruce had", "two_prefix_word": "ever", "field": "semantics", "linguistics_term": "npi_licensing", "UID": "matrix_question_npi_licensor_present", "simple_LM_method": true, "one_prefix_method": false, "two_prefix_method": true, "lexically_identical": true, "pairID": "0"}
+{"sentence_good": "Do some carts ever accelerate?", "sentence_bad": "Some carts do ever accelerate.", "two_prefix_prefix_good": "Do some carts", "two_prefix_prefix_bad": "Some carts do", "two_prefix_word": "ever", "field": "semantics", "linguistics_term": "npi_licensing", "UID": "matrix_question_npi_licensor_present", "simple_LM_method": true, "one_prefix_method": false, "two_prefix_method": true, "lexically_identical": true, "pairID": "2"}
+{"sentence_good": "Would many customers ever bake?", "sentence_bad": "Many customers would ever bake.", "two_prefix_prefix_good": "Would many customers", "two_prefix_prefix_bad": "Many customers would", "two_prefix_word": "ever", "field": "semantics", "linguistics_term": "npi_licensing", "UID": "matrix_question_npi_licensor_present", "simple_LM_method": true, "one_prefix_method": false, "two_prefix_method": true, "lexically_identical": true, "pairID": "8"}
+{"sentence_good": "Brad passed one big museum and Eva passed several.", "sentence_bad": "Brad passed one museum and Eva passed several big.", "field": "syntax", "linguistics_term": "ellipsis", "UID": "ellipsis_n_bar_1", "simple_LM_method": true, "one_prefix_method": false, "two_prefix_method": false, "lexically_identical": false, "pairID": "3"}
+{"sentence_good": "Most ladies can appreciate one good essay and Matt's dermatologist can appreciate two.", "sentence_bad": "Most ladies can appreciate one essay and Matt's dermatologist can appreciate two good.", "field": "syntax", "linguistics_term": "ellipsis", "UID": "ellipsis_n_bar_1", "simple_LM_method": true, "one_prefix_method": false, "two_prefix_method": false, "lexically_identical": false, "pairID": "5"}
+{"sentence_good": "That lady has resembled one hidden print and Guy's colleague has resembled four.", "sentence_bad": "That lady has resembled one print and Guy's colleague has resembled four hidden.", "field": "syntax", "linguistics_term": "ellipsis", "UID": "ellipsis_n_bar_1", "simple_LM_method": true, "one_prefix_method": false, "two_prefix_method": false, "lexically_identical": false, "pairID": "7"}
+{"sentence_good": "Larry talked to five dermatologists and Rose talked to four displeased dermatologists.", "sentence_bad": "Larry talked to five small dermatologists and Rose talked to four displeased.", "field": "syntax", "linguistics_term": "ellipsis", "UID": "ellipsis_n_bar_2", "simple_LM_method": true, "one_prefix_method": false, "two_prefix_method": false, "lexically_identical": false, "pairID": "1"}
+{"sentence_good": "Curtis's boss discussed four sons and Andrew discussed five sick sons.", "sentence_bad": "Curtis's boss discussed four happy sons and Andrew discussed five sick.", "field": "syntax", "linguistics_term": "ellipsis", "UID": "ellipsis_n_bar_2", "simple_LM_method": true, "one_prefix_method": false, "two_prefix_method": false, "lexically_identical": false, "pairID": "7"}
+{"sentence_good": "Phillip's ex-girlfriends examine four newspaper articles and Tamara's ex-wives examine five smooth newspaper articles.", "sentence_bad": "Phillip's ex-girlfriends examine four black newspaper articles and Tamara's ex-wives examine five smooth.", "field": "syntax", "linguistics_term": "ellipsis", "UID": "ellipsis_n_bar_2", "simple_LM_method": true, "one_prefix_method": false, "two_prefix_method": false, "lexically_identical": false, "pairID": "87"}
+{"sentence_good": "Joel discovered the vase that Patricia might take.", "sentence_bad": "Joel discovered what Patricia might take the vase.", "field": "syntax", "linguistics_term": "filler_gap_dependency", "UID": "wh_questions_object_gap", "simple_LM_method": true, "one_prefix_method": false, "two_prefix_method": false, "lexically_identical": false, "pairID": "0"}
+{"sentence_good": "Amy has seen every skateboard that all guests see.", "sentence_bad": "Amy has seen what all guests see every skateboard.", "field": "syntax", "linguistics_term": "filler_gap_dependency", "UID": "wh_questions_object_gap", "simple_LM_method": true, "one_prefix_method": false, "two_prefix_method": false, "lexically_identical": false, "pairID": "4"}
+{"sentence_good": "Bill wasn't noticing the pedestrian that Joseph wasn't talking to.", "sentence_bad": "Bill wasn't noticing who Joseph wasn't talking to the pedestrian.", "field": "syntax", "linguistics_term": "filler_gap_dependency", "UID": "wh_questions_object_gap", "simple_LM_method": true, "one_prefix_method": false, "two_prefix_method": false, "lexically_identical": false, "pairID": "11"}
+{"sentence_good": "Brian had questioned an association that can astound Diana.", "sentence_bad": "Brian had questioned who an association can astound Diana.", "field": "syntax", "linguistics_term": "filler_gap_dependency", "UID": "wh_questions_subject_gap", "simple_LM_method": true, "one_prefix_method": false, "two_prefix_method": false, "lexically_identical": false, "pairID": "0"}
+{"sentence_good": "Leslie remembered some guest that has bothered women.", "sentence_bad": "Leslie remembered who some guest has bothered women.", "field": "syntax", "linguistics_term": "filler_gap_dependency", "UID": "wh_questions_subject_gap", "simple_LM_method": true, "one_prefix_method": false, "two_prefix_method": false, "lexically_identical": false, "pairID": "1"}
+{"sentence_good": "Rebecca knew all alumni that have helped a boy.", "sentence_bad": "Rebecca knew who all alumni have helped a boy.", "field": "syntax", "linguistics_term": "filler_gap_dependency", "UID": "wh_questions_subject_gap", "simple_LM_method": true, "one_prefix_method": false, "two_prefix_method": false, "lexically_identical": false, "pairID": "7"}
+{"sentence_good": "Dennis has seen this tooth that Kristin wasn't concealing that is astounding men.", "sentence_bad": "Dennis has seen who this tooth that Kristin wasn't concealing is astounding men.", "field": "syntax", "linguistics_term": "filler_gap_dependency", "UID": "wh_questions_subject_gap_long_distance", "simple_LM_method": true, "one_prefix_method": false, "two_prefix_method": false, "lexically_identical": false, "pairID": "0"}
+{"sentence_good": "All pedestrians research those ellipses that Ellen has appreciated that disgusted this actress.", "sentence_bad": "All pedestrians research who those ellipses that Ellen has appreciated disgusted this actress.", "field": "syntax", "linguistics_term": "filler_gap_dependency", "UID": "wh_questions_subject_gap_long_distance", "simple_LM_method": true, "one_prefix_method": false, "two_prefix_method": false, "lexically_identical": false, "pairID": "3"}
+{"sentence_good": "The Lutherans know the man that the casserole confuses that impressed the waitresses.", "sentence_bad": "The Lutherans know who the man that the casserole confuses impressed the waitresses.", "field": "syntax", "linguistics_term": "filler_gap_dependency", "UID": "wh_questions_subject_gap_long_distance", "simple_LM_method": true, "one_prefix_method": false, "two_prefix_method": false, "lexically_identical": false, "pairID": "5"}
+{"sentence_good": "Mark figured out that most governments appreciate Steve.", "sentence_bad": "Mark figured out who most governments appreciate Steve.", "field": "syntax", "linguistics_term": "filler_gap_dependency", "UID": "wh_vs_that_no_gap", "simple_LM_method": true, "one_prefix_method": false, "two_prefix_method": false, "lexically_identical": false, "pairID": "0"}
+{"sentence_good": "Some girls revealed that all waitresses hadn't cleaned the cup.", "sentence_bad": "Some girls revealed what all waitresses hadn't cleaned the cup.", "field": "syntax", "linguistics_term": "filler_gap_dependency", "UID": "wh_vs_that_no_gap", "simple_LM_method": true, "one_prefix_method": false, "two_prefix_method": false, "lexically_identical": false, "pairID": "5"}
+{"sentence_good": "Deborah has forgotten that the offspring ran around the mountains.", "sentence_bad": "Deborah has forgotten what the offspring ran around the mountains.", "field": "syntax", "linguistics_term": "filler_gap_dependency", "UID": "wh_vs_that_no_gap", "simple_LM_method": true, "one_prefix_method": false, "two_prefix_method": false, "lexically_identical": false, "pairID": "10"}
+{"sentence_good": "Every association figured out that most drivers that forfeit investigated Irene.", "sentence_bad": "Every association figured out who most drivers that forfeit investigated Irene.", "field": "syntax", "linguistics_term": "filler_gap_dependency", "UID": "wh_vs_that_no_gap_long_distance", "simple_LM_method": true, "one_prefix_method": false, "two_prefix_method": false, "lexically_identical": false, "pairID": "0"}
+{"sentence_good": "Melinda investigated that this girl that looked like those drawings might attack Cindy.", "sentence_bad": "Melinda investigated who this girl that looked like those drawings might attack Cindy.", "field": "syntax", "linguistics_term": "filler_gap_dependency", "UID": "wh_vs_that_no_gap_long_distance", "simple_LM_method": true, "one_prefix_method": false, "two_prefix_method": false, "lexically_identical": false, "pairID": "7"}
+{"sentence_good": "Martin had remembered that this man that sold most eyes hides the coat.", "sentence_bad": "Martin had remembered what this man that sold most eyes hides the coat.", "field": "syntax", "linguistics_term": "filler_gap_dependency", "UID": "wh_vs_that_no_gap_long_distance", "simple_LM_method": true, "one_prefix_method": false, "two_prefix_method": false, "lexically_identical": false, "pairID": "9"}
+{"sentence_good": "A lady has remembered who the actors conceal.", "sentence_bad": "A lady has remembered that the actors conceal.", "field": "syntax", "linguistics_term": "filler_gap_dependency", "UID": "wh_vs_that_with_gap", "simple_LM_method": true, "one_prefix_method": false, "two_prefix_method": false, "lexically_identical": false, "pairID": "0"}
+{"sentence_good": "Teenagers know what all ladies haven't examined.", "sentence_bad": "Teenagers know that all ladies haven't examined.", "field": "syntax", "linguistics_term": "filler_gap_dependency", "UID": "wh_vs_that_with_gap", "simple_LM_method": true, "one_prefix_method": false, "two_prefix_method": false, "lexically_identical": false, "pairID": "1"}
+{"sentence_good": "Those teenagers realize who all guests flee from.", "sentence_bad": "Those teenagers realize that all guests flee from.", "field": "syntax", "linguistics_term": "filler_gap_dependency", "UID": "wh_vs_that_with_gap", "simple_LM_method": true, "one_prefix_method": false, "two_prefix_method": false, "lexically_identical": false, "pairID": "11"}
+{"sentence_good": "Martin did find out what every cashier that shouldn't drink wore.", "sentence_bad": "Martin did find out that every cashier that shouldn't drink wore.", "field": "syntax", "linguistics_term": "filler_gap_dependency", "UID": "wh_vs_that_with_gap_long_distance", "simple_LM_method": true, "one_prefix_method": false, "two_prefix_method": false, "lexically_identical": false, "pairID": "1"}
+{"sentence_good": "A waiter has realized who all hospitals that protested listened to.", "sentence_bad": "A waiter has realized that all hospitals that protested listened to.", "field": "syntax", "linguistics_term": "filler_gap_dependency", "UID": "wh_vs_that_with_gap_long_distance", "simple_LM_method": true, "one_prefix_method": false, "two_prefix_method": false, "lexically_identical": false, "pairID": "6"}
+{"sentence_good": "Carmen discovered who many cashiers that have sold every report returned to.", "sentence_bad": "Carmen discovered that many cashiers that have sold every report returned to.", "field": "syntax", "linguistics_term": "filler_gap_dependency", "UID": "wh_vs_that_with_gap_long_distance", "simple_LM_method": true, "one_prefix_method": false, "two_prefix_method": false, "lexically_identical": false, "pairID": "10"}
 """
 RELEASE = [json.loads(line) for line in RELEASE_JSONL.splitlines()]
 
@@ -181,7 +218,12 @@ ARGUMENT_STRUCTURE = ("causative", "drop_argument", "inchoative", "intransitive"
 S_SELECTION = ("animate_subject_passive", "animate_subject_trans")
 QUANTIFIERS = ("existential_there_quantifiers_1", "existential_there_quantifiers_2", "superlative_quantifiers_1",
                "superlative_quantifiers_2")
-NPI = ("npi_present_1", "npi_present_2", "only_npi_licensor_present", "sentential_negation_npi_licensor_present")
+NPI = ("npi_present_1", "npi_present_2", "only_npi_licensor_present", "sentential_negation_npi_licensor_present",
+       "matrix_question_npi_licensor_present")
+ELLIPSIS = ("ellipsis_n_bar_1", "ellipsis_n_bar_2")
+FILLER_GAP = ("wh_questions_object_gap", "wh_questions_subject_gap", "wh_questions_subject_gap_long_distance",
+              "wh_vs_that_no_gap", "wh_vs_that_no_gap_long_distance", "wh_vs_that_with_gap",
+              "wh_vs_that_with_gap_long_distance")
 
 
 def test_every_morphology_and_argument_structure_paradigm_of_the_release_is_generated():
@@ -189,10 +231,11 @@ def test_every_morphology_and_argument_structure_paradigm_of_the_release_is_gene
     argument = {row["UID"] for row in RELEASE if row["linguistics_term"] == "argument_structure"}
     assert argument == set(ARGUMENT_STRUCTURE) and not morphology & argument
     by_term = {term: {row["UID"] for row in RELEASE if row["linguistics_term"] == term}
-               for term in ("s-selection", "quantifiers", "npi_licensing")}
-    assert by_term == {"s-selection": set(S_SELECTION), "quantifiers": set(QUANTIFIERS), "npi_licensing": set(NPI)}
-    assert set(GENERATED) == morphology | argument | set(S_SELECTION + QUANTIFIERS + NPI)
-    assert len(GENERATED) == 18 + 7 + 2 + 4 + 4 and "matrix_question_npi_licensor_present" not in GENERATED
+               for term in ("s-selection", "quantifiers", "npi_licensing", "ellipsis", "filler_gap_dependency")}
+    assert by_term == {"s-selection": set(S_SELECTION), "quantifiers": set(QUANTIFIERS), "npi_licensing": set(NPI),
+                       "ellipsis": set(ELLIPSIS), "filler_gap_dependency": set(FILLER_GAP)}
+    assert set(GENERATED) == morphology | argument | set(S_SELECTION + QUANTIFIERS + NPI + ELLIPSIS + FILLER_GAP)
+    assert len(GENERATED) == 18 + 7 + 2 + 4 + 5 + 2 + 7 and set(GENERATED) == {row["UID"] for row in RELEASE}
     assert set(GENERATED) <= set(PARADIGM_CATEGORY)
 
 
@@ -732,6 +775,115 @@ def test_ever_is_licensed_in_good_sentences_only(generated):
         assert not {w.lower() for w in good[:at - 1]} & LICENSORS and "not" not in bad, row
 
 
+def test_matrix_questions_license_ever_and_the_statement_with_the_same_words_does_not(generated):
+    for row in generated["matrix_question_npi_licensor_present"]:
+        good, bad = row["sentence_good"], row["sentence_bad"]
+        assert good.endswith("?") and bad.endswith(".") and good.count("?") == 1 and "?" not in bad, row
+        good_words, bad_words = good[:-1].split(" "), bad[:-1].split(" ")
+        assert sorted(w.lower() for w in good_words) == sorted(w.lower() for w in bad_words), row
+        at = good_words.index("ever")
+        assert bad_words.index("ever") == at and good_words[at:] == bad_words[at:], row
+        aux = good_words[0].lower()  # inverted: the auxiliary first, then the subject, then "ever"
+        assert aux in AUXILIARY_WORDS | {"do", "does", "did"} and bad_words[at - 1] == aux, row
+        assert [w.lower() for w in good_words[1:at]] == [w.lower() for w in bad_words[:at - 1]], row
+        assert 2 <= at <= 3 and not {w.lower() for w in good_words} & LICENSORS, row
+        assert not any(w.endswith("n't") for w in good_words), row
+
+
+def test_the_ellipsis_site_follows_a_quantifier_in_good_sentences_and_an_adjective_in_bad_ones(generated, lexicon):
+    adjectives = {a.word for a in lexicon.adjectives}
+    second = {q for q in ELLIPSIS_SECOND}
+    for uid in ELLIPSIS:
+        for row in generated[uid]:
+            good, bad = words(row["sentence_good"]), words(row["sentence_bad"])
+            assert good.count("and") == bad.count("and") == 1, row
+            assert bad[-1] in adjectives and bad[-2] in second, row  # the noun elided after an adjective
+            cut = good.index("and")
+            first_quantifier = next(w for w in good[:cut] if w in ELLIPSIS_FIRST)
+            at = good.index(first_quantifier, 1)
+            if uid == "ellipsis_n_bar_1":  # "one big museum and ... several" / "one museum and ... several big"
+                assert good[-1] in second and good[at + 1] == bad[-1], row
+                assert good[:at + 1] + good[at + 2:] == bad[:-1], row
+            else:  # "five dermatologists and ... four displeased dermatologists" / "five small ... four displeased."
+                assert good[-2] == bad[-1], row  # the same adjective, with / without its noun
+                assert bad[at + 1] in adjectives and bad[at + 1] != bad[-1], row
+                assert good[:at + 1] + good[at + 1:-1] == bad[:at + 1] + bad[at + 2:], row
+                noun = good[-1]
+                assert any(n.plural == noun for n in lexicon.count_nouns), row  # the second noun is plural
+                assert good[at + 1] in {n.form("sg" if first_quantifier == "one" else "pl") for n in
+                                        lexicon.count_nouns if n.plural == noun}, row
+
+
+def verb_words(lexicon) -> set[str]:
+    return {form for v in lexicon.verbs for form in (v.base, v.third, v.past, v.participle, v.gerund)}
+
+
+def noun_words(lexicon) -> set[str]:
+    return ({n.singular.split(" ")[-1] for n in lexicon.nouns} | {n.plural.split(" ")[-1] for n in lexicon.count_nouns}
+            | {n.name for n in lexicon.names})
+
+
+def test_fillers_have_a_gap_in_good_sentences_and_none_in_bad_ones(generated, lexicon):
+    """A clause ending in its verb (or the verb's particle) has a gap where the object goes; one ending in a
+    noun has its object; a clause whose first word after "that" is a verb has a gap where the subject goes."""
+    verbs, nouns = verb_words(lexicon), noun_words(lexicon)
+    ends_in_gap = verbs | set(PARTICLES)
+    finite = verbs | AUXILIARY_WORDS | {"do", "does", "did"}
+    for row in generated["wh_questions_object_gap"]:
+        good, bad = words(row["sentence_good"]), words(row["sentence_bad"])
+        first = next(i for i, (g, b) in enumerate(zip(good, bad, strict=True)) if g != b)
+        head, at = good[first:first + 2], first + 2  # a determiner and a noun, moved to the end of the bad one
+        assert good[at] == "that" and good[-1] in ends_in_gap and bad[-1] in nouns and bad[-2:] == head, row
+        assert bad[first] in ("who", "what") and good[at + 1:] == bad[first + 1:-2], row
+    for uid in ("wh_questions_subject_gap", "wh_questions_subject_gap_long_distance"):
+        for row in generated[uid]:
+            good, bad = words(row["sentence_good"]), words(row["sentence_bad"])
+            diffs = [i for i, (g, b) in enumerate(zip(good, bad, strict=True)) if g != b]
+            wh, at = diffs[0], diffs[-1]  # the wh-word of the bad sentence, the good one's subject relative "that"
+            assert good[at] == "that" and good[at + 1] in finite, row  # the relative's subject is the gap
+            assert good[at + 1:] == bad[at + 1:] and bad[at] in ends_in_gap | nouns, row
+            assert bad[wh] in ("who", "what") and good[wh] in {*SHORT_DETERMINERS["sg"], *SHORT_DETERMINERS["pl"], "an"}, row
+            assert good[wh:at] == bad[wh + 1:at + 1], row  # the head (and its object relative) one place on
+            if uid.endswith("long_distance"):
+                assert good[wh + 2] == "that" and "that" in bad[wh + 3:at + 1], row  # the object relative
+    for uid in ("wh_vs_that_no_gap", "wh_vs_that_no_gap_long_distance"):
+        for row in generated[uid]:
+            good, bad = words(row["sentence_good"]), words(row["sentence_bad"])
+            at = good.index("that")
+            assert bad[at] in ("who", "what") and good[:at] + good[at + 1:] == bad[:at] + bad[at + 1:], row
+            assert good[-1] in nouns, row  # the object is there: no gap
+    for uid in ("wh_vs_that_with_gap", "wh_vs_that_with_gap_long_distance"):
+        for row in generated[uid]:
+            good, bad = words(row["sentence_good"]), words(row["sentence_bad"])
+            at = bad.index("that")
+            assert good[at] in ("who", "what") and good[:at] + good[at + 1:] == bad[:at] + bad[at + 1:], row
+            assert good[-1] in ends_in_gap, row  # the embedded verb (or its particle) ends the sentence
+            last = {v for v in lexicon.verbs if good[-1] in (v.base, v.third, v.past, v.participle, v.gerund,
+                                                             v.particle)}
+            assert any(v.valency == "required" for v in last), row  # a verb that cannot drop its object
+    for uid in ("wh_vs_that_no_gap_long_distance", "wh_vs_that_with_gap_long_distance"):
+        for row in generated[uid]:  # the embedded subject has its subject relative clause: "most drivers that forfeit"
+            good = words(row["sentence_good"])
+            wh = next(i for i, w in enumerate(good) if w in ("who", "what", "that"))
+            assert "that" in good[wh + 2:] and good[good.index("that", wh + 2) + 1] in finite, row
+
+
+def test_the_filler_gap_and_ellipsis_pools(lexicon):
+    pools = Pools(lexicon)
+    labels = [v.label for v in lexicon.verbs]
+    assert set(QUESTION_VERBS) | set(CLAUSE_VERBS) <= set(labels)  # a misspelt label would drop its verb
+    for verb in pools.labelled(QUESTION_VERBS + CLAUSE_VERBS):
+        assert "person" in verb.subject and verb.object - {"self"}, verb
+    assert len(pools.labelled(QUESTION_VERBS)) == len(QUESTION_VERBS)
+    assert len(pools.labelled(CLAUSE_VERBS)) == len(CLAUSE_VERBS)
+    required = pools.of_valency("required")
+    assert len(required) >= 40 and all(v.object - {"self"} and not v.intransitive for v in required)
+    assert len(pools.ellipsis_verbs) >= 80
+    short = pools.short_nouns(frozenset(CLASSES))
+    assert len(short) >= 200 and all(" " not in n.singular + n.plural and n.countable for n in short)
+    assert "one" in ELLIPSIS_FIRST and "one" not in ELLIPSIS_SECOND  # the second quantifier takes a plural
+
+
 def test_the_s_selection_and_quantifier_pools(lexicon):
     pools = Pools(lexicon)
     assert ANIMATE.isdisjoint(INANIMATE) and ANIMATE | INANIMATE | {"organization"} == set(CLASSES)
@@ -801,6 +953,24 @@ def two_words(row):
     ("only_npi_licensor_present", lambda r: r.update(two_prefix_prefix_bad=r["two_prefix_prefix_good"]), "prefix"),
     ("animate_subject_passive", lambda r: r.update(sentence_bad=r["sentence_bad"].replace(" by ", " near ")),
      "prefix"),
+    # the final mark is the release's: "?" / "." in matrix questions, "." elsewhere
+    ("matrix_question_npi_licensor_present", lambda r: r.update(sentence_good=r["sentence_good"][:-1] + "."),
+     "form"),
+    ("matrix_question_npi_licensor_present", lambda r: r.update(sentence_bad=r["sentence_bad"][:-1] + "?"), "form"),
+    ("matrix_question_npi_licensor_present", lambda r: r.update(sentence_good=r["sentence_good"] + "."), "form"),
+    ("determiner_noun_agreement_1", lambda r: r.update(sentence_good=r["sentence_good"][:-1] + "?"), "form"),
+    ("wh_vs_that_no_gap", lambda r: r.update(sentence_bad=r["sentence_bad"][:-1] + "?"), "form"),
+    ("matrix_question_npi_licensor_present", lambda r: r.update(lexically_identical=False), "constants"),
+    # the words move as the release's do
+    ("wh_questions_subject_gap", lambda r: r.update(sentence_bad=r["sentence_good"].replace(" that ", " who ")),
+     "tokens"),
+    ("wh_questions_object_gap", lambda r: r.update(sentence_bad=r["sentence_good"].replace(" that ", " what ")),
+     "tokens"),
+    ("ellipsis_n_bar_1", lambda r: r.update(sentence_bad=r["sentence_good"].rsplit(" ", 1)[0] + " ones."), "tokens"),
+    ("ellipsis_n_bar_1", lambda r: r.update(sentence_bad=r["sentence_bad"][:-1] + " ones."), "tokens"),
+    ("ellipsis_n_bar_2", lambda r: r.update(sentence_bad=r["sentence_good"].rsplit(" ", 1)[0] + " ones."), "tokens"),
+    ("wh_vs_that_with_gap", two_words, "tokens"),
+    ("wh_questions_subject_gap_long_distance", lambda r: r.update(UID="wh_questions_subject_gap"), "release"),
 ])
 def test_the_structural_check_fails_what_breaks_the_structure(generated, uid, change, check):
     rows = generated[uid][:20]
@@ -828,6 +998,35 @@ def test_the_difference_must_be_where_the_release_has_it(generated):
         row["two_prefix_word"] = good[-2]
     report = check_against_release(rows, release_of("determiner_noun_agreement_with_adj_2"))
     assert {f.check for f in report.errors()} == {"position"}, report.format()
+
+
+def test_moved_words_are_checked_by_how_they_move_and_the_other_paradigms_by_their_count(generated):
+    """Where every release pair's differing words are moved ones (the filler-gap questions, ellipsis, matrix
+    questions), the check compares how they move, not how many they are; for every other paradigm the
+    number of differing words must still be the release's."""
+    moving = {"matrix_question_npi_licensor_present", "ellipsis_n_bar_1", "ellipsis_n_bar_2",
+              "wh_questions_object_gap", "wh_questions_subject_gap", "wh_questions_subject_gap_long_distance"}
+    for uid in GENERATED:
+        moves = Profile.learn(release_of(uid)).moves
+        assert (moves is not None) == (uid in moving), uid
+        assert moves is None or moves <= set(MOVES)
+    # a pair whose object moved over more words than any of the 3 release rows' is still one of theirs
+    rows = generated["wh_questions_object_gap"]
+    release = release_of("wh_questions_object_gap")
+    counts = {len(shape_of(r)) for r in release}
+    longer = [r for r in rows if len(shape_of(r)) not in counts]
+    assert longer and check_against_release(longer, release).ok
+    # two words moved in a paradigm whose differing words are a count: refused
+    rows = [dict(r) for r in generated["existential_there_quantifiers_1"][:5]]
+    for row in rows:  # "There was a cat sleeping." -> "There was cat a sleeping."
+        good = row["sentence_good"][:-1].split(" ")
+        row["sentence_bad"] = " ".join(good[:2] + good[3:4] + good[2:3] + good[4:]) + "."
+    report = check_against_release(rows, release_of("existential_there_quantifiers_1"))
+    assert not report.ok and "tokens" in {f.check for f in report.errors()}, report.format()
+
+
+def shape_of(row: dict) -> tuple[int, ...]:
+    return shape(row).diffs
 
 
 def test_a_closed_class_word_the_release_never_has_is_a_warning(generated):
@@ -904,7 +1103,7 @@ def test_the_rule_end_to_end_on_the_demo_release_with_and_without_it(tmp_path):
 
 @pytest.mark.workflow
 def test_the_generated_pairs_are_scored_and_set_beside_the_release(tmp_path):
-    """``snakemake blimp_generated`` on the demo: 35 paradigms of 12 pairs, a dataset, each BLiMP
+    """``snakemake blimp_generated`` on the demo: the 44 paradigms of 12 pairs, a dataset, each BLiMP
     model's scores, and the table of accuracies beside the release's same paradigms."""
     from test_workflow import DEMO, copy_workflow, snakemake, write_config
 

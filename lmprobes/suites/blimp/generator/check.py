@@ -7,11 +7,16 @@ every generated pair that lacks it:
 errors (what must hold):
 - ``keys``: the record's keys are the release's; ``constants``: ``field``, ``linguistics_term``, ``UID``,
   ``simple_LM_method``, ``one_prefix_method``, ``two_prefix_method``, ``lexically_identical`` as in the release;
-- ``form``: both sentences capitalised, one sentence-final period, single spaces (as every release pair);
+- ``form``: both sentences capitalised, one sentence-final mark (a period or a question mark, nowhere else),
+  single spaces; the good and the bad sentence end in the marks the release's pairs end in (a period each,
+  but matrix_question_npi_licensor_present's good questions: "?" / ".");
 - ``prefix``: the prefix fields rebuild both sentences (one-prefix: prefix + good / bad word + the same rest;
   two-prefix: good / bad prefix + the word + the same rest);
 - ``tokens``: good and bad have as many words (where the release's always do), differ in as many words
-  as the release's (one), at one place;
+  as the release's (one), at one place (words compared without the final mark); where every release pair
+  differs in words moved (``MOVES``: "Had Bruce" / "Bruce had", "an association that" / "who an
+  association", "the vase that Kim took" / "what Kim took the vase"), the words must move as in the
+  release's pairs instead, over as many words as the moved phrases have;
 - ``position``: that word is inside the critical span, at an offset the release has (one-prefix: from the
   end of the critical word(s); two-prefix: from the end of the prefix);
 - ``contrast``: the kind of difference is one the release has: ``determiner`` (this/these …),
@@ -45,6 +50,11 @@ FUNCTION_WORDS = {
 # An anchor (the word before the critical one) is compared only where the release has at most this many.
 CLOSED_ANCHORS = 12
 RELATIVE_PRONOUNS = ("who", "that")
+END_MARKS = (".", "?")
+# How the differing words of a pair of as many words can be moved ones (compared in lower case):
+MOVES = ("the first word moved to the end",  # "rough grocery store and ... many" / "grocery store and ... many rough"
+         "the words moved one place on",  # "an association that" / "who an association"
+         "a phrase moved to the end")  # "the vase that Patricia might take" / "what Patricia might take the vase"
 EXAMPLES = 3
 
 
@@ -129,6 +139,8 @@ class Shape:
     anchor: str | None = None
     final_distance: int | None = None
     dependency_rules: frozenset[str] = frozenset()
+    ends: tuple[str, str] | None = None  # the good and the bad sentence's final marks
+    move: str | None = None  # how the differing words are moved ones (``MOVES``), if they are
 
 
 def check_against_release(generated: Iterable[dict], release: Iterable[dict]) -> CheckReport:
@@ -179,23 +191,38 @@ def shape(row: dict) -> Shape:
         out.problems.append(("unique", "good and bad sentences are identical", repr(good)))
     for sentence in (good, bad):
         _form(sentence, out)
-    good_tokens, bad_tokens = good.split(" "), bad.split(" ")
+    out.ends = (good[-1], bad[-1])
+    good_tokens, bad_tokens = _body(good).split(" "), _body(bad).split(" ")
     out.n_good, out.n_bad = len(good_tokens), len(bad_tokens)
     if out.n_good == out.n_bad:
         out.diffs = tuple(i for i, (g, b) in enumerate(zip(good_tokens, bad_tokens, strict=True)) if g != b)
         if out.diffs:
             first = out.diffs[0]
-            out.slot = (good_tokens[first].rstrip(".").lower(), bad_tokens[first].rstrip(".").lower())
+            out.slot = (good_tokens[first].lower(), bad_tokens[first].lower())
             out.kind = contrast_kind(*out.slot)
             out.final_distance = out.n_good - 1 - out.diffs[-1]
         if len(out.diffs) > 1 and out.diffs[-1] - out.diffs[0] != len(out.diffs) - 1:
             out.problems.append(("tokens", "the differing words are not next to each other",
                                  f"words {list(out.diffs)} of {good!r}"))
+        elif len(out.diffs) > 1:
+            span = slice(out.diffs[0], out.diffs[-1] + 1)
+            out.move = moved([t.lower() for t in good_tokens[span]], [t.lower() for t in bad_tokens[span]])
     if row.get("one_prefix_method") is True:
         _one_prefix(row, good, bad, out)
     if row.get("two_prefix_method") is True:
         _two_prefix(row, good, bad, out)
     return out
+
+
+def moved(good: list[str], bad: list[str]) -> str | None:
+    """Which of ``MOVES`` turns the differing words ``good`` into ``bad`` (as many), if one does."""
+    if good[1:] == bad[:-1] and good[0] == bad[-1]:
+        return MOVES[0]
+    if good[:-1] == bad[1:]:
+        return MOVES[1]
+    if any(bad[1:] == good[k + 1:] + good[:k] for k in range(1, len(good) - 1)):
+        return MOVES[2]
+    return None
 
 
 def contrast_kind(good: str, bad: str) -> str:
@@ -217,8 +244,13 @@ def _form(sentence: str, out: Shape) -> None:
         out.problems.append(("form", "stray or double spaces", repr(sentence)))
     if not sentence[:1].isupper():
         out.problems.append(("form", "sentence does not start with a capital", repr(sentence)))
-    if not sentence.endswith(".") or sentence.count(".") != 1:
-        out.problems.append(("form", "sentence does not end in its one period", repr(sentence)))
+    if not sentence.endswith(END_MARKS) or sum(sentence.count(mark) for mark in END_MARKS) != 1:
+        out.problems.append(("form", "sentence does not end in its one period or question mark", repr(sentence)))
+
+
+def _body(text: str) -> str:
+    """``text`` without its final mark (the words a good and a bad sentence are compared by)."""
+    return text[:-1] if text.endswith(END_MARKS) else text
 
 
 def _text(row: dict, key: str, out: Shape) -> str | None:
@@ -231,7 +263,7 @@ def _text(row: dict, key: str, out: Shape) -> str | None:
 
 def _continues(sentence: str, start: str, out: Shape, what: str) -> str | None:
     """The rest of ``sentence`` after ``start`` (which must end at a word boundary)."""
-    if not sentence.startswith(start) or sentence[len(start):len(start) + 1] not in (" ", "."):
+    if not sentence.startswith(start) or sentence[len(start):len(start) + 1] not in (" ", *END_MARKS):
         out.problems.append(("prefix", f"{what} does not begin the sentence", f"{start!r} / {sentence!r}"))
         return None
     return sentence[len(start):]
@@ -246,7 +278,7 @@ def _one_prefix(row: dict, good: str, bad: str, out: Shape) -> None:
         out.problems.append(("prefix", "one_prefix_word_good equals one_prefix_word_bad", repr(word_good)))
     rest_good = _continues(good, f"{prefix} {word_good}", out, "prefix + good word")
     rest_bad = _continues(bad, f"{prefix} {word_bad}", out, "prefix + bad word")
-    if rest_good is not None and rest_bad is not None and rest_good != rest_bad:
+    if rest_good is not None and rest_bad is not None and _body(rest_good) != _body(rest_bad):
         out.problems.append(("prefix", "good and bad differ after the critical word", f"{rest_good!r} / {rest_bad!r}"))
     prefix_tokens = prefix.split(" ")
     start, span = len(prefix_tokens), len(word_good.split(" "))
@@ -270,7 +302,7 @@ def _two_prefix(row: dict, good: str, bad: str, out: Shape) -> None:
         out.problems.append(("prefix", "two_prefix_prefix_good equals two_prefix_prefix_bad", repr(prefix_good)))
     rest_good = _continues(good, f"{prefix_good} {word}", out, "good prefix + word")
     rest_bad = _continues(bad, f"{prefix_bad} {word}", out, "bad prefix + word")
-    if rest_good is not None and rest_bad is not None and rest_good != rest_bad:
+    if rest_good is not None and rest_bad is not None and _body(rest_good) != _body(rest_bad):
         out.problems.append(("prefix", "good and bad differ after the critical word", f"{rest_good!r} / {rest_bad!r}"))
     end = len(prefix_good.split(" "))
     if out.diffs:
@@ -317,6 +349,8 @@ class Profile:
     length_range: tuple[int, int]
     has_dependency_length: bool
     dependency_rules: frozenset[str]
+    ends: set[tuple[str, str]]
+    moves: set[str] | None  # how every release pair's differing words are moved ones; None where some are not
 
     @classmethod
     def learn(cls, release: list[dict]) -> Profile:
@@ -343,6 +377,8 @@ class Profile:
             final_distances={s.final_distance for _, s in readable if s.final_distance is not None},
             length_range=(min(lengths), max(lengths)),
             has_dependency_length=has_dl, dependency_rules=rules,
+            ends={s.ends for _, s in readable if s.ends is not None},
+            moves=_moves([s for _, s in readable]),
         )
 
     def compare(self, row: dict, s: Shape, result: ParadigmResult, pair_id: str) -> None:
@@ -355,10 +391,16 @@ class Profile:
         for key, values in self.constants.items():
             if row.get(key) not in values:
                 flag("error", "constants", f"{key} is not the release's {_show(values)}", pair_id, repr(row.get(key)))
+        if s.ends is not None and s.ends not in self.ends:
+            flag("error", "form", "the sentences' final marks (good, bad) are not the release's "
+                 f"{_show(' / '.join(e) for e in self.ends)}", pair_id, " / ".join(s.ends))
         if self.equal_lengths and s.n_good != s.n_bad:
             flag("error", "tokens", "good and bad have different word counts (the release's never do)", pair_id,
                  f"{s.n_good} vs {s.n_bad}")
-        if s.n_good == s.n_bad and len(s.diffs) not in self.diff_counts:
+        if self.moves is not None and s.n_good == s.n_bad and s.diffs and s.move not in self.moves:
+            flag("error", "tokens", f"the differing words are not moved as the release's ({_show(self.moves)})",
+                 pair_id, f"{row.get('sentence_good')!r} / {row.get('sentence_bad')!r}")
+        elif self.moves is None and s.n_good == s.n_bad and len(s.diffs) not in self.diff_counts:
             flag("error", "tokens", f"number of differing words is not the release's {_show(self.diff_counts)}",
                  pair_id, f"{len(s.diffs)} in {row.get('sentence_good')!r}")
         if s.offset is not None and s.offset not in self.offsets:
@@ -398,6 +440,14 @@ class Profile:
 
 
 _CLOSED = frozenset().union(*FUNCTION_WORDS.values())
+
+
+def _moves(shapes: list[Shape]) -> set[str] | None:
+    """How the release pairs' differing words move, where every pair of as many words has moved ones."""
+    equal = [s for s in shapes if s.n_good == s.n_bad and s.diffs]
+    if not equal or any(s.move is None for s in equal):
+        return None
+    return {s.move for s in equal}
 
 
 def _show(values) -> str:

@@ -1,5 +1,5 @@
 """``generate(uid, n, seed)``: fresh minimal pairs of a BLiMP morphology, argument-structure, s-selection,
-quantifier or NPI-licensing paradigm, as release records.
+quantifier, NPI-licensing, ellipsis or filler-gap paradigm, as release records.
 
 Deterministic: the pairs depend on the paradigm, ``n``, ``seed`` and the lexicon only (one
 ``random.Random`` per call, seeded from a hash of the paradigm and the seed, so that paradigms draw
@@ -50,6 +50,7 @@ def _spec(uid: str, term: str, method: str, identical: bool, build, **kw) -> tup
 
 DNA, SVA, IRR, ANA = "determiner_noun_agreement", "subject_verb_agreement", "irregular_forms", "anaphor_agreement"
 ARG, SSEL, QUANT, NPI = "argument_structure", "s-selection", "quantifiers", "npi_licensing"
+ELL, GAP = "ellipsis", "filler_gap_dependency"
 det_noun, subj_verb = templates.determiner_noun, templates.subject_verb
 # The release's 18 morphology paradigms (field "morphology"), in the release's UID order, then its 7
 # argument-structure paradigms (field "syntax").
@@ -104,13 +105,29 @@ SPECS: dict[str, ParadigmSpec] = dict([
           crucial_item=True),
     _spec("superlative_quantifiers_2", QUANT, "two_prefix", False, templates.superlative_2, field="semantics",
           crucial_item=True),
-    # 4 of the release's 5 NPI-licensing paradigms with "ever" (field "semantics"); not
-    # matrix_question_npi_licensor_present, whose questions end in "?" (``check``'s form rule wants a period).
+    # The release's 5 NPI-licensing paradigms with "ever" (field "semantics"); matrix_question_npi_licensor_present's
+    # good sentences are questions, ending in "?".
     _spec("npi_present_1", NPI, "one_prefix", False, templates.npi_present(even=True), field="semantics"),
     _spec("npi_present_2", NPI, "one_prefix", False, templates.npi_present(even=False), field="semantics"),
     _spec("only_npi_licensor_present", NPI, "two_prefix", False, templates.only_npi, field="semantics"),
     _spec("sentential_negation_npi_licensor_present", NPI, "two_prefix", False, templates.negation_npi,
           field="semantics"),
+    _spec("matrix_question_npi_licensor_present", NPI, "two_prefix", True, templates.matrix_question,
+          field="semantics"),
+    # The release's 2 ellipsis and 7 of its filler-gap paradigms (field "syntax"): whole sentences differ (no
+    # prefix method), not lexically identical.
+    _spec("ellipsis_n_bar_1", ELL, "", False, templates.ellipsis_n_bar_1, field="syntax"),
+    _spec("ellipsis_n_bar_2", ELL, "", False, templates.ellipsis_n_bar_2, field="syntax"),
+    _spec("wh_questions_object_gap", GAP, "", False, templates.wh_questions_object_gap, field="syntax"),
+    _spec("wh_questions_subject_gap", GAP, "", False, templates.wh_questions_subject_gap, field="syntax"),
+    _spec("wh_questions_subject_gap_long_distance", GAP, "", False, templates.wh_questions_subject_gap_long_distance,
+          field="syntax"),
+    _spec("wh_vs_that_no_gap", GAP, "", False, templates.wh_vs_that(gap=False, long_distance=False), field="syntax"),
+    _spec("wh_vs_that_no_gap_long_distance", GAP, "", False, templates.wh_vs_that(gap=False, long_distance=True),
+          field="syntax"),
+    _spec("wh_vs_that_with_gap", GAP, "", False, templates.wh_vs_that(gap=True, long_distance=False), field="syntax"),
+    _spec("wh_vs_that_with_gap_long_distance", GAP, "", False, templates.wh_vs_that(gap=True, long_distance=True),
+          field="syntax"),
 ])
 GENERATED = tuple(SPECS)
 
@@ -162,8 +179,8 @@ def stream_seed(uid: str, seed: int) -> int:
 
 def to_record(spec: ParadigmSpec, pair: Pair, pair_id: int) -> dict:
     """A release record (the release's key order) from a pair's words."""
-    good = _sentence((*pair.prefix_good, *pair.word_good, *pair.rest))
-    bad = _sentence((*pair.prefix_bad, *pair.word_bad, *pair.rest))
+    good = _sentence((*pair.prefix_good, *pair.word_good, *pair.rest), pair.end_good)
+    bad = _sentence((*pair.prefix_bad, *pair.word_bad, *pair.rest), pair.end_bad)
     record: dict = {"sentence_good": good, "sentence_bad": bad}
     if spec.crucial_item:
         record["crucial_item"] = pair.crucial_item
@@ -183,8 +200,8 @@ def to_record(spec: ParadigmSpec, pair: Pair, pair_id: int) -> dict:
     return record
 
 
-def _sentence(tokens: tuple[str, ...]) -> str:
-    return " ".join(capitalised(tokens)) + "."
+def _sentence(tokens: tuple[str, ...], end: str) -> str:
+    return " ".join(capitalised(tokens)) + end
 
 
 def to_jsonl(rows: Iterable[dict]) -> str:

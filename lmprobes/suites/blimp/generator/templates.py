@@ -48,7 +48,25 @@ S-selection (field "syntax"), quantifiers and NPI licensing (field "semantics"):
 - npi_present_1 / _2: "[Even] <subject> [<auxiliary>] really|also|often|certainly|clearly <verb> ..." / with
   "ever" (one-prefix); only_npi_licensor_present: "Only ... ever ..." / "Even ... ever ..."; and
   sentential_negation_npi_licensor_present: "<subject> <auxiliary> not ever ..." / probably|really|fortunately
-  instead of "not" (two-prefix, the word "ever").
+  instead of "not" (two-prefix, the word "ever"); matrix_question_npi_licensor_present: "<Auxiliary> <subject>
+  ever ...?" / "<Subject> <auxiliary> ever ..." (two-prefix, the word "ever"; the good sentence ends in "?",
+  ``Pair.end_good``; lexically identical).
+
+Ellipsis and filler-gap dependencies (field "syntax"; whole sentences in ``word_good``/``word_bad``, no prefix
+method; the noun phrases where the sentences differ are short, ``_short_np``, as nearly all the release's):
+
+- ellipsis_n_bar_1: "<subject> <verb group> <Q> <adjective> <noun> and <subject> <verb group> <Q'>." / the
+  adjective moved after <Q'> (an elided noun after an adjective with no antecedent); ellipsis_n_bar_2:
+  "... <Q> <noun> and ... <Q'> <adjective'> <noun>." / "... <Q> <adjective> <noun> and ... <Q'> <adjective'>.";
+- wh_questions_object_gap: "<matrix> <NP> that <subject> <verb group>." / "<matrix> who|what <subject> <verb
+  group> <NP>." (the relative's object gap / a question with its object there); wh_questions_subject_gap:
+  "<matrix> <NP> that <verb group> <object>." / "<matrix> who|what <NP> <verb group> <object>.";
+  _long_distance: "<matrix> <NP> that <subject> <verb group> that <verb group> <object>." / "<matrix>
+  who|what <NP> that <subject> <verb group> <verb group> <object>.";
+- wh_vs_that_no_gap: "<matrix> that <subject> <verb group> <object>." / who|what instead of "that";
+  wh_vs_that_with_gap: "<matrix> who|what <subject> <verb group>." (a verb whose object is ``required``) /
+  "that" instead; the _long_distance ones: the same with a subject relative clause on <subject>.
+  <matrix> is a person and a verb of ``QUESTION_VERBS`` / ``CLAUSE_VERBS``; the wh-word is "who" for a person.
 """
 
 from __future__ import annotations
@@ -81,7 +99,7 @@ from lmprobes.suites.blimp.generator.grammar import (
     verb_phrases,
     words,
 )
-from lmprobes.suites.blimp.generator.lexicon import ANIMATE, Adjective, Lexicon, Name, Noun, Verb
+from lmprobes.suites.blimp.generator.lexicon import ANIMATE, CLASSES, Adjective, Lexicon, Name, Noun, Verb
 
 # Determiners of a relational noun and of the NP after it ("most" reads oddly on a singular head).
 HEAD_DETERMINERS = {"sg": ("the", "a", "this", "that"), "pl": ("the", "these", "those", "some", "many")}
@@ -105,6 +123,8 @@ class Pair:
     rest: tuple[str, ...] = ()
     dependency_length: int | None = None
     crucial_item: str = ""  # the release's ``crucial_item`` (superlative quantifiers)
+    end_good: str = "."  # the sentences' final marks ("?": matrix_question_npi_licensor_present's good questions)
+    end_bad: str = "."
 
 
 class Pools:
@@ -226,6 +246,21 @@ class Pools:
         return tuple(v for v in self.with_object
                      if any(n.countable and " " not in n.singular for n in self.nouns_of(v.subject))
                      and any(n.countable for n in self.nouns_of(v.object - {"self"})))
+
+    def short_nouns(self, classes: frozenset[str]) -> tuple[Noun, ...]:
+        """Count nouns of ``classes`` whose singular and plural are one word each."""
+        return self._once(("short_nouns", *sorted(classes)), lambda: (
+            n for n in self.nouns_of(classes) if n.countable and " " not in n.singular + n.plural))
+
+    def labelled(self, labels: Sequence[str]) -> tuple[Verb, ...]:
+        """The verbs whose label ("think about") is one of ``labels``, in lexicon order."""
+        return self._once(("labelled", *labels), lambda: (v for v in self.lexicon.verbs if v.label in labels))
+
+    @cached_property
+    def ellipsis_verbs(self) -> tuple[Verb, ...]:
+        """Verbs with a subject of count nouns and an object of count nouns some adjective describes."""
+        return tuple(v for v in self.with_object if any(n.countable for n in self.nouns_of(v.subject))
+                     and any(n.countable and self.adjectives_for(n.cls) for n in self.nouns_of(v.object - {"self"})))
 
     @cached_property
     def relational_nouns(self) -> tuple[Noun, ...]:
@@ -618,18 +653,20 @@ SENTENCE_ADVERBS = ("probably", "really", "fortunately")
 DO_SUPPORT = {"sg": ("does", "did"), "pl": ("do", "did")}
 
 
-def _npi_clause(draw: Draw, pools: Pools, *, auxiliary: bool | None, do_support: bool = False
+def _npi_clause(draw: Draw, pools: Pools, *, auxiliary: bool | None, do_support: bool = False, short: bool = False
                 ) -> tuple[NP, tuple[str, ...], tuple[str, ...]]:
     """A positive clause split where an adverb (or "ever") goes: its subject (a name, or a noun after
     ``NPI_DETERMINERS``), the auxiliary (has / had / a modal; does / did with ``do_support``; none for a
     simple present or past) and the verb with its particle and object. ``auxiliary``: True always one,
-    False never, None either."""
+    False never, None either. ``short``: only one-word nouns."""
     if draw.chance(0.35):
         subject = name_phrase(draw.pick(pools.lexicon.names))
     else:
         number = draw.pick(NUMBERS)
-        subject = noun_phrase(draw, draw.pick(pools.subject_nouns(False) + pools.subject_nouns(True)), number,
-                              NPI_DETERMINERS[number])
+        nouns = pools.subject_nouns(False) + pools.subject_nouns(True)
+        if short:
+            nouns = tuple(n for n in nouns if " " not in n.singular + n.plural)
+        subject = noun_phrase(draw, draw.pick(nouns), number, NPI_DETERMINERS[number])
     vp, obj = predicate(draw, pools, subject)
     verb, number = vp.verb, subject.number
     kinds = (["simple"] if auxiliary is not True else []) + (["perfect", "modal"] if auxiliary is not False else [])
@@ -676,3 +713,204 @@ def negation_npi(draw: Draw, pools: Pools) -> Pair:
     subject, aux, rest = _npi_clause(draw, pools, auxiliary=True, do_support=True)
     prefix = (*subject.tokens, *aux)
     return Pair((*prefix, "not"), (*prefix, draw.pick(SENTENCE_ADVERBS)), ("ever",), ("ever",), rest)
+
+
+def matrix_question(draw: Draw, pools: Pools) -> Pair:
+    """"Had Bruce ever played?" / "Bruce had ever played.": a question licenses "ever", the statement with the
+    same words does not (two-prefix: the auxiliary before / after the subject, the word "ever"; the good
+    sentence ends in "?"). The subject is a name or has a one-word noun: the prefixes then differ in 2 or 3
+    words, as 97% of the release's."""
+    subject, aux, rest = _npi_clause(draw, pools, auxiliary=True, do_support=True, short=True)
+    return Pair((*aux, *subject.tokens), (*subject.tokens, *aux), ("ever",), ("ever",), rest, end_good="?")
+
+
+# --- ellipsis ---
+
+# The quantifier of the first object (with its noun) and of the second (the noun elided: "one big museum and
+# Eva passed several"); the second always takes a plural.
+ELLIPSIS_FIRST = ("one", "one", "two", "three", "four", "five")
+ELLIPSIS_SECOND = ("two", "three", "four", "five", "six", "several", "many", "more", "fewer")
+# One-word determiners of the short noun phrases where filler-gap and ellipsis sentences differ.
+SHORT_DETERMINERS = {"sg": ("the", "the", "a", "this", "that", "every"),
+                     "pl": ("the", "the", "these", "those", "some", "many", "all")}
+
+
+def _short_np(draw: Draw, pools: Pools, classes: frozenset[str], *, names: bool = True) -> NP:
+    """A name (persons, sometimes, with ``names``) or a one-word determiner and a one-word count noun of
+    ``classes``: where the release's filler-gap and ellipsis sentences differ (words moved one place on),
+    its noun phrases are nearly all such, and the number of words that differ is then one the release has."""
+    number = draw.pick(NUMBERS)
+    if names and number == "sg" and "person" in classes and draw.chance(0.3):
+        return name_phrase(draw.pick(pools.lexicon.names))
+    return noun_phrase(draw, draw.pick(pools.short_nouns(classes)), number, SHORT_DETERMINERS[number])
+
+
+def _one_run(good: tuple[str, ...], bad: tuple[str, ...]) -> None:
+    """A pair of as many words must differ in one run of words, as the release's do (but for 0.1-2% of its
+    shifted pairs where a word recurs one place on, "that that girl"): a ``DeadEnd`` otherwise. Nor may a
+    sentence that starts with "every" or "all" have a negated verb in any of its clauses (as everywhere in the
+    generator)."""
+    if good[0].lower() in ("every", "all") and any(t.endswith("n't") for t in (*good, *bad)):
+        raise DeadEnd("a negation in a sentence that starts with every / all")
+    if len(good) == len(bad):
+        diffs = [i for i, (g, b) in enumerate(zip(good, bad, strict=True)) if g.lower() != b.lower()]
+        if diffs and diffs[-1] - diffs[0] != len(diffs) - 1:
+            raise DeadEnd("a word recurs where the sentences differ")
+
+
+def _ellipsis_frame(draw: Draw, pools: Pools) -> tuple[tuple[str, ...], tuple[str, ...], Noun, list[str], str, str]:
+    """Two clauses with one verb: "<subject> <verb group> <first quantifier>" and "and <subject> <verb group>
+    <second quantifier>", the object noun, two adjectives that describe it, the two quantifiers."""
+    verb = draw.pick(pools.ellipsis_verbs)
+    noun = draw.pick([n for n in pools.short_nouns(verb.object - {"self"}) if pools.adjectives_for(n.cls)])
+    first, second = _subject_of(draw, pools, verb.subject), _short_np(draw, pools, verb.subject)
+    if first.tokens == second.tokens or {noun.singular, noun.plural} & {*first.tokens, *second.tokens}:
+        raise DeadEnd("a subject repeats the other or the object")
+    vp1 = verb_phrase(draw, verb, first.number, negation=not first.universal)
+    vp2 = verb_phrase(draw, verb, second.number, negation=not second.universal)
+    q1 = draw.pick(ELLIPSIS_FIRST)
+    q2 = draw.pick([q for q in ELLIPSIS_SECOND if q != q1])
+    adjectives = [a.word for a in pools.adjectives_for(noun.cls)]
+    adj1 = draw.pick(adjectives)
+    adj2 = draw.pick([a for a in adjectives if a != adj1])
+    return ((*first.tokens, *vp1.tokens, q1), ("and", *second.tokens, *vp2.tokens, *words(q2)), noun,
+            [adj1, adj2], "sg" if q1 == "one" else "pl", q2)
+
+
+def ellipsis_n_bar_1(draw: Draw, pools: Pools) -> Pair:
+    """"Brad passed one big museum and Eva passed several." / "Brad passed one museum and Eva passed several
+    big.": the second object's noun elided after its quantifier / after an adjective with no antecedent."""
+    first, second, noun, (adj, _), number, _ = _ellipsis_frame(draw, pools)
+    good = (*first, adj, *words(noun.form(number)), *second)
+    bad = (*first, *words(noun.form(number)), *second, adj)
+    _one_run(good, bad)
+    return Pair((), (), good, bad)
+
+
+def ellipsis_n_bar_2(draw: Draw, pools: Pools) -> Pair:
+    """"Larry talked to five dermatologists and Rose talked to four displeased dermatologists." / "Larry talked
+    to five small dermatologists and Rose talked to four displeased.": the second noun said / elided after
+    an adjective (the first object has another adjective: a multi-word noun makes the sentences' lengths
+    differ, as in the release)."""
+    first, second, noun, (adj1, adj2), number, _ = _ellipsis_frame(draw, pools)
+    good = (*first, *words(noun.form(number)), *second, adj2, *words(noun.plural))
+    bad = (*first, adj1, *words(noun.form(number)), *second, adj2)
+    _one_run(good, bad)
+    return Pair((), (), good, bad)
+
+
+# --- filler-gap dependencies ---
+
+# Verbs (lexicon labels) with an object that also take an embedded question ("Joel noticed what Kim took"),
+# and those that take a that-clause as well as a question ("Mark knew that ... / who ...").
+QUESTION_VERBS = ("see", "know", "forget", "remember", "investigate", "reveal", "conceal", "notice", "think about")
+CLAUSE_VERBS = ("know", "forget", "remember", "reveal", "conceal", "notice", "understand")
+def _wh(cls: str) -> str:
+    return "who" if cls == "person" else "what"
+
+
+def _head(draw: Draw, pools: Pools, classes: frozenset[str]) -> NP:
+    """A determiner and a noun of ``classes`` (never a name: it heads a restrictive relative clause)."""
+    number = draw.pick(NUMBERS)
+    return noun_phrase(draw, draw.pick(pools.nouns_of(classes)), number, SUBJECT_DETERMINERS[number])
+
+
+def _matrix(draw: Draw, pools: Pools, labels: Sequence[str], obj_cls: str | None = None) -> tuple[str, ...]:
+    """"<subject> <verb group>" of one of the verbs ``labels`` (one that takes an object of ``obj_cls``), its
+    subject a person (who knows, reveals or notices what or that ...)."""
+    verb = draw.pick([v for v in pools.labelled(labels) if obj_cls is None or obj_cls in v.object])
+    subject = _subject_of(draw, pools, frozenset({"person"}))
+    return (*subject.tokens, *verb_phrase(draw, verb, subject.number, negation=not subject.universal).tokens)
+
+
+def _clause(draw: Draw, pools: Pools, verb: Verb, subject: NP | None = None) -> tuple[NP, tuple[str, ...]]:
+    """A subject of ``verb`` (or ``subject``) and ``verb``'s group for it."""
+    subject = subject or _subject_of(draw, pools, verb.subject)
+    return subject, verb_phrase(draw, verb, subject.number, negation=not subject.universal).tokens
+
+
+def _classes_of(verb: Verb) -> list[str]:
+    return [c for c in CLASSES if c in verb.object]
+
+
+def wh_questions_object_gap(draw: Draw, pools: Pools) -> Pair:
+    """"Joel discovered the vase that Patricia might take." / "Joel discovered what Patricia might take the
+    vase.": the object relative's gap / an embedded question whose object is there (who for a person)."""
+    verb = draw.pick(pools.with_object)
+    cls = draw.pick(_classes_of(verb))
+    head = _short_np(draw, pools, frozenset({cls}), names=False)
+    subject, vp = _clause(draw, pools, verb, _short_np(draw, pools, verb.subject))
+    matrix = _matrix(draw, pools, QUESTION_VERBS, cls)
+    good = (*matrix, *head.tokens, "that", *subject.tokens, *vp)
+    bad = (*matrix, _wh(cls), *subject.tokens, *vp, *head.tokens)
+    _one_run(good, bad)
+    return Pair((), (), good, bad)
+
+
+def wh_questions_subject_gap(draw: Draw, pools: Pools) -> Pair:
+    """"Brian had questioned an association that can astound Diana." / "Brian had questioned who an
+    association can astound Diana.": the subject relative's gap / an embedded question with its subject
+    and object there (who for a person object)."""
+    verb = draw.pick(pools.with_object)
+    head, vp = _clause(draw, pools, verb, _short_np(draw, pools, verb.subject, names=False))
+    obj = object_phrase(draw, pools.lexicon, verb.object)
+    matrix = _matrix(draw, pools, QUESTION_VERBS, head.cls)
+    good = (*matrix, *head.tokens, "that", *vp, *obj.tokens)
+    bad = (*matrix, _wh(obj.cls), *head.tokens, *vp, *obj.tokens)
+    _one_run(good, bad)
+    return Pair((), (), good, bad)
+
+
+def wh_questions_subject_gap_long_distance(draw: Draw, pools: Pools) -> Pair:
+    """"Dennis has seen this tooth that Kristin wasn't concealing that is astounding men." / "Dennis has seen
+    what this tooth that Kristin wasn't concealing is astounding men.": as ``wh_questions_subject_gap``
+    with an object relative between the head and its subject relative."""
+    verb = draw.pick(pools.with_object)
+    head, vp = _clause(draw, pools, verb, _short_np(draw, pools, verb.subject, names=False))
+    obj = object_phrase(draw, pools.lexicon, verb.object)
+    inner = draw.pick(pools.objects_of(head.cls))
+    subject, inner_vp = _clause(draw, pools, inner, _short_np(draw, pools, inner.subject))
+    relative = ("that", *subject.tokens, *inner_vp)
+    matrix = _matrix(draw, pools, QUESTION_VERBS, head.cls)
+    good = (*matrix, *head.tokens, *relative, "that", *vp, *obj.tokens)
+    bad = (*matrix, _wh(obj.cls), *head.tokens, *relative, *vp, *obj.tokens)
+    _one_run(good, bad)
+    return Pair((), (), good, bad)
+
+
+def _subject_relative(draw: Draw, pools: Pools, classes: frozenset[str]) -> tuple[NP, tuple[str, ...]]:
+    """A head noun of ``classes`` and its subject relative clause ("most drivers", "that had fired these guests")."""
+    head = _head(draw, pools, classes)
+    vp, obj = predicate(draw, pools, head)
+    return head, ("that", *vp.tokens, *obj)
+
+
+def wh_vs_that(*, gap: bool, long_distance: bool) -> Callable[[Draw, Pools], Pair]:
+    """wh_vs_that_no_gap: "Mark figured out that most governments appreciate Steve." / "... who most
+    governments appreciate Steve." (the object there: "that" / a wh-word with no gap); wh_vs_that_with_gap:
+    "A lady has remembered who the actors conceal." / "... that the actors conceal." (a verb whose object
+    cannot be left out, its object missing: a wh-word / "that"); ``long_distance``: the embedded subject has
+    a subject relative clause ("most drivers that forfeit")."""
+
+    def build(draw: Draw, pools: Pools) -> Pair:
+        verb = draw.pick(pools.of_valency("required") if gap else pools.with_object)
+        relative: tuple[str, ...] = ()
+        if long_distance:
+            subject, relative = _subject_relative(draw, pools, verb.subject)
+        else:
+            subject = _subject_of(draw, pools, verb.subject)
+        subject, vp = _clause(draw, pools, verb, subject)
+        if gap:
+            wh, obj = _wh(draw.pick(_classes_of(verb))), ()
+        else:
+            np = object_phrase(draw, pools.lexicon, verb.object)
+            wh, obj = _wh(np.cls), np.tokens
+        if obj == subject.tokens:
+            raise DeadEnd("the object repeats the subject")
+        matrix = _matrix(draw, pools, CLAUSE_VERBS)
+        rest = (*subject.tokens, *relative, *vp, *obj)
+        good, bad = (wh, "that") if gap else ("that", wh)
+        _one_run((*matrix, good, *rest), (*matrix, bad, *rest))
+        return Pair(matrix, matrix, (good,), (bad,), rest)
+
+    return build
