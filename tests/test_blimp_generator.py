@@ -2,8 +2,9 @@
 grammar of what it writes, the structural check against release pairs, and the ``blimp_generate`` rule.
 
 ``RELEASE`` holds real release lines (Warstadt et al. 2020, CC-BY 4.0), 2 or 3 per generated paradigm (the 18
-morphology, 7 argument-structure, 2 s-selection, 4 quantifier, 5 NPI-licensing, 2 ellipsis and 7 filler-gap
-paradigms), copied here so that no test reads the release itself.
+morphology, 7 argument-structure, 2 s-selection, 4 quantifier, 7 NPI-licensing, 2 ellipsis, 7 filler-gap and 3
+control/raising paradigms; 5 of only_npi_scope, one for each distance of its moved "only" from "ever" the
+generated pairs have), copied here so that no test reads the release itself.
 """
 
 from __future__ import annotations
@@ -40,14 +41,17 @@ from lmprobes.suites.blimp.generator.grammar import article
 from lmprobes.suites.blimp.generator.lexicon import ANIMATE, CLASSES, COLUMNS, PARTICLES
 from lmprobes.suites.blimp.generator.templates import (
     CLAUSE_VERBS,
+    CONTROL_ADJECTIVES,
     ELLIPSIS_FIRST,
     ELLIPSIS_SECOND,
     INANIMATE,
     INANIMATE_CAUSES,
     NPI_ADVERBS,
     QUESTION_VERBS,
+    RAISING_ADJECTIVES,
     SENTENCE_ADVERBS,
     SHORT_DETERMINERS,
+    TOUGH_ADJECTIVES,
     Pools,
 )
 from lmprobes.suites.blimp.paradigms import PARADIGM_CATEGORY
@@ -190,6 +194,23 @@ RELEASE_JSONL = """\
 {"sentence_good": "Martin did find out what every cashier that shouldn't drink wore.", "sentence_bad": "Martin did find out that every cashier that shouldn't drink wore.", "field": "syntax", "linguistics_term": "filler_gap_dependency", "UID": "wh_vs_that_with_gap_long_distance", "simple_LM_method": true, "one_prefix_method": false, "two_prefix_method": false, "lexically_identical": false, "pairID": "1"}
 {"sentence_good": "A waiter has realized who all hospitals that protested listened to.", "sentence_bad": "A waiter has realized that all hospitals that protested listened to.", "field": "syntax", "linguistics_term": "filler_gap_dependency", "UID": "wh_vs_that_with_gap_long_distance", "simple_LM_method": true, "one_prefix_method": false, "two_prefix_method": false, "lexically_identical": false, "pairID": "6"}
 {"sentence_good": "Carmen discovered who many cashiers that have sold every report returned to.", "sentence_bad": "Carmen discovered that many cashiers that have sold every report returned to.", "field": "syntax", "linguistics_term": "filler_gap_dependency", "UID": "wh_vs_that_with_gap_long_distance", "simple_LM_method": true, "one_prefix_method": false, "two_prefix_method": false, "lexically_identical": false, "pairID": "10"}
+{"sentence_good": "Only a popsicle that Danielle admires ever freezes.", "sentence_bad": "A popsicle that only Danielle admires ever freezes.", "two_prefix_prefix_good": "Only a popsicle that Danielle admires", "two_prefix_prefix_bad": "A popsicle that only Danielle admires", "two_prefix_word": "ever", "field": "syntax_semantics", "linguistics_term": "npi_licensing", "UID": "only_npi_scope", "simple_LM_method": true, "one_prefix_method": false, "two_prefix_method": true, "lexically_identical": true, "pairID": "2"}
+{"sentence_good": "Only every government that Lawrence confused has ever respected Dana.", "sentence_bad": "Every government that only Lawrence confused has ever respected Dana.", "two_prefix_prefix_good": "Only every government that Lawrence confused has", "two_prefix_prefix_bad": "Every government that only Lawrence confused has", "two_prefix_word": "ever", "field": "syntax_semantics", "linguistics_term": "npi_licensing", "UID": "only_npi_scope", "simple_LM_method": true, "one_prefix_method": false, "two_prefix_method": true, "lexically_identical": true, "pairID": "11"}
+{"sentence_good": "Only cashiers that broccoli was distracting had ever thought about a face.", "sentence_bad": "Cashiers that only broccoli was distracting had ever thought about a face.", "two_prefix_prefix_good": "Only cashiers that broccoli was distracting had", "two_prefix_prefix_bad": "Cashiers that only broccoli was distracting had", "two_prefix_word": "ever", "field": "syntax_semantics", "linguistics_term": "npi_licensing", "UID": "only_npi_scope", "simple_LM_method": true, "one_prefix_method": false, "two_prefix_method": true, "lexically_identical": true, "pairID": "14"}
+{"sentence_good": "Only these shirts that paintings have looked like could ever soak.", "sentence_bad": "These shirts that only paintings have looked like could ever soak.", "two_prefix_prefix_good": "Only these shirts that paintings have looked like could", "two_prefix_prefix_bad": "These shirts that only paintings have looked like could", "two_prefix_word": "ever", "field": "syntax_semantics", "linguistics_term": "npi_licensing", "UID": "only_npi_scope", "simple_LM_method": true, "one_prefix_method": false, "two_prefix_method": true, "lexically_identical": true, "pairID": "13"}
+{"sentence_good": "Only children who these teenagers had argued about should ever donate.", "sentence_bad": "Children who only these teenagers had argued about should ever donate.", "two_prefix_prefix_good": "Only children who these teenagers had argued about should", "two_prefix_prefix_bad": "Children who only these teenagers had argued about should", "two_prefix_word": "ever", "field": "syntax_semantics", "linguistics_term": "npi_licensing", "UID": "only_npi_scope", "simple_LM_method": true, "one_prefix_method": false, "two_prefix_method": true, "lexically_identical": true, "pairID": "102"}
+{"sentence_good": "The associations that had worried Cynthia have not ever planned to shock every actress.", "sentence_bad": "The associations that had not worried Cynthia have ever planned to shock every actress.", "two_prefix_prefix_good": "The associations that had worried Cynthia have not", "two_prefix_prefix_bad": "The associations that had not worried Cynthia have", "two_prefix_word": "ever", "field": "syntax_semantics", "linguistics_term": "npi_licensing", "UID": "sentential_negation_npi_scope", "simple_LM_method": true, "one_prefix_method": false, "two_prefix_method": true, "lexically_identical": true, "pairID": "0"}
+{"sentence_good": "Every son of Jerry who has insulted Jerry can not ever die.", "sentence_bad": "Every son of Jerry who has not insulted Jerry can ever die.", "two_prefix_prefix_good": "Every son of Jerry who has insulted Jerry can not", "two_prefix_prefix_bad": "Every son of Jerry who has not insulted Jerry can", "two_prefix_word": "ever", "field": "syntax_semantics", "linguistics_term": "npi_licensing", "UID": "sentential_negation_npi_scope", "simple_LM_method": true, "one_prefix_method": false, "two_prefix_method": true, "lexically_identical": true, "pairID": "1"}
+{"sentence_good": "The doctor that has referenced Diane might not ever move.", "sentence_bad": "The doctor that has not referenced Diane might ever move.", "two_prefix_prefix_good": "The doctor that has referenced Diane might not", "two_prefix_prefix_bad": "The doctor that has not referenced Diane might", "two_prefix_word": "ever", "field": "syntax_semantics", "linguistics_term": "npi_licensing", "UID": "sentential_negation_npi_scope", "simple_LM_method": true, "one_prefix_method": false, "two_prefix_method": true, "lexically_identical": true, "pairID": "3"}
+{"sentence_good": "There is soon to be a cat existing.", "sentence_bad": "There is willing to be a cat existing.", "field": "syntax_semantics", "linguistics_term": "control_raising", "UID": "existential_there_subject_raising", "simple_LM_method": true, "one_prefix_method": false, "two_prefix_method": false, "lexically_identical": false, "pairID": "0"}
+{"sentence_good": "There was bound to be a fish escaping.", "sentence_bad": "There was unable to be a fish escaping.", "field": "syntax_semantics", "linguistics_term": "control_raising", "UID": "existential_there_subject_raising", "simple_LM_method": true, "one_prefix_method": false, "two_prefix_method": false, "lexically_identical": false, "pairID": "1"}
+{"sentence_good": "There weren't about to be few prints of this eggplant scaring Paula.", "sentence_bad": "There weren't unwilling to be few prints of this eggplant scaring Paula.", "field": "syntax_semantics", "linguistics_term": "control_raising", "UID": "existential_there_subject_raising", "simple_LM_method": true, "one_prefix_method": false, "two_prefix_method": false, "lexically_identical": false, "pairID": "2"}
+{"sentence_good": "James is pleasant to flee from.", "sentence_bad": "James is apt to flee from.", "field": "syntax_semantics", "linguistics_term": "control_raising", "UID": "tough_vs_raising_1", "simple_LM_method": true, "one_prefix_method": false, "two_prefix_method": false, "lexically_identical": false, "pairID": "0"}
+{"sentence_good": "Samuel's lawyer was easy to reference.", "sentence_bad": "Samuel's lawyer was certain to reference.", "field": "syntax_semantics", "linguistics_term": "control_raising", "UID": "tough_vs_raising_1", "simple_LM_method": true, "one_prefix_method": false, "two_prefix_method": false, "lexically_identical": false, "pairID": "1"}
+{"sentence_good": "Laura isn't interesting to cure.", "sentence_bad": "Laura isn't soon to cure.", "field": "syntax_semantics", "linguistics_term": "control_raising", "UID": "tough_vs_raising_1", "simple_LM_method": true, "one_prefix_method": false, "two_prefix_method": false, "lexically_identical": false, "pairID": "3"}
+{"sentence_good": "Rachel was apt to talk to Alicia.", "sentence_bad": "Rachel was exciting to talk to Alicia.", "field": "syntax_semantics", "linguistics_term": "control_raising", "UID": "tough_vs_raising_2", "simple_LM_method": true, "one_prefix_method": false, "two_prefix_method": false, "lexically_identical": false, "pairID": "1"}
+{"sentence_good": "This doctor's cousins aren't soon to question Kirsten.", "sentence_bad": "This doctor's cousins aren't interesting to question Kirsten.", "field": "syntax_semantics", "linguistics_term": "control_raising", "UID": "tough_vs_raising_2", "simple_LM_method": true, "one_prefix_method": false, "two_prefix_method": false, "lexically_identical": false, "pairID": "2"}
+{"sentence_good": "Sheila is certain to find Stephen to describe this customer.", "sentence_bad": "Sheila is difficult to find Stephen to describe this customer.", "field": "syntax_semantics", "linguistics_term": "control_raising", "UID": "tough_vs_raising_2", "simple_LM_method": true, "one_prefix_method": false, "two_prefix_method": false, "lexically_identical": false, "pairID": "3"}
 """
 RELEASE = [json.loads(line) for line in RELEASE_JSONL.splitlines()]
 
@@ -219,11 +240,12 @@ S_SELECTION = ("animate_subject_passive", "animate_subject_trans")
 QUANTIFIERS = ("existential_there_quantifiers_1", "existential_there_quantifiers_2", "superlative_quantifiers_1",
                "superlative_quantifiers_2")
 NPI = ("npi_present_1", "npi_present_2", "only_npi_licensor_present", "sentential_negation_npi_licensor_present",
-       "matrix_question_npi_licensor_present")
+       "matrix_question_npi_licensor_present", "only_npi_scope", "sentential_negation_npi_scope")
 ELLIPSIS = ("ellipsis_n_bar_1", "ellipsis_n_bar_2")
 FILLER_GAP = ("wh_questions_object_gap", "wh_questions_subject_gap", "wh_questions_subject_gap_long_distance",
               "wh_vs_that_no_gap", "wh_vs_that_no_gap_long_distance", "wh_vs_that_with_gap",
               "wh_vs_that_with_gap_long_distance")
+CONTROL_RAISING = ("existential_there_subject_raising", "tough_vs_raising_1", "tough_vs_raising_2")
 
 
 def test_every_morphology_and_argument_structure_paradigm_of_the_release_is_generated():
@@ -231,11 +253,16 @@ def test_every_morphology_and_argument_structure_paradigm_of_the_release_is_gene
     argument = {row["UID"] for row in RELEASE if row["linguistics_term"] == "argument_structure"}
     assert argument == set(ARGUMENT_STRUCTURE) and not morphology & argument
     by_term = {term: {row["UID"] for row in RELEASE if row["linguistics_term"] == term}
-               for term in ("s-selection", "quantifiers", "npi_licensing", "ellipsis", "filler_gap_dependency")}
+               for term in ("s-selection", "quantifiers", "npi_licensing", "ellipsis", "filler_gap_dependency",
+                            "control_raising")}
     assert by_term == {"s-selection": set(S_SELECTION), "quantifiers": set(QUANTIFIERS), "npi_licensing": set(NPI),
-                       "ellipsis": set(ELLIPSIS), "filler_gap_dependency": set(FILLER_GAP)}
-    assert set(GENERATED) == morphology | argument | set(S_SELECTION + QUANTIFIERS + NPI + ELLIPSIS + FILLER_GAP)
-    assert len(GENERATED) == 18 + 7 + 2 + 4 + 5 + 2 + 7 and set(GENERATED) == {row["UID"] for row in RELEASE}
+                       "ellipsis": set(ELLIPSIS), "filler_gap_dependency": set(FILLER_GAP),
+                       "control_raising": set(CONTROL_RAISING)}
+    assert set(GENERATED) == morphology | argument | set(S_SELECTION + QUANTIFIERS + NPI + ELLIPSIS + FILLER_GAP
+                                                         + CONTROL_RAISING)
+    assert len(GENERATED) == 18 + 7 + 2 + 4 + 7 + 2 + 7 + 3 and set(GENERATED) == {row["UID"] for row in RELEASE}
+    # the NPI-scope and control/raising paradigms carry the release's field, "syntax_semantics"
+    assert {row["field"] for row in RELEASE if row["UID"] in CONTROL_RAISING + NPI[5:]} == {"syntax_semantics"}
     assert set(GENERATED) <= set(PARADIGM_CATEGORY)
 
 
@@ -790,6 +817,70 @@ def test_matrix_questions_license_ever_and_the_statement_with_the_same_words_doe
         assert not any(w.endswith("n't") for w in good_words), row
 
 
+def test_only_and_negation_scope_over_ever_in_good_sentences_only(generated):
+    """only_npi_scope: "only" starts the good sentence (its subject, the matrix clause with "ever", in its scope)
+    and is inside the subject's relative clause in the bad one, which ends before "ever"; sentential_negation_
+    npi_scope: "not ever" after the matrix auxiliary in the good sentence, "not" after the relative clause's
+    auxiliary in the bad one (the relative clause, between the head's pronoun and the matrix auxiliary before
+    "ever", holds it). Both lexically identical, no other licensor."""
+    for row in generated["only_npi_scope"]:
+        good, bad = words(row["sentence_good"]), words(row["sentence_bad"])
+        assert sorted(w.lower() for w in good) == sorted(w.lower() for w in bad), row
+        assert good[0] == "Only" and "only" not in good[1:] and [w.lower() for w in good[1:]] == [
+            w.lower() for w in bad if w != "only"], row
+        ever = good.index("ever")
+        assert bad.index("ever") == ever and good.count("ever") == 1 and good[ever:] == bad[ever:], row
+        pronoun = next(i for i, w in enumerate(bad) if i and w in ("that", "who"))
+        assert bad[pronoun + 1] == "only" and pronoun + 2 < ever, row  # "only" on the relative's subject
+        assert not {w.lower() for w in good[1:]} & LICENSORS and not any(w.endswith("n't") for w in good), row
+        assert not {"every", "all", "each"} & {w.lower() for w in good[:ever]}, row
+    for row in generated["sentential_negation_npi_scope"]:
+        good, bad = words(row["sentence_good"]), words(row["sentence_bad"])
+        assert sorted(good) == sorted(bad) and good.count("not") == bad.count("not") == 1, row
+        ever = good.index("ever")
+        assert good[ever - 1] == "not" and good[ever - 2] in AUXILIARY_WORDS | {"do", "does", "did"}, row
+        assert bad.index("ever") == ever and bad[ever - 1] == good[ever - 2] and good[ever:] == bad[ever:], row
+        pronoun = next(i for i, w in enumerate(good) if i and w in ("that", "who"))
+        aux = good[pronoun + 1]  # the relative clause's auxiliary, then "not" in the bad sentence only
+        assert aux in AUXILIARY_WORDS | {"do", "does", "did", "is", "are", "was", "were"}, row
+        assert bad[pronoun + 1] == aux and bad[pronoun + 2] == "not" and good[pronoun + 2] != "not", row
+        assert good[:pronoun + 2] == bad[:pronoun + 2] and pronoun + 2 < ever - 2, row
+        assert not {w.lower() for w in good} & (LICENSORS - {"not"}) and not any(w.endswith("n't") for w in good), row
+        assert not {"every", "all", "each"} & {w.lower() for w in good[:ever]}, row
+
+
+def test_raising_and_control_predicates_are_where_the_templates_put_them(generated, lexicon):
+    """tough_vs_raising_1: a tough adjective whose subject is the object of an infinitive that requires one
+    (good) / a raising adjective, the object then missing (bad); _2: a raising adjective before an infinitive
+    with its object (good) / a tough one, with no gap (bad); existential_there_subject_raising: "there" the
+    subject of a raising adjective (good) / of a control one (bad)."""
+    assert not set(TOUGH_ADJECTIVES) & set(RAISING_ADJECTIVES) and not set(RAISING_ADJECTIVES) & set(
+        CONTROL_ADJECTIVES) and not set(TOUGH_ADJECTIVES) & set(CONTROL_ADJECTIVES)
+    verbs = {}
+    for v in lexicon.verbs:
+        verbs.setdefault(v.base, []).append(v)
+    for uid in ("tough_vs_raising_1", "tough_vs_raising_2"):
+        for row in generated[uid]:
+            good, bad = words(row["sentence_good"]), words(row["sentence_bad"])
+            diffs = [i for i, (g, b) in enumerate(zip(good, bad, strict=True)) if g != b]
+            assert len(diffs) == 1 and good[diffs[0] + 1] == "to", row
+            at = diffs[0]
+            assert good[at - 1] in {"is", "was", "isn't", "wasn't", "are", "were", "aren't", "weren't"}, row
+            after = good[at + 2:]  # the infinitive's verb, its particle, its object
+            candidates = verbs[after[0]]
+            if uid == "tough_vs_raising_1":
+                assert good[at] in TOUGH_ADJECTIVES and bad[at] in RAISING_ADJECTIVES, row
+                assert any(v.valency == "required" and "person" in v.subject
+                           and after[1:] == ([v.particle] if v.particle else []) for v in candidates), row
+            else:
+                assert good[at] in RAISING_ADJECTIVES and bad[at] in TOUGH_ADJECTIVES, row
+                assert any(v.object - {"self"} and len(after) > 1 + bool(v.particle) for v in candidates), row
+    for row in generated["existential_there_subject_raising"]:
+        good, bad = words(row["sentence_good"]), words(row["sentence_bad"])
+        assert good[0] == bad[0] == "There" and good[1] == bad[1] and good[3:5] == bad[3:5] == ["to", "be"], row
+        assert good[2] in RAISING_ADJECTIVES and bad[2] in CONTROL_ADJECTIVES and good[3:] == bad[3:], row
+
+
 def test_the_ellipsis_site_follows_a_quantifier_in_good_sentences_and_an_adjective_in_bad_ones(generated, lexicon):
     adjectives = {a.word for a in lexicon.adjectives}
     second = {q for q in ELLIPSIS_SECOND}
@@ -971,6 +1062,16 @@ def two_words(row):
     ("ellipsis_n_bar_2", lambda r: r.update(sentence_bad=r["sentence_good"].rsplit(" ", 1)[0] + " ones."), "tokens"),
     ("wh_vs_that_with_gap", two_words, "tokens"),
     ("wh_questions_subject_gap_long_distance", lambda r: r.update(UID="wh_questions_subject_gap"), "release"),
+    # NPI scope: "only" / "not" moved as the release's; the release's field "syntax_semantics"
+    ("only_npi_scope", lambda r: r.update(sentence_bad=r["sentence_good"][5].upper() + r["sentence_good"][6:]
+                                          .replace(" ever ", " only ever ")), "tokens"),
+    ("sentential_negation_npi_scope", lambda r: r.update(sentence_bad=r["sentence_good"].replace(" not ", " ")
+                                                         .replace(" ever ", " ever not ")), "tokens"),
+    ("sentential_negation_npi_scope", lambda r: r.update(field="semantics"), "constants"),
+    ("only_npi_scope", lambda r: r.update(lexically_identical=False), "constants"),
+    ("tough_vs_raising_1", two_words, "tokens"),
+    ("tough_vs_raising_2", lambda r: r.update(field="syntax"), "constants"),
+    ("existential_there_subject_raising", lambda r: r.update(sentence_bad=r["sentence_bad"][:-1] + "?"), "form"),
 ])
 def test_the_structural_check_fails_what_breaks_the_structure(generated, uid, change, check):
     rows = generated[uid][:20]
@@ -1004,7 +1105,8 @@ def test_moved_words_are_checked_by_how_they_move_and_the_other_paradigms_by_the
     """Where every release pair's differing words are moved ones (the filler-gap questions, ellipsis, matrix
     questions), the check compares how they move, not how many they are; for every other paradigm the
     number of differing words must still be the release's."""
-    moving = {"matrix_question_npi_licensor_present", "ellipsis_n_bar_1", "ellipsis_n_bar_2",
+    moving = {"matrix_question_npi_licensor_present", "only_npi_scope", "sentential_negation_npi_scope",
+              "ellipsis_n_bar_1", "ellipsis_n_bar_2",
               "wh_questions_object_gap", "wh_questions_subject_gap", "wh_questions_subject_gap_long_distance"}
     for uid in GENERATED:
         moves = Profile.learn(release_of(uid)).moves
@@ -1103,7 +1205,7 @@ def test_the_rule_end_to_end_on_the_demo_release_with_and_without_it(tmp_path):
 
 @pytest.mark.workflow
 def test_the_generated_pairs_are_scored_and_set_beside_the_release(tmp_path):
-    """``snakemake blimp_generated`` on the demo: the 44 paradigms of 12 pairs, a dataset, each BLiMP
+    """``snakemake blimp_generated`` on the demo: the 50 paradigms of 12 pairs, a dataset, each BLiMP
     model's scores, and the table of accuracies beside the release's same paradigms."""
     from test_workflow import DEMO, copy_workflow, snakemake, write_config
 

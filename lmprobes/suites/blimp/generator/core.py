@@ -1,5 +1,5 @@
 """``generate(uid, n, seed)``: fresh minimal pairs of a BLiMP morphology, argument-structure, s-selection,
-quantifier, NPI-licensing, ellipsis or filler-gap paradigm, as release records.
+quantifier, NPI-licensing, ellipsis, filler-gap, NPI-scope or control/raising paradigm, as release records.
 
 Deterministic: the pairs depend on the paradigm, ``n``, ``seed`` and the lexicon only (one
 ``random.Random`` per call, seeded from a hash of the paradigm and the seed, so that paradigms draw
@@ -50,7 +50,7 @@ def _spec(uid: str, term: str, method: str, identical: bool, build, **kw) -> tup
 
 DNA, SVA, IRR, ANA = "determiner_noun_agreement", "subject_verb_agreement", "irregular_forms", "anaphor_agreement"
 ARG, SSEL, QUANT, NPI = "argument_structure", "s-selection", "quantifiers", "npi_licensing"
-ELL, GAP = "ellipsis", "filler_gap_dependency"
+ELL, GAP, CR = "ellipsis", "filler_gap_dependency", "control_raising"
 det_noun, subj_verb = templates.determiner_noun, templates.subject_verb
 # The release's 18 morphology paradigms (field "morphology"), in the release's UID order, then its 7
 # argument-structure paradigms (field "syntax").
@@ -128,6 +128,17 @@ SPECS: dict[str, ParadigmSpec] = dict([
     _spec("wh_vs_that_with_gap", GAP, "", False, templates.wh_vs_that(gap=True, long_distance=False), field="syntax"),
     _spec("wh_vs_that_with_gap_long_distance", GAP, "", False, templates.wh_vs_that(gap=True, long_distance=True),
           field="syntax"),
+    # The release's 2 NPI-scope paradigms (field "syntax_semantics"): lexically identical, "only" / "not" moved
+    # between the matrix clause and a relative clause (two-prefix, the word "ever").
+    _spec("only_npi_scope", NPI, "two_prefix", True, templates.only_npi_scope, field="syntax_semantics"),
+    _spec("sentential_negation_npi_scope", NPI, "two_prefix", True, templates.negation_npi_scope,
+          field="syntax_semantics"),
+    # 3 of the release's control/raising paradigms (field "syntax_semantics"): one adjective differs, no prefix
+    # method.
+    _spec("existential_there_subject_raising", CR, "", False, templates.existential_there_raising,
+          field="syntax_semantics"),
+    _spec("tough_vs_raising_1", CR, "", False, templates.tough_vs_raising(tough_good=True), field="syntax_semantics"),
+    _spec("tough_vs_raising_2", CR, "", False, templates.tough_vs_raising(tough_good=False), field="syntax_semantics"),
 ])
 GENERATED = tuple(SPECS)
 

@@ -67,6 +67,19 @@ method; the noun phrases where the sentences differ are short, ``_short_np``, as
   wh_vs_that_with_gap: "<matrix> who|what <subject> <verb group>." (a verb whose object is ``required``) /
   "that" instead; the _long_distance ones: the same with a subject relative clause on <subject>.
   <matrix> is a person and a verb of ``QUESTION_VERBS`` / ``CLAUSE_VERBS``; the wh-word is "who" for a person.
+
+NPI scope and control/raising (field "syntax_semantics"; no determiner that licenses "ever", no negation after
+every / all):
+
+- only_npi_scope: "Only <head> that|who <subject> <verb group> [<auxiliary>] ever ..." / "<Head> that|who only
+  <subject> ..." (an object relative on the matrix subject; two-prefix, the word "ever"; "only" moved);
+  sentential_negation_npi_scope: "<head> that|who <auxiliary> <verb> <object> <auxiliary> not ever ..." /
+  "... <auxiliary> not <verb> <object> <auxiliary> ever ..." (a subject relative; "not" moved);
+- tough_vs_raising_1: "<subject> <be> <tough adjective> to <verb> [<particle>]." (a verb whose object is
+  ``required``, the subject its object) / a raising adjective; tough_vs_raising_2: "<subject> <be> <raising
+  adjective> to <verb> <object>." / a tough adjective; existential_there_subject_raising: "There <be> <raising
+  adjective> to be <weak quantifier> <noun> <gerund> ..." / a control adjective (``TOUGH_ADJECTIVES``,
+  ``RAISING_ADJECTIVES``, ``CONTROL_ADJECTIVES``; no prefix method, one word differs).
 """
 
 from __future__ import annotations
@@ -270,6 +283,15 @@ class Pools:
     def relative_heads(self) -> tuple[Noun, ...]:
         return tuple(n for n in self.lexicon.count_nouns if n.cls in RELATIVE_HEADS
                      and self.subjects_of(n.cls) and self.transitive_for(n.cls))
+
+    @cached_property
+    def scope_heads(self) -> tuple[Noun, ...]:
+        """Count nouns that are the object of some verb and the subject of some verb (the heads of
+        only_npi_scope's object relatives) and the subject of some verb with an object (sentential_negation_npi_scope's
+        subject relatives)."""
+        return tuple(n for n in self.lexicon.count_nouns
+                     if self.objects_of(n.cls) and self.subjects_of(n.cls) and self.transitive_for(n.cls))
+
 
 
 def _animate_only(verb: Verb) -> bool:
@@ -722,6 +744,163 @@ def matrix_question(draw: Draw, pools: Pools) -> Pair:
     words, as 97% of the release's."""
     subject, aux, rest = _npi_clause(draw, pools, auxiliary=True, do_support=True, short=True)
     return Pair((*aux, *subject.tokens), (*subject.tokens, *aux), ("ever",), ("ever",), rest, end_good="?")
+
+
+# --- NPI scope ---
+
+# Determiners of the heads and subjects of the NPI-scope paradigms: none that licenses "ever" or makes a negation
+# read as a scope puzzle (every, all, no, few).
+SCOPE_DETERMINERS = {"sg": ("the", "the", "a", "this", "that"),
+                     "pl": ("the", "the", "these", "those", "some", "many", "")}
+# The auxiliary-group kinds of ``_auxiliary_group``.
+AUXILIARY_KINDS = ("simple", "perfect", "modal", "do", "progressive")
+
+
+def _scope_np(draw: Draw, nouns: Sequence[Noun], *, name: Sequence[Name] = ()) -> NP:
+    """A name (from ``name``, sometimes) or a determiner of ``SCOPE_DETERMINERS`` and one of ``nouns``."""
+    if name and draw.chance(0.35):
+        return name_phrase(draw.pick(name))
+    number = draw.pick(NUMBERS)
+    return noun_phrase(draw, draw.pick(nouns), number, SCOPE_DETERMINERS[number])
+
+
+def _auxiliary_group(draw: Draw, verb: Verb, number: str, kinds: Sequence[str]) -> tuple[tuple[str, ...],
+                                                                                       tuple[str, ...]]:
+    """``verb`` for a subject of ``number`` split where "not" or "ever" goes: the auxiliary (none for a
+    ``simple`` present or past; has / have / had, a modal, does / do / did, or is / are / was / were before a
+    gerund) and the main verb with its particle. The kind is drawn from ``kinds`` (no progressive of a stative
+    verb)."""
+    kind = draw.pick([k for k in kinds if not (k == "progressive" and verb.stative)])
+    particle = (verb.particle,) if verb.particle else ()
+    if kind == "simple":
+        main = verb.present(number) if draw.chance(0.5) else verb.past
+        if main == verb.past == verb.base:
+            main = verb.present(number)  # "ever hurt" would read as a present after a plural
+        return (), (main, *particle)
+    if kind == "perfect":
+        return (draw.pick((PERFECT[number], "had")),), (verb.participle, *particle)
+    if kind == "modal":
+        return (draw.pick(MODALS),), (verb.base, *particle)
+    if kind == "do":
+        return (draw.pick(DO_SUPPORT[number]),), (verb.base, *particle)
+    return (draw.pick(COPULAS[number][:2]),), (verb.gerund, *particle)
+
+
+def _relative_pronoun(draw: Draw, head: NP) -> str:
+    return "who" if head.cls == "person" and draw.chance(0.5) else "that"
+
+
+def _scope_predicate(draw: Draw, pools: Pools, subject: NP, kinds: Sequence[str]) -> tuple[tuple[str, ...],
+                                                                                          tuple[str, ...]]:
+    """The matrix predicate of ``subject``: its auxiliary (maybe none) and the rest (the verb, its particle
+    and its object when it is used transitively)."""
+    verb = draw.pick(pools.subjects_of(subject.cls))
+    transitive = bool(verb.object - {"self"}) and subject.cls in verb.subject
+    if transitive and subject.cls in verb.intransitive:
+        transitive = draw.chance(0.7)
+    aux, main = _auxiliary_group(draw, verb, subject.number, kinds)
+    obj = object_phrase(draw, pools.lexicon, verb.object).tokens if transitive else ()
+    if obj == subject.tokens:
+        raise DeadEnd("the object repeats the subject")
+    return aux, (*main, *obj)
+
+
+def only_npi_scope(draw: Draw, pools: Pools) -> Pair:
+    """"Only the doctors who Karla respects ever conceal snakes." / "The doctors who only Karla respects ever
+    conceal snakes.": "only" on the subject licenses "ever" in the matrix predicate; on the subject of an object
+    relative clause inside it, "ever" is outside its scope (two-prefix: the prefixes end before "ever";
+    lexically identical, "only" moved)."""
+    head = _scope_np(draw, pools.scope_heads)
+    verb = draw.pick(pools.objects_of(head.cls))
+    subject = _scope_np(draw, pools.short_nouns(verb.subject), name=pools.lexicon.names if "person" in verb.subject
+                        else ())
+    if set(subject.tokens) & set(head.tokens) - {"the", "a", "an", "this", "that", "these", "those", "some", "many"}:
+        raise DeadEnd("the relative's subject repeats the head noun")
+    rel_aux, rel_main = _auxiliary_group(draw, verb, subject.number, ("simple", "perfect", "modal"))
+    relative = (*subject.tokens, *rel_aux, *rel_main)
+    aux, rest = _scope_predicate(draw, pools, head, ("simple", "perfect", "modal"))
+    pronoun = _relative_pronoun(draw, head)
+    good = ("only", *head.tokens, pronoun, *relative, *aux)
+    bad = (*head.tokens, pronoun, "only", *relative, *aux)
+    _one_run((*good, "ever", *rest), (*bad, "ever", *rest))
+    return Pair(good, bad, ("ever",), ("ever",), rest)
+
+
+def negation_npi_scope(draw: Draw, pools: Pools) -> Pair:
+    """"The turtles that are boring April could not ever break couches." / "The turtles that are not boring
+    April could ever break couches.": the matrix negation licenses "ever", a negation in a subject relative
+    clause does not reach it (two-prefix: the prefixes end before "ever"; lexically identical, "not" moved)."""
+    head = _scope_np(draw, pools.scope_heads)
+    verb = draw.pick(pools.transitive_for(head.cls))
+    obj = object_phrase(draw, pools.lexicon, verb.object, determiners=SCOPE_DETERMINERS).tokens
+    if obj == head.tokens:
+        raise DeadEnd("the object repeats the subject")
+    rel_aux, rel_main = _auxiliary_group(draw, verb, head.number, ("perfect", "modal", "do", "progressive"))
+    aux, rest = _scope_predicate(draw, pools, head, ("perfect", "modal", "do"))
+    relative = (*head.tokens, _relative_pronoun(draw, head), *rel_aux)
+    good = (*relative, *rel_main, *obj, *aux, "not")
+    bad = (*relative, "not", *rel_main, *obj, *aux)
+    _one_run((*good, "ever", *rest), (*bad, "ever", *rest))
+    return Pair(good, bad, ("ever",), ("ever",), rest)
+
+
+# --- control and raising ---
+
+# Adjectives before "to <verb>": tough adjectives (their subject is the infinitive's object: "Mary is easy to
+# please"), raising ones (their subject is the infinitive's subject, and "there" can be: "Mary is likely to
+# leave", "There is likely to be a cat sleeping"), control ones (their subject is a being who wants, can or
+# feels: no "there").
+TOUGH_ADJECTIVES = ("easy", "hard", "difficult", "tough", "fun", "pleasant", "unpleasant", "boring", "annoying",
+                    "impossible")
+RAISING_ADJECTIVES = ("likely", "unlikely", "certain", "sure", "bound", "about", "apt")
+CONTROL_ADJECTIVES = ("willing", "unwilling", "eager", "reluctant", "able", "unable", "ready", "anxious", "happy",
+                      "unhappy")
+
+
+def _copula(draw: Draw, subject: NP) -> str:
+    """is / was / isn't / wasn't (are / were ... for a plural); no negation after every / all."""
+    return draw.pick([c for c in COPULAS[subject.number] if not (subject.universal and c.endswith("n't"))])
+
+
+def tough_vs_raising(*, tough_good: bool) -> Callable[[Draw, Pools], Pair]:
+    """tough_vs_raising_1 (``tough_good``): "Laura is easy to talk to." / "Laura is likely to talk to.": the
+    subject is the object of the infinitive after a tough adjective, not after a raising one (whose infinitive
+    then lacks the object it requires: valency ``required``, a person its subject); tough_vs_raising_2: "Laura
+    is likely to hire Tom." / "Laura is easy to hire Tom.": the subject is the subject of the infinitive after a
+    raising adjective; after a tough one, the infinitive's object is there and no gap is left for it (the
+    adjective is the one word that differs)."""
+
+    def build(draw: Draw, pools: Pools) -> Pair:
+        if tough_good:
+            verb = draw.pick([v for v in pools.of_valency("required") if "person" in v.subject])
+            subject = _subject_of(draw, pools, verb.object - {"self"})
+            rest = ("to", verb.base, *((verb.particle,) if verb.particle else ()))
+            good, bad = draw.pick(TOUGH_ADJECTIVES), draw.pick(RAISING_ADJECTIVES)
+        else:
+            verb = draw.pick(pools.with_object)
+            subject = _subject_of(draw, pools, verb.subject)
+            obj = object_phrase(draw, pools.lexicon, verb.object).tokens
+            if obj == subject.tokens:
+                raise DeadEnd("the object repeats the subject")
+            rest = ("to", verb.base, *((verb.particle,) if verb.particle else ()), *obj)
+            good, bad = draw.pick(RAISING_ADJECTIVES), draw.pick(TOUGH_ADJECTIVES)
+        prefix = (*subject.tokens, _copula(draw, subject))
+        return Pair(prefix, prefix, (good,), (bad,), rest)
+
+    return build
+
+
+def existential_there_raising(draw: Draw, pools: Pools) -> Pair:
+    """existential_there_subject_raising: "There was likely to be a cat sleeping." / "There was eager to be a
+    cat sleeping.": expletive "there" is the subject of a raising adjective, never of a control one (the
+    copula agrees with the noun after "to be", a weak quantifier's)."""
+    noun = draw.pick(pools.active_nouns)
+    number = draw.pick(NUMBERS)
+    quantifier = draw.pick(WEAK_QUANTIFIERS[number])
+    copulas = [c for c in COPULAS[number] if quantifier in ("a", "many") or not c.endswith("n't")]
+    prefix = ("there", draw.pick(copulas))
+    rest = ("to", "be", *_quantified(quantifier, noun, number), *_gerund_phrase(draw, pools, noun.cls))
+    return Pair(prefix, prefix, (draw.pick(RAISING_ADJECTIVES),), (draw.pick(CONTROL_ADJECTIVES),), rest)
 
 
 # --- ellipsis ---
