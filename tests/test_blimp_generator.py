@@ -2,9 +2,11 @@
 grammar of what it writes, the structural check against release pairs, and the ``blimp_generate`` rule.
 
 ``RELEASE`` holds real release lines (Warstadt et al. 2020, CC-BY 4.0), 2 or 3 per generated paradigm (the 18
-morphology, 7 argument-structure, 2 s-selection, 4 quantifier, 7 NPI-licensing, 2 ellipsis, 7 filler-gap and 3
-control/raising paradigms; 5 of only_npi_scope, one for each distance of its moved "only" from "ever" the
-generated pairs have), copied here so that no test reads the release itself.
+morphology, 7 argument-structure, 2 s-selection, 4 quantifier, 7 NPI-licensing, 2 ellipsis, 7 filler-gap, 5
+control/raising and 7 binding paradigms; 5 of only_npi_scope, one for each distance of its moved "only" from "ever"
+the generated pairs have; principle_A_domain_3's 3 with the names swapped around verb groups of 1, 2 and 3 words,
+principle_A_reconstruction's 3 with the subject moved in each of the ways the generated pairs move it), copied here
+so that no test reads the release itself.
 """
 
 from __future__ import annotations
@@ -36,10 +38,11 @@ from lmprobes.suites.blimp.generator import (
     release_sentences,
     to_jsonl,
 )
-from lmprobes.suites.blimp.generator.check import MOVES, Profile, shape
+from lmprobes.suites.blimp.generator.check import MOVES, SWAPPED, Profile, shape, swapped
 from lmprobes.suites.blimp.generator.grammar import article
 from lmprobes.suites.blimp.generator.lexicon import ANIMATE, CLASSES, COLUMNS, PARTICLES
 from lmprobes.suites.blimp.generator.templates import (
+    CLAUSE_ADJECTIVES,
     CLAUSE_VERBS,
     CONTROL_ADJECTIVES,
     ELLIPSIS_FIRST,
@@ -47,10 +50,17 @@ from lmprobes.suites.blimp.generator.templates import (
     INANIMATE,
     INANIMATE_CAUSES,
     NPI_ADVERBS,
+    OBJECT_CONTROL_VERBS,
+    OBJECT_PRONOUNS,
+    OBJECT_RAISING_VERBS,
+    PICTURE_VERBS,
     QUESTION_VERBS,
     RAISING_ADJECTIVES,
+    SAY_VERBS,
     SENTENCE_ADVERBS,
     SHORT_DETERMINERS,
+    SUBJECT_PRONOUNS,
+    THAT_DROP_VERBS,
     TOUGH_ADJECTIVES,
     Pools,
 )
@@ -211,6 +221,33 @@ RELEASE_JSONL = """\
 {"sentence_good": "Rachel was apt to talk to Alicia.", "sentence_bad": "Rachel was exciting to talk to Alicia.", "field": "syntax_semantics", "linguistics_term": "control_raising", "UID": "tough_vs_raising_2", "simple_LM_method": true, "one_prefix_method": false, "two_prefix_method": false, "lexically_identical": false, "pairID": "1"}
 {"sentence_good": "This doctor's cousins aren't soon to question Kirsten.", "sentence_bad": "This doctor's cousins aren't interesting to question Kirsten.", "field": "syntax_semantics", "linguistics_term": "control_raising", "UID": "tough_vs_raising_2", "simple_LM_method": true, "one_prefix_method": false, "two_prefix_method": false, "lexically_identical": false, "pairID": "2"}
 {"sentence_good": "Sheila is certain to find Stephen to describe this customer.", "sentence_bad": "Sheila is difficult to find Stephen to describe this customer.", "field": "syntax_semantics", "linguistics_term": "control_raising", "UID": "tough_vs_raising_2", "simple_LM_method": true, "one_prefix_method": false, "two_prefix_method": false, "lexically_identical": false, "pairID": "3"}
+{"sentence_good": "Vanessa thinks that she complained about Adam.", "sentence_bad": "Vanessa thinks that herself complained about Adam.", "one_prefix_prefix": "Vanessa thinks that", "one_prefix_word_good": "she", "one_prefix_word_bad": "herself", "field": "syntax_semantics", "linguistics_term": "binding", "UID": "principle_A_case_1", "simple_LM_method": true, "one_prefix_method": true, "two_prefix_method": false, "lexically_identical": false, "pairID": "782"}
+{"sentence_good": "Nicole imagines that she isn't investigating some guest.", "sentence_bad": "Nicole imagines that herself isn't investigating some guest.", "one_prefix_prefix": "Nicole imagines that", "one_prefix_word_good": "she", "one_prefix_word_bad": "herself", "field": "syntax_semantics", "linguistics_term": "binding", "UID": "principle_A_case_1", "simple_LM_method": true, "one_prefix_method": true, "two_prefix_method": false, "lexically_identical": false, "pairID": "64"}
+{"sentence_good": "Students explain that they alarm Katherine.", "sentence_bad": "Students explain that themselves alarm Katherine.", "one_prefix_prefix": "Students explain that", "one_prefix_word_good": "they", "one_prefix_word_bad": "themselves", "field": "syntax_semantics", "linguistics_term": "binding", "UID": "principle_A_case_1", "simple_LM_method": true, "one_prefix_method": true, "two_prefix_method": false, "lexically_identical": false, "pairID": "120"}
+{"sentence_good": "Bradley isn't imagining himself attacking Dawn.", "sentence_bad": "Bradley isn't imagining himself attacked Dawn.", "one_prefix_prefix": "Bradley isn't imagining himself", "one_prefix_word_good": "attacking", "one_prefix_word_bad": "attacked", "field": "syntax/semantics", "linguistics_term": "binding", "UID": "principle_A_case_2", "simple_LM_method": true, "one_prefix_method": true, "two_prefix_method": false, "lexically_identical": false, "pairID": "137"}
+{"sentence_good": "Keith imagines himself breaking all chairs.", "sentence_bad": "Keith imagines himself broke all chairs.", "one_prefix_prefix": "Keith imagines himself", "one_prefix_word_good": "breaking", "one_prefix_word_bad": "broke", "field": "syntax/semantics", "linguistics_term": "binding", "UID": "principle_A_case_2", "simple_LM_method": true, "one_prefix_method": true, "two_prefix_method": false, "lexically_identical": false, "pairID": "782"}
+{"sentence_good": "Brad can't think about himself firing Jane.", "sentence_bad": "Brad can't think about himself fires Jane.", "one_prefix_prefix": "Brad can't think about himself", "one_prefix_word_good": "firing", "one_prefix_word_bad": "fires", "field": "syntax/semantics", "linguistics_term": "binding", "UID": "principle_A_case_2", "simple_LM_method": true, "one_prefix_method": true, "two_prefix_method": false, "lexically_identical": false, "pairID": "261"}
+{"sentence_good": "A woman who has known those guys loves herself.", "sentence_bad": "A woman who has known those guys loves themselves.", "one_prefix_prefix": "A woman who has known those guys loves", "one_prefix_word_good": "herself", "one_prefix_word_bad": "themselves", "field": "syntax_semantics", "linguistics_term": "binding", "UID": "principle_A_c_command", "simple_LM_method": true, "one_prefix_method": true, "two_prefix_method": false, "lexically_identical": false, "pairID": "582"}
+{"sentence_good": "These doctors that didn't flee from Michael visited themselves.", "sentence_bad": "These doctors that didn't flee from Michael visited himself.", "one_prefix_prefix": "These doctors that didn't flee from Michael visited", "one_prefix_word_good": "themselves", "one_prefix_word_bad": "himself", "field": "syntax_semantics", "linguistics_term": "binding", "UID": "principle_A_c_command", "simple_LM_method": true, "one_prefix_method": true, "two_prefix_method": false, "lexically_identical": false, "pairID": "64"}
+{"sentence_good": "Most cashiers who conceal Bruce would reveal themselves.", "sentence_bad": "Most cashiers who conceal Bruce would reveal himself.", "one_prefix_prefix": "Most cashiers who conceal Bruce would reveal", "one_prefix_word_good": "themselves", "one_prefix_word_bad": "himself", "field": "syntax_semantics", "linguistics_term": "binding", "UID": "principle_A_c_command", "simple_LM_method": true, "one_prefix_method": true, "two_prefix_method": false, "lexically_identical": false, "pairID": "120"}
+{"sentence_good": "Keith explained that Diane wasn't attacking him.", "sentence_bad": "Keith explained that Diane wasn't attacking himself.", "one_prefix_prefix": "Keith explained that Diane wasn't attacking", "one_prefix_word_good": "him", "one_prefix_word_bad": "himself", "field": "syntax_semantics", "linguistics_term": "binding", "UID": "principle_A_domain_1", "simple_LM_method": true, "one_prefix_method": true, "two_prefix_method": false, "lexically_identical": false, "pairID": "582"}
+{"sentence_good": "Stacy imagined that Russell had escaped from her.", "sentence_bad": "Stacy imagined that Russell had escaped from herself.", "one_prefix_prefix": "Stacy imagined that Russell had escaped from", "one_prefix_word_good": "her", "one_prefix_word_bad": "herself", "field": "syntax_semantics", "linguistics_term": "binding", "UID": "principle_A_domain_1", "simple_LM_method": true, "one_prefix_method": true, "two_prefix_method": false, "lexically_identical": false, "pairID": "867"}
+{"sentence_good": "These men say that Gina wasn't concealing them.", "sentence_bad": "These men say that Gina wasn't concealing themselves.", "one_prefix_prefix": "These men say that Gina wasn't concealing", "one_prefix_word_good": "them", "one_prefix_word_bad": "themselves", "field": "syntax_semantics", "linguistics_term": "binding", "UID": "principle_A_domain_1", "simple_LM_method": true, "one_prefix_method": true, "two_prefix_method": false, "lexically_identical": false, "pairID": "261"}
+{"sentence_good": "Amy explains Douglas was firing himself.", "sentence_bad": "Amy explains Douglas was firing herself.", "one_prefix_prefix": "Amy explains Douglas was firing", "one_prefix_word_good": "himself", "one_prefix_word_bad": "herself", "field": "syntax_semantics", "linguistics_term": "binding", "UID": "principle_A_domain_2", "simple_LM_method": true, "one_prefix_method": true, "two_prefix_method": false, "lexically_identical": false, "pairID": "821"}
+{"sentence_good": "Omar says Marla kissed herself.", "sentence_bad": "Omar says Marla kissed himself.", "one_prefix_prefix": "Omar says Marla kissed", "one_prefix_word_good": "herself", "one_prefix_word_bad": "himself", "field": "syntax_semantics", "linguistics_term": "binding", "UID": "principle_A_domain_2", "simple_LM_method": true, "one_prefix_method": true, "two_prefix_method": false, "lexically_identical": false, "pairID": "261"}
+{"sentence_good": "Marie says the Impressionists had healed themselves.", "sentence_bad": "Marie says the Impressionists had healed herself.", "one_prefix_prefix": "Marie says the Impressionists had healed", "one_prefix_word_good": "themselves", "one_prefix_word_bad": "herself", "field": "syntax_semantics", "linguistics_term": "binding", "UID": "principle_A_domain_2", "simple_LM_method": true, "one_prefix_method": true, "two_prefix_method": false, "lexically_identical": false, "pairID": "582"}
+{"sentence_good": "Eva says Dennis investigates himself.", "sentence_bad": "Dennis says Eva investigates himself.", "two_prefix_prefix_good": "Eva says Dennis investigates", "two_prefix_prefix_bad": "Dennis says Eva investigates", "two_prefix_word": "himself", "field": "syntax_semantics", "linguistics_term": "binding", "UID": "principle_A_domain_3", "simple_LM_method": true, "one_prefix_method": false, "two_prefix_method": true, "lexically_identical": true, "pairID": "782"}
+{"sentence_good": "Liam thinks Catherine does observe herself.", "sentence_bad": "Catherine thinks Liam does observe herself.", "two_prefix_prefix_good": "Liam thinks Catherine does observe", "two_prefix_prefix_bad": "Catherine thinks Liam does observe", "two_prefix_word": "herself", "field": "syntax_semantics", "linguistics_term": "binding", "UID": "principle_A_domain_3", "simple_LM_method": true, "one_prefix_method": false, "two_prefix_method": true, "lexically_identical": true, "pairID": "867"}
+{"sentence_good": "Samuel should explain Melanie would return to herself.", "sentence_bad": "Melanie should explain Samuel would return to herself.", "two_prefix_prefix_good": "Samuel should explain Melanie would return to", "two_prefix_prefix_bad": "Melanie should explain Samuel would return to", "two_prefix_word": "herself", "field": "syntax_semantics", "linguistics_term": "binding", "UID": "principle_A_domain_3", "simple_LM_method": true, "one_prefix_method": false, "two_prefix_method": true, "lexically_identical": true, "pairID": "137"}
+{"sentence_good": "It's herself that Maria kisses.", "sentence_bad": "It's herself that kisses Maria.", "field": "syntax_semantics", "linguistics_term": "binding", "UID": "principle_A_reconstruction", "simple_LM_method": true, "one_prefix_method": false, "two_prefix_method": false, "lexically_identical": true, "pairID": "782"}
+{"sentence_good": "It's himself that this cashier attacked.", "sentence_bad": "It's himself that attacked this cashier.", "field": "syntax_semantics", "linguistics_term": "binding", "UID": "principle_A_reconstruction", "simple_LM_method": true, "one_prefix_method": false, "two_prefix_method": false, "lexically_identical": true, "pairID": "0"}
+{"sentence_good": "It's themselves who most senators had fired.", "sentence_bad": "It's themselves who had fired most senators.", "field": "syntax_semantics", "linguistics_term": "binding", "UID": "principle_A_reconstruction", "simple_LM_method": true, "one_prefix_method": false, "two_prefix_method": false, "lexically_identical": true, "pairID": "867"}
+{"sentence_good": "Diana declares there to be a print worrying Bruce.", "sentence_bad": "Diana compelled there to be a print worrying Bruce.", "two_prefix_prefix_good": "Diana declares", "two_prefix_prefix_bad": "Diana compelled", "two_prefix_word": "there", "field": "syntax_semantics", "linguistics_term": "control_raising", "UID": "existential_there_object_raising", "simple_LM_method": true, "one_prefix_method": false, "two_prefix_method": true, "lexically_identical": false, "pairID": "821"}
+{"sentence_good": "Many children haven't predicted there to be many mirrors bothering Heidi.", "sentence_bad": "Many children haven't advised there to be many mirrors bothering Heidi.", "two_prefix_prefix_good": "Many children haven't predicted", "two_prefix_prefix_bad": "Many children haven't advised", "two_prefix_word": "there", "field": "syntax_semantics", "linguistics_term": "control_raising", "UID": "existential_there_object_raising", "simple_LM_method": true, "one_prefix_method": false, "two_prefix_method": true, "lexically_identical": false, "pairID": "782"}
+{"sentence_good": "These men expect there to be some glasses falling.", "sentence_bad": "These men spurred there to be some glasses falling.", "two_prefix_prefix_good": "These men expect", "two_prefix_prefix_bad": "These men spurred", "two_prefix_word": "there", "field": "syntax_semantics", "linguistics_term": "control_raising", "UID": "existential_there_object_raising", "simple_LM_method": true, "one_prefix_method": false, "two_prefix_method": true, "lexically_identical": false, "pairID": "261"}
+{"sentence_good": "Sherry judges it to be expected that Eric has loved every man.", "sentence_bad": "Sherry was requiring it to be expected that Eric has loved every man.", "two_prefix_prefix_good": "Sherry judges it to be", "two_prefix_prefix_bad": "Sherry was requiring it to be", "two_prefix_word": "expected", "field": "syntax_semantics", "linguistics_term": "control_raising", "UID": "expletive_it_object_raising", "simple_LM_method": true, "one_prefix_method": false, "two_prefix_method": true, "lexically_identical": false, "pairID": "582"}
+{"sentence_good": "Keith believes it to be lucky that these guests escape from David.", "sentence_bad": "Keith compelled it to be lucky that these guests escape from David.", "two_prefix_prefix_good": "Keith believes it to be", "two_prefix_prefix_bad": "Keith compelled it to be", "two_prefix_word": "lucky", "field": "syntax_semantics", "linguistics_term": "control_raising", "UID": "expletive_it_object_raising", "simple_LM_method": true, "one_prefix_method": false, "two_prefix_method": true, "lexically_identical": false, "pairID": "64"}
+{"sentence_good": "Tara would ascertain it to be noteworthy that Kenneth didn't wash.", "sentence_bad": "Tara wouldn't entice it to be noteworthy that Kenneth didn't wash.", "two_prefix_prefix_good": "Tara would ascertain it to be", "two_prefix_prefix_bad": "Tara wouldn't entice it to be", "two_prefix_word": "noteworthy", "field": "syntax_semantics", "linguistics_term": "control_raising", "UID": "expletive_it_object_raising", "simple_LM_method": true, "one_prefix_method": false, "two_prefix_method": true, "lexically_identical": false, "pairID": "0"}
 """
 RELEASE = [json.loads(line) for line in RELEASE_JSONL.splitlines()]
 
@@ -245,7 +282,10 @@ ELLIPSIS = ("ellipsis_n_bar_1", "ellipsis_n_bar_2")
 FILLER_GAP = ("wh_questions_object_gap", "wh_questions_subject_gap", "wh_questions_subject_gap_long_distance",
               "wh_vs_that_no_gap", "wh_vs_that_no_gap_long_distance", "wh_vs_that_with_gap",
               "wh_vs_that_with_gap_long_distance")
-CONTROL_RAISING = ("existential_there_subject_raising", "tough_vs_raising_1", "tough_vs_raising_2")
+CONTROL_RAISING = ("existential_there_subject_raising", "tough_vs_raising_1", "tough_vs_raising_2",
+                   "existential_there_object_raising", "expletive_it_object_raising")
+BINDING = ("principle_A_case_1", "principle_A_case_2", "principle_A_c_command", "principle_A_domain_1",
+           "principle_A_domain_2", "principle_A_domain_3", "principle_A_reconstruction")
 
 
 def test_every_morphology_and_argument_structure_paradigm_of_the_release_is_generated():
@@ -254,15 +294,19 @@ def test_every_morphology_and_argument_structure_paradigm_of_the_release_is_gene
     assert argument == set(ARGUMENT_STRUCTURE) and not morphology & argument
     by_term = {term: {row["UID"] for row in RELEASE if row["linguistics_term"] == term}
                for term in ("s-selection", "quantifiers", "npi_licensing", "ellipsis", "filler_gap_dependency",
-                            "control_raising")}
+                            "control_raising", "binding")}
     assert by_term == {"s-selection": set(S_SELECTION), "quantifiers": set(QUANTIFIERS), "npi_licensing": set(NPI),
                        "ellipsis": set(ELLIPSIS), "filler_gap_dependency": set(FILLER_GAP),
-                       "control_raising": set(CONTROL_RAISING)}
+                       "control_raising": set(CONTROL_RAISING), "binding": set(BINDING)}
     assert set(GENERATED) == morphology | argument | set(S_SELECTION + QUANTIFIERS + NPI + ELLIPSIS + FILLER_GAP
-                                                         + CONTROL_RAISING)
-    assert len(GENERATED) == 18 + 7 + 2 + 4 + 7 + 2 + 7 + 3 and set(GENERATED) == {row["UID"] for row in RELEASE}
+                                                         + CONTROL_RAISING + BINDING)
+    assert len(GENERATED) == 18 + 7 + 2 + 4 + 7 + 2 + 7 + 5 + 7 and set(GENERATED) == {row["UID"] for row in RELEASE}
     # the NPI-scope and control/raising paradigms carry the release's field, "syntax_semantics"
     assert {row["field"] for row in RELEASE if row["UID"] in CONTROL_RAISING + NPI[5:]} == {"syntax_semantics"}
+    # as do the binding paradigms, principle_A_case_2 its release file's typo "syntax/semantics"
+    assert {row["UID"]: row["field"] for row in RELEASE if row["UID"] in BINDING} == {
+        **dict.fromkeys(BINDING, "syntax_semantics"), "principle_A_case_2": "syntax/semantics"}
+    assert {r["field"] for uid in BINDING for r in generate(uid, 3, 0)} == {"syntax_semantics", "syntax/semantics"}
     assert set(GENERATED) <= set(PARADIGM_CATEGORY)
 
 
@@ -881,6 +925,123 @@ def test_raising_and_control_predicates_are_where_the_templates_put_them(generat
         assert good[2] in RAISING_ADJECTIVES and bad[2] in CONTROL_ADJECTIVES and good[3:] == bad[3:], row
 
 
+def test_object_raising_verbs_take_an_expletive_and_control_verbs_do_not(generated):
+    """existential_there_object_raising / expletive_it_object_raising: the same subject and frame, then a
+    raising-to-object verb (good) / an object-control verb (bad) before "there to be" / "it to be <adjective>
+    that"."""
+    raising = {f for v in OBJECT_RAISING_VERBS for f in (v.base, v.third, v.past, v.gerund)}
+    control = {f for v in OBJECT_CONTROL_VERBS for f in (v.base, v.third, v.past, v.gerund)}
+    assert not raising & control
+    for uid, tail in (("existential_there_object_raising", ["there", "to", "be"]),
+                      ("expletive_it_object_raising", ["it", "to", "be"])):
+        for row in generated[uid]:
+            good, bad = words(row["sentence_good"]), words(row["sentence_bad"])
+            at = good.index(tail[0])  # the expletive, right after the verb
+            assert good[at:at + 3] == bad[at:at + 3] == tail and good[:at - 1] == bad[:at - 1], row
+            assert good[at + 3:] == bad[at + 3:] and good[at - 1] in raising and bad[at - 1] in control, row
+            if uid == "expletive_it_object_raising":
+                assert good[at + 3] == row["two_prefix_word"] in CLAUSE_ADJECTIVES and good[at + 4] == "that", row
+
+
+def _person_agreement(g: Grammar, tokens: list[str]) -> str:
+    """f, m or pl: what a pronoun of the person ``tokens`` (a name or a determiner and a noun) agrees with."""
+    noun = next(g.noun(w) for w in reversed(tokens) if g.noun(w) and w != "lot")
+    return "pl" if g.number[noun] == "pl" else g.gender[noun]
+
+
+def _persons_in(g: Grammar, tokens: list[str], verbs: set[str]) -> list[str]:
+    """The nouns and names of ``tokens`` that are no verb form (the verb groups between them)."""
+    return [w for w in tokens if g.noun(w) and w != "lot" and w not in verbs]
+
+
+REFLEXIVE_OF = {"f": "herself", "m": "himself", "pl": "themselves"}
+
+
+def test_reflexives_are_bound_locally_by_a_c_commanding_antecedent_in_good_sentences_only(generated, lexicon):
+    """Principle A: the good sentence's reflexive agrees with its local, c-commanding antecedent; the bad
+    sentence's agrees only with a noun phrase that is not local (domain) or does not c-command it (c_command),
+    or is a subject a reflexive cannot be (case) or binds nothing (reconstruction)."""
+    g = Grammar(lexicon)
+    say = {f for v in SAY_VERBS for f in (v.base, v.third, v.past, v.gerund)}
+    verbs = {f for v in lexicon.verbs for f in (v.base, v.third, v.past, v.participle, v.gerund)}
+    for row in generated["principle_A_case_1"]:  # "<antecedent> <say> that he | himself <verb> ..."
+        prefix = row["one_prefix_prefix"].split(" ")
+        key = _person_agreement(g, _persons_in(g, prefix, say)[:1])  # the matrix subject's noun or name
+        assert prefix[-1] == "that" and prefix[-2] in say and "that" not in prefix[:-1], row
+        assert row["one_prefix_word_good"] == SUBJECT_PRONOUNS[key], row
+        assert row["one_prefix_word_bad"] == REFLEXIVE_OF[key], row
+    picture = {f for v in PICTURE_VERBS for f in (v.base, v.third, v.past, v.participle, v.gerund)} | {"about"}
+    for row in generated["principle_A_case_2"]:  # "<antecedent> <imagine> himself taking | took ..."
+        prefix = row["one_prefix_prefix"].split(" ")
+        assert prefix[-2] in picture and REFLEXIVE[prefix[-1]] == _person_agreement(g, prefix[:-2]), row
+        gerund, finite = row["one_prefix_word_good"], row["one_prefix_word_bad"]
+        assert gerund.endswith("ing") and not finite.endswith("ing"), row
+    checked = 0
+    for row in generated["principle_A_c_command"]:  # "<head> who|that <verb> <inner> <verb> <reflexive>"
+        prefix = row["one_prefix_prefix"].split(" ")
+        pronoun = next(i for i, w in enumerate(prefix) if i and w in ("who", "that"))
+        head = _person_agreement(g, prefix[:pronoun])
+        persons = _persons_in(g, prefix[pronoun + 1:], verbs)
+        if len(persons) != 1:  # a noun that is also a verb form ("guard"): judged in other rows
+            continue
+        checked += 1
+        inner = _person_agreement(g, persons)
+        assert head != inner and REFLEXIVE[row["one_prefix_word_good"]] == head, row
+        assert REFLEXIVE[row["one_prefix_word_bad"]] == inner, row
+    assert checked >= 250
+    for uid in ("principle_A_domain_1", "principle_A_domain_2"):
+        for row in generated[uid]:  # "<matrix subject> <say> [that] <subject> <verb group> <object>"
+            prefix = row["one_prefix_prefix"].split(" ")
+            at = next(i for i, w in enumerate(prefix) if w in say)
+            matrix = _person_agreement(g, prefix[:at])
+            rest = prefix[at + 1:]
+            assert (rest[0] == "that") == (uid == "principle_A_domain_1"), row
+            local = _person_agreement(g, _persons_in(g, rest, verbs)[:1])
+            assert matrix != local, row
+            if uid == "principle_A_domain_1":  # a pronoun for the matrix subject / a reflexive for it
+                assert row["one_prefix_word_good"] == OBJECT_PRONOUNS[matrix], row
+                assert row["one_prefix_word_bad"] == REFLEXIVE_OF[matrix], row
+            else:
+                assert REFLEXIVE[row["one_prefix_word_good"]] == local, row
+                assert REFLEXIVE[row["one_prefix_word_bad"]] == matrix, row
+    for row in generated["principle_A_domain_3"]:  # "<A> <say> <B> <verb group> <reflexive of B>" / B, A swapped
+        good, bad = row["two_prefix_prefix_good"].split(" "), row["two_prefix_prefix_bad"].split(" ")
+        assert sorted(good) == sorted(bad) and good[0] != bad[0] and good[0] in bad and bad[0] in good, row
+        local = bad[0]  # the good sentence's embedded subject is the bad sentence's matrix subject
+        assert good.index(local) > 1 and good[1] in say | {"will", "would", "can", "could", "might", "should",
+                                                           "does", "did", "doesn't", "didn't", "won't",
+                                                           "wouldn't", "can't", "couldn't", "shouldn't", "has",
+                                                           "had", "hasn't", "hadn't", "is", "was", "isn't",
+                                                           "wasn't"}, row
+        assert g.gender[local] != g.gender[good[0]] and REFLEXIVE[row["two_prefix_word"]] == g.gender[local], row
+    for row in generated["principle_A_reconstruction"]:  # "It's <reflexive> that|who <subject> <verb group>."
+        good, bad = words(row["sentence_good"]), words(row["sentence_bad"])
+        assert good[:3] == bad[:3] and good[0] == "It's" and good[2] in ("that", "who") and sorted(good) == sorted(
+            bad), row
+        n = len(good) - 3
+        subject = next(k for k in range(1, n) if bad[3:] == good[3 + k:] + good[3:3 + k])  # moved after the verbs
+        assert REFLEXIVE[good[1]] == _person_agreement(g, good[3:3 + subject]), row
+        assert bad[-subject:] == good[3:3 + subject] and g.noun(good[2 + subject]), row  # the subject last
+
+
+def test_the_binding_and_object_raising_closed_lists(lexicon):
+    """The closed verb lists of the binding and object-raising templates: forms by the spelling rules unless
+    flagged irregular, no progressive of a stative verb (the flags checked), raising and control apart."""
+    for verb in SAY_VERBS + PICTURE_VERBS + OBJECT_RAISING_VERBS + OBJECT_CONTROL_VERBS:
+        assert verb.third == third_by_rule(verb.base) and verb.gerund in ing_by_rule(verb.base), verb
+        assert (not verb.irregular) == ({verb.past, verb.participle} <= ed_by_rule(verb.base)), verb
+        assert verb.particle in ("", "about") and (verb.particle == "") == (verb not in PICTURE_VERBS[1:3]), verb
+    assert {v.base for v in SAY_VERBS if v.irregular} == {"say", "think"}
+    assert {v.base for v in SAY_VERBS + OBJECT_RAISING_VERBS if v.stative} >= {"believe", "want", "need", "think"}
+    assert set(THAT_DROP_VERBS) < set(SAY_VERBS) and "explain" not in {v.base for v in THAT_DROP_VERBS}
+    assert not {v.base for v in OBJECT_RAISING_VERBS} & {v.base for v in OBJECT_CONTROL_VERBS}
+    assert len(OBJECT_RAISING_VERBS) >= 8 and len(OBJECT_CONTROL_VERBS) >= 8 and len(set(CLAUSE_ADJECTIVES)) >= 10
+    pools = Pools(lexicon)
+    persons = [v for v in lexicon.verbs if "person" in v.subject and "person" in v.object]
+    assert len(persons) >= 40 and len([v for v in persons if "self" in v.object]) >= 20
+    assert len(pools.names("f")) >= 20 and len(pools.names("m")) >= 20 and len(pools.persons) >= 20
+
+
 def test_the_ellipsis_site_follows_a_quantifier_in_good_sentences_and_an_adjective_in_bad_ones(generated, lexicon):
     adjectives = {a.word for a in lexicon.adjectives}
     second = {q for q in ELLIPSIS_SECOND}
@@ -1072,6 +1233,19 @@ def two_words(row):
     ("tough_vs_raising_1", two_words, "tokens"),
     ("tough_vs_raising_2", lambda r: r.update(field="syntax"), "constants"),
     ("existential_there_subject_raising", lambda r: r.update(sentence_bad=r["sentence_bad"][:-1] + "?"), "form"),
+    # binding and object raising: principle_A_case_2 keeps its release file's field; the swapped names of
+    # principle_A_domain_3 must be swapped, not two other words; a reflexive where the release has a pronoun
+    ("principle_A_case_2", lambda r: r.update(field="syntax_semantics"), "constants"),
+    ("principle_A_domain_3", lambda r: r.update(sentence_bad=r["sentence_good"].split(" ", 1)[0] + " " + " ".join(
+        r["sentence_good"].split(" ")[1:-1]) + " themselves."), "tokens"),
+    ("principle_A_domain_3", lambda r: r.update(lexically_identical=False), "constants"),
+    ("principle_A_domain_1", lambda r: r.update(sentence_good=r["sentence_bad"].rsplit(" ", 1)[0] + " themselves.",
+                                                one_prefix_word_good="themselves"), "contrast"),
+    ("principle_A_reconstruction", lambda r: r.update(sentence_bad=r["sentence_good"].replace("It's ", "It's not ")),
+     "tokens"),
+    ("existential_there_object_raising", lambda r: r.update(two_prefix_method=False), "constants"),
+    ("expletive_it_object_raising", lambda r: r.update(sentence_bad=r["sentence_bad"].replace(" it ", " there ")),
+     "prefix"),
 ])
 def test_the_structural_check_fails_what_breaks_the_structure(generated, uid, change, check):
     rows = generated[uid][:20]
@@ -1106,12 +1280,13 @@ def test_moved_words_are_checked_by_how_they_move_and_the_other_paradigms_by_the
     questions), the check compares how they move, not how many they are; for every other paradigm the
     number of differing words must still be the release's."""
     moving = {"matrix_question_npi_licensor_present", "only_npi_scope", "sentential_negation_npi_scope",
+              "principle_A_reconstruction", "principle_A_domain_3",
               "ellipsis_n_bar_1", "ellipsis_n_bar_2",
               "wh_questions_object_gap", "wh_questions_subject_gap", "wh_questions_subject_gap_long_distance"}
     for uid in GENERATED:
         moves = Profile.learn(release_of(uid)).moves
         assert (moves is not None) == (uid in moving), uid
-        assert moves is None or moves <= set(MOVES)
+        assert moves is None or moves <= set(MOVES) | {SWAPPED}
     # a pair whose object moved over more words than any of the 3 release rows' is still one of theirs
     rows = generated["wh_questions_object_gap"]
     release = release_of("wh_questions_object_gap")
@@ -1125,6 +1300,33 @@ def test_moved_words_are_checked_by_how_they_move_and_the_other_paradigms_by_the
         row["sentence_bad"] = " ".join(good[:2] + good[3:4] + good[2:3] + good[4:]) + "."
     report = check_against_release(rows, release_of("existential_there_quantifiers_1"))
     assert not report.ok and "tokens" in {f.check for f in report.errors()}, report.format()
+
+
+def test_swapped_phrases_pass_only_where_the_release_swaps_them(generated):
+    """principle_A_domain_3's names swapped around the words between them pass against its release rows; the same
+    swap in a paradigm whose release never swaps (anaphor_gender_agreement) is a ``tokens`` error, as any two
+    words apart are; a release with a single swapped pair does not allow swaps."""
+    assert swapped(["eva", "says", "dennis"], ["dennis", "says", "eva"])
+    assert swapped(["rose", "thinks", "melissa's", "ex-husband"], ["melissa's", "ex-husband", "thinks", "rose"])
+    assert not swapped(["eva", "says", "dennis"], ["dennis", "says", "anna"])
+    rows = generated["principle_A_domain_3"][:20]
+    assert all(shape(r).move == SWAPPED for r in rows) and check_against_release(rows, release_of(
+        "principle_A_domain_3")).ok
+    assert Profile.learn(release_of("principle_A_domain_3")).swaps
+    other = [dict(r) for r in generated["anaphor_gender_agreement"][:5]]
+    for row in other:  # "Tina likes Eric ..." -> "Eric likes Tina ...": a swap the release never has
+        tokens = row["sentence_good"][:-1].split(" ")
+        tokens[0], tokens[2] = tokens[2].capitalize(), tokens[0].lower()
+        row["sentence_bad"] = " ".join(tokens) + "."
+        row["one_prefix_word_bad"] = row["one_prefix_word_good"]
+    report = check_against_release(other, release_of("anaphor_gender_agreement"))
+    assert not report.ok and "tokens" in {f.check for f in report.errors()}, report.format()
+    assert "[tokens] 5 pairs: the differing words are not next to each other (two phrases swapped" in report.format()
+    one = [dict(r) for r in release_of("anaphor_gender_agreement")] * 10
+    one[0] = {**one[0], "sentence_good": "Tina likes Eric.", "sentence_bad": "Eric likes Tina.",
+              "one_prefix_method": False}  # no prefix fields to rebuild: only the swap makes it unreadable
+    assert shape(one[0]).move == SWAPPED and not shape(one[0]).problems  # one pair in 20 swapped: a slip, not a structure
+    assert not Profile.learn(one).swaps and Profile.learn(one).unreadable >= 1
 
 
 def shape_of(row: dict) -> tuple[int, ...]:
@@ -1205,7 +1407,7 @@ def test_the_rule_end_to_end_on_the_demo_release_with_and_without_it(tmp_path):
 
 @pytest.mark.workflow
 def test_the_generated_pairs_are_scored_and_set_beside_the_release(tmp_path):
-    """``snakemake blimp_generated`` on the demo: the 50 paradigms of 12 pairs, a dataset, each BLiMP
+    """``snakemake blimp_generated`` on the demo: the 59 paradigms of 12 pairs, a dataset, each BLiMP
     model's scores, and the table of accuracies beside the release's same paradigms."""
     from test_workflow import DEMO, copy_workflow, snakemake, write_config
 

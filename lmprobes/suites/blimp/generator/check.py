@@ -13,7 +13,9 @@ errors (what must hold):
 - ``prefix``: the prefix fields rebuild both sentences (one-prefix: prefix + good / bad word + the same rest;
   two-prefix: good / bad prefix + the word + the same rest);
 - ``tokens``: good and bad have as many words (where the release's always do), differ in as many words
-  as the release's (one), at one place (words compared without the final mark); where every release pair
+  as the release's (one), at one place (words compared without the final mark; only where the release's
+  pairs have two phrases swapped, ``SWAPPED``: "Steven explains Kayla" / "Kayla explains Steven", may the
+  differing words be apart, and then only so swapped); where every release pair
   differs in words moved (``MOVES``: "Had Bruce" / "Bruce had", "an association that" / "who an
   association", "the vase that Kim took" / "what Kim took the vase"), the words must move as in the
   release's pairs instead, over as many words as the moved phrases have;
@@ -55,6 +57,11 @@ END_MARKS = (".", "?")
 MOVES = ("the first word moved to the end",  # "rough grocery store and ... many" / "grocery store and ... many rough"
          "the words moved one place on",  # "an association that" / "who an association"
          "a phrase moved to the end")  # "the vase that Patricia might take" / "what Patricia might take the vase"
+# Differing words that are not next to each other are two phrases swapped around the words between them
+# ("Steven explains Kayla" / "Kayla explains Steven": principle_A_domain_3); allowed only where at least
+# ``SWAP_SHARE`` of the release's pairs are such (elsewhere a release pair so swapped is a slip, unreadable).
+SWAPPED = "two phrases swapped"
+SWAP_SHARE = 0.1
 EXAMPLES = 3
 
 
@@ -202,8 +209,12 @@ def shape(row: dict) -> Shape:
             out.kind = contrast_kind(*out.slot)
             out.final_distance = out.n_good - 1 - out.diffs[-1]
         if len(out.diffs) > 1 and out.diffs[-1] - out.diffs[0] != len(out.diffs) - 1:
-            out.problems.append(("tokens", "the differing words are not next to each other",
-                                 f"words {list(out.diffs)} of {good!r}"))
+            span = slice(out.diffs[0], out.diffs[-1] + 1)
+            if swapped([t.lower() for t in good_tokens[span]], [t.lower() for t in bad_tokens[span]]):
+                out.move = SWAPPED
+            else:
+                out.problems.append(("tokens", "the differing words are not next to each other",
+                                     f"words {list(out.diffs)} of {good!r}"))
         elif len(out.diffs) > 1:
             span = slice(out.diffs[0], out.diffs[-1] + 1)
             out.move = moved([t.lower() for t in good_tokens[span]], [t.lower() for t in bad_tokens[span]])
@@ -223,6 +234,13 @@ def moved(good: list[str], bad: list[str]) -> str | None:
     if any(bad[1:] == good[k + 1:] + good[:k] for k in range(1, len(good) - 1)):
         return MOVES[2]
     return None
+
+
+def swapped(good: list[str], bad: list[str]) -> bool:
+    """``bad`` is ``good`` with its first and last phrases (two different ones) swapped: A M B / B M A."""
+    n = len(good)
+    return any(good[:i] != good[n - j:] and bad == good[n - j:] + good[i:n - j] + good[:i]
+               for i in range(1, n) for j in range(1, n - i + 1))
 
 
 def contrast_kind(good: str, bad: str) -> str:
@@ -351,10 +369,15 @@ class Profile:
     dependency_rules: frozenset[str]
     ends: set[tuple[str, str]]
     moves: set[str] | None  # how every release pair's differing words are moved ones; None where some are not
+    swaps: bool = False  # some release pair has two phrases swapped (``SWAPPED``)
 
     @classmethod
     def learn(cls, release: list[dict]) -> Profile:
         shapes = [(row, shape(row)) for row in release]
+        swaps = [s for _, s in shapes if s.move == SWAPPED]
+        if len(swaps) < SWAP_SHARE * len(shapes):
+            for s in swaps:
+                s.problems.append(("tokens", "the differing words are not next to each other", "swapped"))
         readable = [(row, s) for row, s in shapes if not s.problems]
         if not readable:
             readable = shapes  # learn what can be learnt; every generated row will then be compared to it
@@ -379,6 +402,7 @@ class Profile:
             has_dependency_length=has_dl, dependency_rules=rules,
             ends={s.ends for _, s in readable if s.ends is not None},
             moves=_moves([s for _, s in readable]),
+            swaps=any(s.move == SWAPPED and not s.problems for _, s in readable),
         )
 
     def compare(self, row: dict, s: Shape, result: ParadigmResult, pair_id: str) -> None:
@@ -397,6 +421,9 @@ class Profile:
         if self.equal_lengths and s.n_good != s.n_bad:
             flag("error", "tokens", "good and bad have different word counts (the release's never do)", pair_id,
                  f"{s.n_good} vs {s.n_bad}")
+        if s.move == SWAPPED and not self.swaps:
+            flag("error", "tokens", "the differing words are not next to each other (two phrases swapped; the "
+                 "release's never are)", pair_id, f"words {list(s.diffs)} of {row.get('sentence_good')!r}")
         if self.moves is not None and s.n_good == s.n_bad and s.diffs and s.move not in self.moves:
             flag("error", "tokens", f"the differing words are not moved as the release's ({_show(self.moves)})",
                  pair_id, f"{row.get('sentence_good')!r} / {row.get('sentence_bad')!r}")

@@ -1,5 +1,5 @@
 """``generate(uid, n, seed)``: fresh minimal pairs of a BLiMP morphology, argument-structure, s-selection,
-quantifier, NPI-licensing, ellipsis, filler-gap, NPI-scope or control/raising paradigm, as release records.
+quantifier, NPI-licensing, ellipsis, filler-gap, NPI-scope, control/raising or binding paradigm, as release records.
 
 Deterministic: the pairs depend on the paradigm, ``n``, ``seed`` and the lexicon only (one
 ``random.Random`` per call, seeded from a hash of the paradigm and the seed, so that paradigms draw
@@ -50,7 +50,7 @@ def _spec(uid: str, term: str, method: str, identical: bool, build, **kw) -> tup
 
 DNA, SVA, IRR, ANA = "determiner_noun_agreement", "subject_verb_agreement", "irregular_forms", "anaphor_agreement"
 ARG, SSEL, QUANT, NPI = "argument_structure", "s-selection", "quantifiers", "npi_licensing"
-ELL, GAP, CR = "ellipsis", "filler_gap_dependency", "control_raising"
+ELL, GAP, CR, BIND = "ellipsis", "filler_gap_dependency", "control_raising", "binding"
 det_noun, subj_verb = templates.determiner_noun, templates.subject_verb
 # The release's 18 morphology paradigms (field "morphology"), in the release's UID order, then its 7
 # argument-structure paradigms (field "syntax").
@@ -139,6 +139,26 @@ SPECS: dict[str, ParadigmSpec] = dict([
           field="syntax_semantics"),
     _spec("tough_vs_raising_1", CR, "", False, templates.tough_vs_raising(tough_good=True), field="syntax_semantics"),
     _spec("tough_vs_raising_2", CR, "", False, templates.tough_vs_raising(tough_good=False), field="syntax_semantics"),
+    # 2 more control/raising paradigms: an object-raising verb / an object-control verb before an expletive
+    # (two-prefix: the verb groups; the word "there" / the adjective after "it to be").
+    _spec("existential_there_object_raising", CR, "two_prefix", False, templates.existential_there_object_raising,
+          field="syntax_semantics"),
+    _spec("expletive_it_object_raising", CR, "two_prefix", False, templates.expletive_it_object_raising,
+          field="syntax_semantics"),
+    # The release's 7 binding paradigms (field "syntax_semantics"; principle_A_case_2's release file carries
+    # "syntax/semantics", and so do its generated rows).
+    _spec("principle_A_case_1", BIND, "one_prefix", False, templates.principle_a_case_1, field="syntax_semantics"),
+    _spec("principle_A_case_2", BIND, "one_prefix", False, templates.principle_a_case_2, field="syntax/semantics"),
+    _spec("principle_A_c_command", BIND, "one_prefix", False, templates.principle_a_c_command,
+          field="syntax_semantics"),
+    _spec("principle_A_domain_1", BIND, "one_prefix", False, templates.principle_a_domain_1,
+          field="syntax_semantics"),
+    _spec("principle_A_domain_2", BIND, "one_prefix", False, templates.principle_a_domain_2,
+          field="syntax_semantics"),
+    _spec("principle_A_domain_3", BIND, "two_prefix", True, templates.principle_a_domain_3,
+          field="syntax_semantics"),
+    _spec("principle_A_reconstruction", BIND, "", True, templates.principle_a_reconstruction,
+          field="syntax_semantics"),
 ])
 GENERATED = tuple(SPECS)
 

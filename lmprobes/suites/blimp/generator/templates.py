@@ -79,7 +79,30 @@ every / all):
   ``required``, the subject its object) / a raising adjective; tough_vs_raising_2: "<subject> <be> <raising
   adjective> to <verb> <object>." / a tough adjective; existential_there_subject_raising: "There <be> <raising
   adjective> to be <weak quantifier> <noun> <gerund> ..." / a control adjective (``TOUGH_ADJECTIVES``,
-  ``RAISING_ADJECTIVES``, ``CONTROL_ADJECTIVES``; no prefix method, one word differs).
+  ``RAISING_ADJECTIVES``, ``CONTROL_ADJECTIVES``; no prefix method, one word differs);
+  existential_there_object_raising: "<subject> <verb group> there to be <weak quantifier> <noun> <gerund> ..." with
+  a raising-to-object verb / an object-control verb in the same frame (two-prefix: the verb groups, the word
+  "there"); expletive_it_object_raising: "<subject> <verb group> it to be <adjective> that <clause>." likewise
+  (two-prefix: the prefixes end in "it to be", the word the adjective; ``OBJECT_RAISING_VERBS``,
+  ``OBJECT_CONTROL_VERBS``, ``CLAUSE_ADJECTIVES``).
+
+Binding (field "syntax_semantics"; principle_A_case_2's release file, and so its generated rows, carry
+"syntax/semantics"). Persons only, two of them always of another gender or number (``agreement``); the verbs of
+saying and picturing are closed lists (``SAY_VERBS``, ``THAT_DROP_VERBS``, ``PICTURE_VERBS``), the embedded verbs
+the lexicon's with a person subject and a person object (a natural reflexive one where a reflexive is the object):
+
+- principle_A_case_1: "<antecedent> <say verb group> that he|she|they <verb group> <object>." / the reflexive
+  instead of the pronoun (one-prefix on it); principle_A_case_2: "<antecedent> <verb group of imagine, think
+  about, ...> <reflexive> <gerund> <object>." / the past or present form instead of the gerund (one-prefix);
+- principle_A_c_command: "<head> who|that <verb group> <person> <verb group> <reflexive>." the reflexive agreeing
+  with the head / with the relative clause's object (one-prefix on the reflexive);
+- principle_A_domain_1: "<antecedent> <say verb group> that <subject> <verb group> him|her|them." / the
+  antecedent's reflexive; principle_A_domain_2: "<subject> <say verb group> <subject'> <verb group>
+  <reflexive>." (no "that") the reflexive of subject' / of the matrix subject (one-prefix on the object);
+  principle_A_domain_3: "<name> <say verb group> <name'> <verb group> <reflexive of name'>." / the names swapped
+  (two-prefix, the word the reflexive; lexically identical);
+- principle_A_reconstruction: "It's <reflexive> that|who <subject> <verb group>." / "It's <reflexive> that|who
+  <verb group> <subject>." (the subject moved; lexically identical, no prefix method).
 """
 
 from __future__ import annotations
@@ -1093,3 +1116,233 @@ def wh_vs_that(*, gap: bool, long_distance: bool) -> Callable[[Draw, Pools], Pai
         return Pair(matrix, matrix, (good,), (bad,), rest)
 
     return build
+
+
+# --- binding ---
+
+# Closed verb lists of the binding and object-raising paradigms (no lexicon rows: only their forms are used):
+# "base third past participle gerund", a particle after "/", then "*" for a stative verb (no progressive) and
+# "!" for an irregular one (its past or participle not made by -ed), as the lexicon's columns.
+def _closed_verbs(entries: Sequence[str]) -> tuple[Verb, ...]:
+    verbs = []
+    for entry in entries:
+        flags = entry[len(entry.rstrip("*!")):]
+        forms, _, particle = entry.rstrip("*!").partition("/")
+        base, third, past, participle, gerund = forms.split(" ")
+        verbs.append(Verb(base, third, past, participle, gerund, "!" in flags, particle, frozenset({"person"}),
+                          frozenset(), frozenset({"person"}), "*" in flags, False))
+    return tuple(verbs)
+
+
+# Verbs of saying and thinking that take a that-clause (principle_A_case_1, _domain_1) and those that also read
+# well without "that" (principle_A_domain_2, _domain_3).
+SAY_VERBS = _closed_verbs(("say says said said saying!", "think thinks thought thought thinking*!",
+                           "imagine imagines imagined imagined imagining", "claim claims claimed claimed claiming",
+                           "believe believes believed believed believing*",
+                           "suppose supposes supposed supposed supposing*",
+                           "explain explains explained explained explaining",
+                           "report reports reported reported reporting"))
+THAT_DROP_VERBS = tuple(v for v in SAY_VERBS if v.base in ("say", "think", "imagine", "claim", "believe", "suppose"))
+# Verbs with an object and a gerund clause after it ("imagine herself leaving"): principle_A_case_2.
+PICTURE_VERBS = _closed_verbs(("imagine imagines imagined imagined imagining",
+                               "think thinks thought thought thinking/about*!",
+                               "forget forgets forgot forgotten forgetting/about!",
+                               "remember remembers remembered remembered remembering*",
+                               "picture pictures pictured pictured picturing"))
+# Nominative and accusative pronouns by agreement (f, m: singular persons; pl).
+SUBJECT_PRONOUNS = {"f": "she", "m": "he", "pl": "they"}
+OBJECT_PRONOUNS = {"f": "her", "m": "him", "pl": "them"}
+AGREEMENTS = ("f", "m", "pl")
+
+
+def agreement(np: NP) -> str:
+    """What a pronoun or reflexive of ``np`` agrees with: ``pl`` for a plural, its gender (f / m) for a
+    singular person."""
+    return "pl" if np.number == "pl" else np.gender
+
+
+def _person(draw: Draw, pools: Pools, agreeing: str) -> NP:
+    """A person of ``agreeing`` (f, m: a name or a gendered singular noun; pl: a plural person noun)."""
+    if agreeing == "pl":
+        return noun_phrase(draw, draw.pick(pools.persons), "pl", SUBJECT_DETERMINERS["pl"])
+    return _gendered_subject(draw, pools, agreeing)
+
+
+def _two_persons(draw: Draw, pools: Pools) -> tuple[NP, NP]:
+    """Two persons a pronoun or reflexive tells apart (another gender or number)."""
+    first = draw.pick(AGREEMENTS)
+    second = draw.pick([a for a in AGREEMENTS if a != first])
+    one, other = _person(draw, pools, first), _person(draw, pools, second)
+    if set(one.tokens) & set(other.tokens) - {"the", "a", "an", "this", "that", "these", "those", "some", "many",
+                                             "most", "all", "every", "of", "lot"}:
+        raise DeadEnd("the two persons share their noun")
+    return one, other
+
+
+def _matrix_group(draw: Draw, verbs: Sequence[Verb], subject: NP) -> tuple[str, ...]:
+    return verb_phrase(draw, draw.pick(verbs), subject.number, negation=not subject.universal).tokens
+
+
+def _person_verbs(pools: Pools, *, reflexive: bool) -> tuple[Verb, ...]:
+    """Verbs with a person subject and a person object (and a natural reflexive one, with ``reflexive``)."""
+    return pools._once(("person_verbs", reflexive), lambda: (
+        v for v in pools.lexicon.verbs if "person" in v.subject and "person" in v.object
+        and (not reflexive or "self" in v.object)))
+
+
+def principle_a_case_1(draw: Draw, pools: Pools) -> Pair:
+    """"Nicole says that she is helping Adam." / "Nicole says that herself is helping Adam.": a reflexive cannot
+    be the (nominative) subject of a finite clause, a pronoun can (one-prefix on it)."""
+    antecedent = _person(draw, pools, draw.pick(AGREEMENTS))
+    verb = draw.pick(_person_verbs(pools, reflexive=False))
+    vp = verb_phrase(draw, verb, antecedent.number, negation=not antecedent.universal)
+    obj = object_phrase(draw, pools.lexicon, verb.object).tokens
+    if obj == antecedent.tokens:
+        raise DeadEnd("the object repeats the antecedent")
+    key = agreement(antecedent)
+    prefix = (*antecedent.tokens, *_matrix_group(draw, SAY_VERBS, antecedent), "that")
+    return Pair(prefix, prefix, (SUBJECT_PRONOUNS[key],), (REFLEXIVES[key],), (*vp.tokens, *obj))
+
+
+def principle_a_case_2(draw: Draw, pools: Pools) -> Pair:
+    """"Eric imagines himself taking the rug." / "Eric imagines himself took the rug.": a reflexive can be the
+    (accusative) subject of a gerund clause, not of a finite one (one-prefix on the gerund / the past or present
+    form)."""
+    antecedent = _person(draw, pools, draw.pick(AGREEMENTS))
+    verb = draw.pick(_person_verbs(pools, reflexive=False))
+    obj = object_phrase(draw, pools.lexicon, verb.object).tokens
+    if obj == antecedent.tokens:
+        raise DeadEnd("the object repeats the antecedent")
+    key = agreement(antecedent)
+    prefix = (*antecedent.tokens, *_matrix_group(draw, PICTURE_VERBS, antecedent), REFLEXIVES[key])
+    finite = verb.past if draw.chance(0.5) else verb.present(antecedent.number)
+    particle = (verb.particle,) if verb.particle else ()
+    return Pair(prefix, prefix, (verb.gerund,), (finite,), (*particle, *obj))
+
+
+def principle_a_c_command(draw: Draw, pools: Pools) -> Pair:
+    """"The girl who knows those men loves herself." / "... loves themselves.": the reflexive's antecedent is the
+    subject, which c-commands it, not the object of the relative clause inside the subject, which does not
+    (one-prefix on the reflexive: the good one agrees with the head, the bad one with the relative's object)."""
+    head, inner = _two_persons(draw, pools)
+    if head.tokens[0] not in ("the", "a", "an", "this", "that", "these", "those", "some", "many"):
+        raise DeadEnd("a relative clause on a name or a quantified head")
+    verb = draw.pick(_person_verbs(pools, reflexive=False))
+    rel = verb_phrase(draw, verb, head.number, negation=False).tokens
+    matrix = verb_phrase(draw, draw.pick(_person_verbs(pools, reflexive=True)), head.number).tokens
+    prefix = (*head.tokens, _relative_pronoun(draw, head), *rel, *inner.tokens, *matrix)
+    return Pair(prefix, prefix, (REFLEXIVES[agreement(head)],), (REFLEXIVES[agreement(inner)],))
+
+
+def principle_a_domain_1(draw: Draw, pools: Pools) -> Pair:
+    """"Keith explained that Diane was helping him." / "... helping himself.": the matrix subject binds a pronoun
+    in the embedded clause, not a reflexive, which must be bound inside it (the embedded subject has another
+    gender or number; one-prefix on the object)."""
+    antecedent, subject = _two_persons(draw, pools)
+    vp = verb_phrase(draw, draw.pick(_person_verbs(pools, reflexive=True)), subject.number,
+                     negation=not (subject.universal or antecedent.universal)).tokens
+    prefix = (*antecedent.tokens, *_matrix_group(draw, SAY_VERBS, antecedent), "that", *subject.tokens, *vp)
+    key = agreement(antecedent)
+    return Pair(prefix, prefix, (OBJECT_PRONOUNS[key],), (REFLEXIVES[key],))
+
+
+def principle_a_domain_2(draw: Draw, pools: Pools) -> Pair:
+    """"Amy says Douglas was helping himself." / "... helping herself.": the reflexive agrees with the embedded
+    subject, its local antecedent, not with the matrix one (another gender or number; no "that"; one-prefix on
+    the reflexive)."""
+    matrix_subject, subject = _two_persons(draw, pools)
+    if subject.tokens[0] == "that":
+        raise DeadEnd("the embedded subject's \"that\" would read as the complementizer")
+    vp = verb_phrase(draw, draw.pick(_person_verbs(pools, reflexive=True)), subject.number,
+                     negation=not (subject.universal or matrix_subject.universal)).tokens
+    prefix = (*matrix_subject.tokens, *_matrix_group(draw, THAT_DROP_VERBS, matrix_subject), *subject.tokens, *vp)
+    return Pair(prefix, prefix, (REFLEXIVES[agreement(subject)],), (REFLEXIVES[agreement(matrix_subject)],))
+
+
+def principle_a_domain_3(draw: Draw, pools: Pools) -> Pair:
+    """"Steven says Kayla helps herself." / "Kayla says Steven helps herself.": the two names (of two genders)
+    swap places, so the reflexive's antecedent is the local embedded subject / the matrix one (two-prefix, the
+    word the reflexive; lexically identical)."""
+    gender = draw.pick(("f", "m"))
+    local = draw.pick(pools.names(gender))
+    other = draw.pick(pools.names("m" if gender == "f" else "f"))
+    matrix = _matrix_group(draw, THAT_DROP_VERBS, name_phrase(local))
+    vp = verb_phrase(draw, draw.pick(_person_verbs(pools, reflexive=True)), "sg").tokens
+    return Pair((other.name, *matrix, local.name, *vp), (local.name, *matrix, other.name, *vp),
+                (REFLEXIVES[gender],), (REFLEXIVES[gender],))
+
+
+def principle_a_reconstruction(draw: Draw, pools: Pools) -> Pair:
+    """"It's herself that Maria kisses." / "It's herself that kisses Maria.": the clefted reflexive is
+    interpreted in the gap, the object, bound by the subject; in the bad sentence the gap is the subject and the
+    reflexive binds nothing (the subject moved after the verb group; lexically identical, no prefix method)."""
+    subject = _person(draw, pools, draw.pick(AGREEMENTS))
+    if subject.universal:
+        raise DeadEnd("every / all in a cleft")
+    vp = verb_phrase(draw, draw.pick(_person_verbs(pools, reflexive=True)), subject.number).tokens
+    prefix = ("it's", REFLEXIVES[agreement(subject)], _relative_pronoun(draw, subject))
+    return Pair(prefix, prefix, (*subject.tokens, *vp), (*vp, *subject.tokens))
+
+
+# --- object raising ---
+
+# Verbs whose object position may hold an expletive ("expect there to be ...": raising to object, ECM) and
+# object-control verbs, whose object is a being they act on ("force Mary to leave"; no expletive).
+OBJECT_RAISING_VERBS = _closed_verbs(("expect expects expected expected expecting",
+                                      "believe believes believed believed believing*",
+                                      "declare declares declared declared declaring",
+                                      "predict predicts predicted predicted predicting",
+                                      "want wants wanted wanted wanting*", "need needs needed needed needing*",
+                                      "consider considers considered considered considering*",
+                                      "judge judges judged judged judging",
+                                      "assume assumes assumed assumed assuming*",
+                                      "report reports reported reported reporting"))
+OBJECT_CONTROL_VERBS = _closed_verbs(("force forces forced forced forcing",
+                                      "persuade persuades persuaded persuaded persuading",
+                                      "convince convinces convinced convinced convincing",
+                                      "urge urges urged urged urging", "order orders ordered ordered ordering",
+                                      "tell tells told told telling!", "oblige obliges obliged obliged obliging",
+                                      "compel compels compelled compelled compelling",
+                                      "encourage encourages encouraged encouraged encouraging",
+                                      "beg begs begged begged begging", "remind reminds reminded reminded reminding",
+                                      "advise advises advised advised advising"))
+# Adjectives of "it to be <adjective> that ...".
+CLAUSE_ADJECTIVES = ("obvious", "clear", "likely", "unlikely", "surprising", "true", "possible", "certain",
+                     "expected", "unfortunate", "lucky", "good", "bad", "strange", "important")
+
+
+def _raising_frame(draw: Draw, pools: Pools) -> tuple[NP, tuple[str, ...], tuple[str, ...]]:
+    """A person subject and the verb groups of an object-raising and an object-control verb (one frame)."""
+    subject = _subject_of(draw, pools, frozenset({"person"}))
+    good, bad = draw.pick(OBJECT_RAISING_VERBS), draw.pick(OBJECT_CONTROL_VERBS)
+    vp_good, vp_bad = verb_phrases(draw, (good, bad), subject.number, negation=not subject.universal)
+    return subject, vp_good.tokens, vp_bad.tokens
+
+
+def existential_there_object_raising(draw: Draw, pools: Pools) -> Pair:
+    """"Mary expected there to be a cat sleeping." / "Mary forced there to be a cat sleeping.": expletive "there"
+    can be the object of a raising-to-object verb, not of an object-control verb (two-prefix: the verb groups,
+    the word "there")."""
+    subject, good, bad = _raising_frame(draw, pools)
+    noun = draw.pick(pools.active_nouns)
+    number = draw.pick(NUMBERS)
+    quantifier = draw.pick(WEAK_QUANTIFIERS[number])
+    rest = ("to", "be", *_quantified(quantifier, noun, number), *_gerund_phrase(draw, pools, noun.cls))
+    return Pair((*subject.tokens, *good), (*subject.tokens, *bad), ("there",), ("there",), rest)
+
+
+def expletive_it_object_raising(draw: Draw, pools: Pools) -> Pair:
+    """"Mary expected it to be obvious that the cats left." / "Mary forced it to be obvious that ...": expletive
+    "it" can be the object of a raising-to-object verb, not of an object-control verb (two-prefix: the prefixes
+    end in "it to be", the word the adjective)."""
+    subject, good, bad = _raising_frame(draw, pools)
+    verb = draw.pick(pools.with_object)
+    inner = _subject_of(draw, pools, verb.subject)
+    vp = verb_phrase(draw, verb, inner.number, negation=not (inner.universal or subject.universal)).tokens
+    obj = object_phrase(draw, pools.lexicon, verb.object).tokens
+    if obj == inner.tokens:
+        raise DeadEnd("the object repeats the subject")
+    tail = ("it", "to", "be")
+    word = (draw.pick(CLAUSE_ADJECTIVES),)
+    return Pair((*subject.tokens, *good, *tail), (*subject.tokens, *bad, *tail), word, word,
+                ("that", *inner.tokens, *vp, *obj))
