@@ -19,6 +19,7 @@ from lmprobes.suites.lama.release import SCHEMA, build_corpus, filter_counts, lo
 from lmprobes.suites.lama.trex_raw import OBJECTS_SCHEMA, build_trex_raw_with_objects
 from lmprobes.suites.lama.uhn import CORPORA as UHN_CORPORA
 from lmprobes.suites.lama.uhn import HITS_SCHEMA, NAME_TEMPLATE, name_facts
+from lmprobes.suites.lama.uhn import flagged as uhn_flagged
 from lmprobes.suites.lama.uhn import removal_counts as uhn_removal_counts
 from lmprobes.suites.lama.wikidata import SparqlClient
 from lmprobes.suites.lama.wikidata_fresh import wikidata_fresh_with_stats
@@ -189,9 +190,9 @@ def score_uhn_names(dataset: Path, common_vocabs: dict[str, Path], model_dir: Pa
     facts = read_parquet(dataset)
     hits = score_name_hits(lm, facts, sorted(load_common_vocab(common_vocabs[mode])), vocabulary=vocabulary,
                            top_k=top_k, progress=progress)
-    flagged = int((hits["name_hits"].map(len) > 0).sum())
+    removed = len(uhn_flagged(hits))
     log.info("%s, %s: %d of %d facts of the person-name relations have the object among a name's top %d",
-             slug, Path(dataset).stem, flagged, len(hits), top_k)
+             slug, Path(dataset).stem, removed, len(hits), top_k)
     metadata = {
         **lm.describe(),
         "suite": "lama",
@@ -202,7 +203,7 @@ def score_uhn_names(dataset: Path, common_vocabs: dict[str, Path], model_dir: Pa
         "vocabulary": vocabulary,
         "case": mode,
         "facts": len(name_facts(facts)),
-        "flagged": flagged,
+        "flagged": removed,
         "generator": f"lmprobes {__version__}",
     }
     write_parquet(hits, out, HITS_SCHEMA, metadata)

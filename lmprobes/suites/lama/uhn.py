@@ -79,13 +79,17 @@ def name_hits(facts: pd.DataFrame, answers: dict[tuple[str, str], list[str]], *,
     return facts[columns].assign(name_hits=hits).reset_index(drop=True)
 
 
+def flagged(hits: pd.DataFrame) -> pd.DataFrame:
+    """The ``name_hits`` rows the person-name filter removes: some part of the name gave the object."""
+    return hits[hits["name_hits"].map(len) > 0]
+
+
 def uhn_facts(facts: pd.DataFrame, hits: pd.DataFrame | None) -> pd.DataFrame:
     """The rows of ``facts`` (``tables.scored_facts`` rows of the UHN corpora) that LAMA-UHN keeps:
     no string match, and no person-name hit (``hits``: ``name_hits`` rows; None: that filter off)."""
     keep = ~string_match(facts).to_numpy()
     if hits is not None and len(hits):
-        flagged = hits.loc[hits["name_hits"].map(len) > 0]
-        keys = pd.MultiIndex.from_frame(flagged[["corpus", "row_id"]])
+        keys = pd.MultiIndex.from_frame(flagged(hits)[["corpus", "row_id"]])
         keep &= ~pd.MultiIndex.from_frame(facts[["corpus", "row_id"]]).isin(keys)
     return facts[np.asarray(keep, dtype=bool)]
 
@@ -95,7 +99,6 @@ def removal_counts(dataset: pd.DataFrame, hits: pd.DataFrame | None) -> dict[str
     matched = string_match(dataset)
     named = np.zeros(len(dataset), dtype=bool)
     if hits is not None and len(hits):
-        flagged = set(hits.loc[hits["name_hits"].map(len) > 0, "row_id"])
-        named = dataset["row_id"].isin(flagged).to_numpy()
+        named = dataset["row_id"].isin(set(flagged(hits)["row_id"])).to_numpy()
     return {"facts": len(dataset), "string_match": int(matched.sum()), "person_name": int(named.sum()),
             "removed": int((matched.to_numpy() | named).sum())}

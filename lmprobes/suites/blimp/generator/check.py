@@ -287,6 +287,14 @@ def _continues(sentence: str, start: str, out: Shape, what: str) -> str | None:
     return sentence[len(start):]
 
 
+def _same_rest(good: str, bad: str, start_good: tuple[str, str], start_bad: tuple[str, str], out: Shape) -> None:
+    """Each sentence begins with its prefix fields (``(text, what)``), and what follows is the same in both."""
+    rest_good = _continues(good, start_good[0], out, start_good[1])
+    rest_bad = _continues(bad, start_bad[0], out, start_bad[1])
+    if rest_good is not None and rest_bad is not None and _body(rest_good) != _body(rest_bad):
+        out.problems.append(("prefix", "good and bad differ after the critical word", f"{rest_good!r} / {rest_bad!r}"))
+
+
 def _one_prefix(row: dict, good: str, bad: str, out: Shape) -> None:
     prefix = _text(row, "one_prefix_prefix", out)
     word_good, word_bad = _text(row, "one_prefix_word_good", out), _text(row, "one_prefix_word_bad", out)
@@ -294,10 +302,8 @@ def _one_prefix(row: dict, good: str, bad: str, out: Shape) -> None:
         return
     if word_good == word_bad:
         out.problems.append(("prefix", "one_prefix_word_good equals one_prefix_word_bad", repr(word_good)))
-    rest_good = _continues(good, f"{prefix} {word_good}", out, "prefix + good word")
-    rest_bad = _continues(bad, f"{prefix} {word_bad}", out, "prefix + bad word")
-    if rest_good is not None and rest_bad is not None and _body(rest_good) != _body(rest_bad):
-        out.problems.append(("prefix", "good and bad differ after the critical word", f"{rest_good!r} / {rest_bad!r}"))
+    _same_rest(good, bad, (f"{prefix} {word_good}", "prefix + good word"), (f"{prefix} {word_bad}", "prefix + bad word"),
+               out)
     prefix_tokens = prefix.split(" ")
     start, span = len(prefix_tokens), len(word_good.split(" "))
     out.anchor = prefix_tokens[-1]
@@ -318,10 +324,8 @@ def _two_prefix(row: dict, good: str, bad: str, out: Shape) -> None:
         return
     if prefix_good == prefix_bad:
         out.problems.append(("prefix", "two_prefix_prefix_good equals two_prefix_prefix_bad", repr(prefix_good)))
-    rest_good = _continues(good, f"{prefix_good} {word}", out, "good prefix + word")
-    rest_bad = _continues(bad, f"{prefix_bad} {word}", out, "bad prefix + word")
-    if rest_good is not None and rest_bad is not None and _body(rest_good) != _body(rest_bad):
-        out.problems.append(("prefix", "good and bad differ after the critical word", f"{rest_good!r} / {rest_bad!r}"))
+    _same_rest(good, bad, (f"{prefix_good} {word}", "good prefix + word"), (f"{prefix_bad} {word}", "bad prefix + word"),
+               out)
     end = len(prefix_good.split(" "))
     if out.diffs:
         if out.diffs[-1] >= end:
