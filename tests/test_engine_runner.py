@@ -7,6 +7,7 @@ import gc
 import itertools
 import logging
 import math
+from types import SimpleNamespace
 
 import numpy as np
 import pytest
@@ -19,8 +20,10 @@ from lmprobes.engine.masked import map_mask_logprobs
 from lmprobes.engine.runner import (
     RowPlan,
     attention_backends,
+    forward_mode,
     gathered,
     gc_paused,
+    host_threads,
     logit_chunk_rows,
     target_logprobs,
     top_k_low_id_first,
@@ -104,6 +107,29 @@ def test_cuda_forwards_try_memory_efficient_attention_first_leave_out_cudnn_and_
     monkeypatch.setattr(runner, "CUDA_ATTENTION_BACKENDS", None)
     with attention_backends(torch.device("cuda")):
         assert sdpa_flags() == before and sdpa_order() == order
+
+
+def test_scoring_on_cuda_runs_the_host_ops_on_one_thread_and_restores_the_pool(monkeypatch) -> None:
+    before = torch.get_num_threads()
+    torch.set_num_threads(2)
+    try:
+        with host_threads(torch.device("cuda")):
+            assert torch.get_num_threads() == 1
+        assert torch.get_num_threads() == 2
+        with pytest.raises(RuntimeError, match="boom"), host_threads(torch.device("cuda")):
+            raise RuntimeError("boom")
+        assert torch.get_num_threads() == 2
+        with host_threads(torch.device("cpu")):  # on CPU the pool does the model's work
+            assert torch.get_num_threads() == 2
+        cuda_lm = SimpleNamespace(device=torch.device("cuda"))
+        with forward_mode(cuda_lm), forward_mode(cuda_lm):  # nested: the outer restores
+            assert torch.get_num_threads() == 1
+        assert torch.get_num_threads() == 2
+        monkeypatch.setattr(runner, "CUDA_HOST_THREADS", None)
+        with host_threads(torch.device("cuda")):
+            assert torch.get_num_threads() == 2
+    finally:
+        torch.set_num_threads(before)
 
 
 def test_logit_chunks_are_cache_sized_on_cpu_and_large_on_cuda(tiny_gpt2) -> None:

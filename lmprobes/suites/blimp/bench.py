@@ -58,7 +58,7 @@ from lmprobes.engine.masked import masked_projection
 from lmprobes.engine.packing import Packing, can_pack, pack
 from lmprobes.engine.pll import DistinctCopies, MaskedCopies, masked_spans
 from lmprobes.engine.precision import load_dtype
-from lmprobes.engine.runner import PHASES, freeze_collector
+from lmprobes.engine.runner import CUDA_HOST_THREADS, PHASES, freeze_collector
 from lmprobes.io import utf8_lines, write_parquet
 from lmprobes.suites.blimp.dataset import SCHEMA, BlimpDataError, load_json, parse_record
 from lmprobes.suites.blimp.scoring import score_pairs
@@ -553,9 +553,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         tokenizers["masked"] = load_bert_tokenizer(args.bert_tokenizer, True if args.bert_uncased else None)
     dtypes = list(dict.fromkeys(MODES[m].dtype for m in args.modes))
     peaks = {dtype: matmul_peak(device, dtype, matmul_size, 0.2 if args.tiny else 1.0) for dtype in dtypes}
+    scoring_threads = f" ({CUDA_HOST_THREADS} while scoring)" if on_gpu and CUDA_HOST_THREADS else ""
     print(
         f"# BLiMP bench: {len(pairs)} pairs from {pairs['paradigm'].nunique()} paradigms, device={device}, "
-        f"torch_threads={torch.get_num_threads()}, batch_tokens={batch_tokens}, {cpu_features()}, "
+        f"torch_threads={torch.get_num_threads()}{scoring_threads}, batch_tokens={batch_tokens}, {cpu_features()}, "
         + ", ".join(f"{str(d).removeprefix('torch.')} matmul {matmul_size}: {p:.1f} GFLOP/s" for d, p in peaks.items()),
         flush=True,
     )
