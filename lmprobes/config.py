@@ -149,14 +149,7 @@ def _check_lama(config: dict, settings: dict) -> None:
     qualitative = settings.get("qualitative_model")
     if qualitative is not None and qualitative not in settings.get("models", []):
         raise ConfigError(f"suites.lama.qualitative_model: {qualitative!r} is not in suites.lama.models")
-    filter_model = settings.get("uhn", {}).get("filter_model")
-    if filter_model is not None and settings.get("models"):  # read only when LAMA's tables are made
-        if filter_model not in config["models"]:
-            raise ConfigError(f"suites.lama.uhn.filter_model: unknown model {filter_model!r}; configured models: "
-                              f"{', '.join(sorted(config['models']))}")
-        if config["models"][filter_model]["family"] != "masked":
-            raise ConfigError(f"suites.lama.uhn.filter_model: {filter_model!r} is a causal model; the person-name "
-                              "filter reads a masked model's answers at [MASK]")
+    _check_lama_uhn(config, settings.get("uhn", {}), settings.get("models"))
     if settings.get("method") == "masked":
         for i, slug in enumerate(settings.get("models", [])):
             if config["models"][slug]["family"] == "causal":
@@ -164,6 +157,26 @@ def _check_lama(config: dict, settings: dict) -> None:
                     f"suites.lama.models[{i}]: {slug!r} is a causal model but suites.lama.method is 'masked' "
                     "(the released LAMA protocol only)"
                 )
+
+
+def _check_lama_uhn(config: dict, settings: dict, lama_models: list | None) -> None:
+    """LAMA-UHN's answer space and top_k; its filter model (read only when LAMA's tables are made)."""
+    from lmprobes.suites.lama.uhn import VOCABULARIES
+
+    vocabulary = settings.get("vocabulary")
+    if vocabulary not in VOCABULARIES:
+        raise ConfigError(f"suites.lama.uhn.vocabulary: {vocabulary!r}; choose one of {', '.join(VOCABULARIES)}")
+    top_k = settings.get("top_k")
+    if isinstance(top_k, bool) or not isinstance(top_k, int) or top_k < 1:
+        raise ConfigError(f"suites.lama.uhn.top_k: {top_k!r}; a positive whole number of answers")
+    filter_model = settings.get("filter_model")
+    if filter_model is not None and lama_models:
+        if filter_model not in config["models"]:
+            raise ConfigError(f"suites.lama.uhn.filter_model: unknown model {filter_model!r}; configured models: "
+                              f"{', '.join(sorted(config['models']))}")
+        if config["models"][filter_model]["family"] != "masked":
+            raise ConfigError(f"suites.lama.uhn.filter_model: {filter_model!r} is a causal model; the person-name "
+                              "filter reads a masked model's answers at [MASK]")
 
 
 def _check_lama_paraphrases(config: dict, settings: dict) -> None:

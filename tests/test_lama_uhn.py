@@ -30,8 +30,9 @@ def test_string_match_is_a_case_insensitive_substring_of_the_subject():
         {"relation": "P37", "sub_label": "Finnish Wikipedia", "obj_label": "finnish"},
         {"relation": "P19", "sub_label": "Jerome Kern", "obj_label": "Rome"},  # inside a word counts too, as the paper's rule
         {"relation": "P19", "sub_label": "Allan Peiper", "obj_label": "Alexandra"},
+        {"relation": "P131", "sub_label": "Große Straße", "obj_label": "strasse"},  # lowercased, not case-folded
     ])
-    assert uhn.string_match(data).tolist() == [True, False, True, True, False]
+    assert uhn.string_match(data).tolist() == [True, False, True, True, False, False]
 
 
 def test_name_queries_split_subjects_on_whitespace_for_the_name_relations_only():
@@ -124,10 +125,24 @@ def test_name_answers_equal_a_plain_forward_among_the_common_vocabulary(tiny_ber
         assert answers[kind, part] == plain_top_words(tiny_bert, text, space.words, 3)
 
 
-def test_the_full_vocabulary_leaves_out_special_tokens_and_an_empty_space_answers_nothing(tiny_bert):
-    space = AnswerSpace.of(tiny_bert.tokenizer, "full", [])
-    assert tiny_bert.tokenizer.mask_token_id not in space.ids
-    assert len(space.ids) == len(tiny_bert.tokenizer) - len(set(tiny_bert.tokenizer.all_special_ids))
+def test_the_full_vocabulary_reads_every_piece_as_lamas_uhn_script_does(tiny_bert):
+    """create_lama_uhn.py: torch.topk over all the logits at [MASK], the pieces' strings compared."""
+    tok = tiny_bert.tokenizer
+    space = AnswerSpace.of(tok, "full", [])
+    assert space.ids == list(range(len(tok))) and tok.mask_token_id in space.ids, "special tokens included"
+    assert space.words == tok.convert_ids_to_tokens(space.ids)
+    queries = [("city", "Jean"), ("country", "Albert"), ("language", "Bruce")]
+    answers = name_answers(tiny_bert, queries, space, top_k=3, progress=False)
+    for kind, part in queries:
+        text = uhn.query_text(kind, part, tok.mask_token)
+        enc = tok(text, return_tensors="pt")
+        with torch.no_grad():
+            logits = tiny_bert.model(**enc).logits[0]
+        at_mask = logits[enc["input_ids"][0].tolist().index(tok.mask_token_id)]
+        assert answers[kind, part] == tok.convert_ids_to_tokens(torch.topk(at_mask, k=3).indices.tolist())
+
+
+def test_an_empty_answer_space_answers_nothing_and_an_unknown_one_is_refused(tiny_bert):
     empty = AnswerSpace.of(tiny_bert.tokenizer, "common", ["Zyzzyva"])
     assert name_answers(tiny_bert, [("city", "Jean")], empty, progress=False) == {("city", "Jean"): []}
     with pytest.raises(ValueError, match="unknown LAMA-UHN vocabulary 'some'"):

@@ -30,6 +30,10 @@ NAME_KINDS = {
 }
 NAME_TEMPLATE = "[X] is a common name in the following {kind}: [MASK]."
 TOP_K = 3
+# Where the filter model's top answers are read: every id of its vocabulary, special tokens included,
+# each spelled as its piece ("full": LAMA's scripts/create_lama_uhn.py takes torch.topk over all
+# logits and compares the object with the top pieces), or LAMA's answer space, the common vocabulary.
+VOCABULARIES = ("full", "common")
 
 HITS_SCHEMA = pa.schema([
     pa.field("row_id", pa.string()),
@@ -43,8 +47,9 @@ HITS_SCHEMA = pa.schema([
 
 
 def string_match(facts: pd.DataFrame) -> pd.Series:
-    """Per fact, whether its object's label is inside its subject's label, case ignored."""
-    hits = [obj.casefold() in sub.casefold() for sub, obj in zip(facts["sub_label"], facts["obj_label"], strict=True)]
+    """Per fact, whether its object's label is inside its subject's label, both lowercased (as LAMA's
+    create_lama_uhn.py does: ``str.lower``, not case folding, so "Straße" does not hold "strasse")."""
+    hits = [obj.lower() in sub.lower() for sub, obj in zip(facts["sub_label"], facts["obj_label"], strict=True)]
     return pd.Series(hits, index=facts.index, dtype=bool)
 
 

@@ -13,13 +13,9 @@ from lmprobes.engine.lm import LM
 from lmprobes.engine.masked import map_mask_logprobs
 from lmprobes.engine.runner import top_k_low_id_first
 from lmprobes.suites.lama.scoring import case_for, common_vocab_pieces, piece_text
-from lmprobes.suites.lama.uhn import TOP_K, name_hits, name_queries, query_text
+from lmprobes.suites.lama.uhn import TOP_K, VOCABULARIES, name_hits, name_queries, query_text
 
 logger = logging.getLogger("lmprobes.lama")
-
-# Where the top answers are read: LAMA's answer space (the common vocabulary, among which the facts
-# are ranked; the paper does not say) or every id of the model's vocabulary but its special tokens.
-VOCABULARIES = ("common", "full")
 
 
 @dataclass(frozen=True)
@@ -36,8 +32,7 @@ class AnswerSpace:
         if vocabulary == "common":
             pieces = common_vocab_pieces(tokenizer, common_vocab)
             return cls(list(pieces), list(pieces.values()))
-        special = set(tokenizer.all_special_ids)
-        ids = [i for i in range(len(tokenizer)) if i not in special]
+        ids = list(range(len(tokenizer)))
         return cls(ids, [piece_text(tokenizer, i) for i in ids])
 
 
@@ -58,7 +53,7 @@ def name_answers(lm: LM, queries: list[tuple[str, str]], space: AnswerSpace, *, 
     return dict(zip(queries, answers, strict=True))
 
 
-def score_name_hits(lm: LM, facts: pd.DataFrame, common_vocab: list[str], *, vocabulary: str = "common",
+def score_name_hits(lm: LM, facts: pd.DataFrame, common_vocab: list[str], *, vocabulary: str = "full",
                     top_k: int = TOP_K, progress: bool = True) -> pd.DataFrame:
     """``name_hits`` of ``facts``, the answers read from ``lm`` (a masked model)."""
     if lm.family != "masked":
