@@ -160,15 +160,7 @@ def _check_lama(config: dict, settings: dict) -> None:
 
 
 def _check_lama_uhn(config: dict, settings: dict, lama_models: list | None) -> None:
-    """LAMA-UHN's answer space and top_k; its filter model (read only when LAMA's tables are made)."""
-    from lmprobes.suites.lama.uhn import VOCABULARIES
-
-    vocabulary = settings.get("vocabulary")
-    if vocabulary not in VOCABULARIES:
-        raise ConfigError(f"suites.lama.uhn.vocabulary: {vocabulary!r}; choose one of {', '.join(VOCABULARIES)}")
-    top_k = settings.get("top_k")
-    if isinstance(top_k, bool) or not isinstance(top_k, int) or top_k < 1:
-        raise ConfigError(f"suites.lama.uhn.top_k: {top_k!r}; a positive whole number of answers")
+    """LAMA-UHN's filter model: configured and masked (read only when LAMA's tables are made)."""
     filter_model = settings.get("filter_model")
     if filter_model is not None and lama_models:
         if filter_model not in config["models"]:

@@ -25,10 +25,10 @@ REVISIONS = {
     "lama_conceptnet_gen": 1,
     "lama_wikidata_fresh": 1,
     "lama_score": 3,
-    "lama_uhn": 1,
-    "lama_tables": 3,
+    "lama_uhn": 2,
+    "lama_tables": 4,
     "lama_paraphrases": 1,
-    "lama_paraphrase_tables": 1,
+    "lama_paraphrase_tables": 2,
     # BLiMP
     "blimp_dataset": 2,
     "blimp_score": 2,

@@ -263,5 +263,6 @@ rule lama_paraphrase_tables:
         "../envs/lmprobes.yaml"
     params:
         revision=REVISIONS["lama_paraphrase_tables"],
+        a_an_filter=LAMA["paraphrases"]["a_an_filter"],
     script:
         "../scripts/lama_paraphrase_tables.py"

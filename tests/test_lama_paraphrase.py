@@ -229,7 +229,9 @@ def test_the_original_template_scores_as_the_trex_corpus_does(release, pararel, 
 
 # --- the table -----------------------------------------------------------------------------------
 
-ANSWERS = ["Paris", "Rome", "London", "Berlin"]
+ANSWERS = ["Paris", "Rome", "London", "Berlin", "Oslo"]
+# Template i of every relation: a plain one, then "a [Y]" and "an [Y]" (ParaRel's a/an filter).
+TEMPLATES = ["[X] was born in [Y] .", "[X] is a [Y] .", "[X] is an [Y] ."]
 
 
 def hand_made(seed=7):
@@ -243,8 +245,9 @@ def hand_made(seed=7):
             for template in range(templates):
                 rows.append({"row_id": f"x:{relation}:{fact}:{template}", "corpus": "trex_paraphrases",
                              "relation": relation, "relation_label": f"label {relation}", "relation_type": "N-1",
-                             "sub_label": f"s{fact}", "obj_label": "Paris", "query": "q [MASK] .",
-                             "template_id": template, "fact_id": f"trex:{relation}:{fact}"})
+                             "sub_label": f"s{fact}", "obj_label": "Oslo" if fact % 2 else "Paris",
+                             "query": "q [MASK] .", "template": TEMPLATES[template], "template_id": template,
+                             "fact_id": f"trex:{relation}:{fact}"})
     dataset = pd.DataFrame(rows)
     scores = []
     for model, method in (("m1", "masked"), ("m2", "left_context"), ("m2", "candidates")):
@@ -254,15 +257,27 @@ def hand_made(seed=7):
             top = [rng.choice(ANSWERS) for _ in range(3)]
             records.append({"row_id": row["row_id"], "model": model, "method": method, "kept": kept,
                             "skip_reason": "" if kept else "not_single_token",
-                            "rank_raw": (1 if top[0] == "Paris" else rng.randint(2, 5)) if kept else None,
+                            "rank_raw": (1 if top[0] == row["obj_label"] else rng.randint(2, 5)) if kept else None,
                             "top_tokens": top if kept else []})
         frame = pd.DataFrame(records)
         scores.append(frame.assign(rank_raw=frame["rank_raw"].astype("Int32")))
     return dataset, scores
 
 
-def plain_table(dataset, scores):
-    """The paraphrase table by hand: loops over facts, pairs from itertools."""
+def plain_article_mismatch(template, obj):
+    """ParaRel's filter_a_an_vowel_mismatch, restated."""
+    words = template.split(" ")
+    slot = [i for i, w in enumerate(words) if "[Y]" in w].pop()
+    if slot == 0:
+        return False
+    before = words[slot - 1]
+    vowel = obj[0].lower() in "aeiou"
+    return (before == "a" and vowel) or (before == "an" and not vowel)
+
+
+def plain_table(dataset, scores, a_an_filter=True):
+    """The paraphrase table by hand: loops over facts, pairs from itertools, consistency as ParaRel's
+    analyze_results counts it (agreeing pairs over all pairs of the relation)."""
     facts = {row.row_id: row for row in dataset.itertuples()}
     table = {}
     for frame in scores:
@@ -273,20 +288,21 @@ def plain_table(dataset, scores):
                 fact = facts[row.row_id]
                 if row.kept:
                     hits.setdefault((fact.relation, fact.template_id), []).append(float(row.rank_raw == 1))
-                    tops.setdefault((fact.relation, fact.fact_id), []).append(row.top_tokens[0])
+                    if not (a_an_filter and plain_article_mismatch(fact.template, fact.obj_label)):
+                        tops.setdefault((fact.relation, fact.fact_id), []).append(row.top_tokens[0])
             per_relation = {}
             for relation in dataset["relation"].unique():
                 p1 = {t: 100 * sum(h) / len(h) for (r, t), h in hits.items() if r == relation}
-                fractions = []
+                agreeing = pairs = 0
                 for (r, _), answers in tops.items():
-                    pairs = list(itertools.combinations(answers, 2))
-                    if r == relation and pairs:
-                        fractions.append(sum(a == b for a, b in pairs) / len(pairs))
+                    if r == relation:
+                        for a, b in itertools.combinations(answers, 2):
+                            agreeing, pairs = agreeing + (a == b), pairs + 1
                 per_relation[relation] = {
                     "p1_original": p1.get(0, math.nan),
                     "p1_mean": sum(p1.values()) / len(p1) if p1 else math.nan,
                     "p1_min": min(p1.values(), default=math.nan), "p1_max": max(p1.values(), default=math.nan),
-                    "consistency": 100 * sum(fractions) / len(fractions) if fractions else math.nan,
+                    "consistency": 100 * agreeing / pairs if pairs else math.nan,
                 }
             total = {key: sum(0.0 if math.isnan(v[key]) else v[key] for v in per_relation.values()) / len(per_relation)
                      for key in ("p1_original", "p1_mean", "p1_min", "p1_max")}
@@ -296,11 +312,12 @@ def plain_table(dataset, scores):
     return table
 
 
-def test_the_table_equals_a_plain_computation_on_hand_made_scores():
+@pytest.mark.parametrize("a_an_filter", [True, False])
+def test_the_table_equals_a_plain_computation_on_hand_made_scores(a_an_filter):
     dataset, scores = hand_made()
     scored = pd.concat([T.paraphrase_scored(dataset, s) for s in scores], ignore_index=True)
-    table = T.paraphrase_table(scored, dataset)
-    expected = plain_table(dataset, scores)
+    table = T.paraphrase_table(scored, dataset, a_an_filter=a_an_filter)
+    expected = plain_table(dataset, scores, a_an_filter)
     assert list(dict.fromkeys(table["system"])) == ["m1", "m2 (candidates)", "m2 (left_context)"]
     assert list(table["relation"][:4]) == ["P19", "P20", "P36", "Total"], "relations by id, then Total"
     for row in table.itertuples():
@@ -314,10 +331,19 @@ def test_the_table_equals_a_plain_computation_on_hand_made_scores():
     assert (table["model"] == table["system"].str.split(" ").str[0]).all()
 
 
+def test_pararels_a_an_filter_reads_the_word_before_the_object_slot():
+    assert T.article_mismatch("[X] is a [Y] .", "Oslo") and T.article_mismatch("[X] is an [Y].", "Paris")
+    assert not T.article_mismatch("[X] is a [Y] .", "Paris") and not T.article_mismatch("[X] is an [Y] .", "oslo")
+    assert T.article_mismatch("[X] is a [Y] .", "university"), "letters, not sounds, as ParaRel"
+    assert not T.article_mismatch("[Y] is [X] .", "Oslo") and not T.article_mismatch("[X] is A [Y] .", "Oslo")
+    assert not T.article_mismatch("[X] was born in [Y] .", "Oslo")
+
+
 def test_consistency_counts_agreeing_pairs_of_the_kept_templates_only():
     dataset = pd.DataFrame([
         {"row_id": f"r{t}", "corpus": "trex_paraphrases", "relation": "P19", "relation_label": "", "relation_type": "N-1",
-         "sub_label": "s", "obj_label": "Paris", "query": "q", "template_id": t, "fact_id": "trex:P19:1"}
+         "sub_label": "s", "obj_label": "Paris", "query": "q", "template": "[X] in [Y] .", "template_id": t,
+         "fact_id": "trex:P19:1"}
         for t in range(4)])
     scores = pd.DataFrame({"row_id": ["r0", "r1", "r2", "r3"], "model": "m", "method": "masked",
                            "kept": [True, True, True, False], "skip_reason": ["", "", "", "too_long"],

@@ -271,25 +271,28 @@ def make_tables(datasets: list[Path], scores: list[Path], published: Path, paper
 PARAPHRASE_TITLE = ("Paraphrase robustness on T-REx: P@1 (%) of LAMA's template (original), mean, min and max "
                     "over each relation's templates (LAMA's and ParaRel's), and consistency (%)")
 PARAPHRASE_NOTE = """
-Consistency (ParaRel, Elazar et al. 2021): for each fact, the fraction of pairs of its templates
-whose top-1 answers agree (both templates kept), averaged over the relation's facts. Total: macro
-over relations; there a relation without kept facts counts 0 in the P@1 columns, and consistency
-averages over the relations with two or more templates. Raw rank (as Table 2); a system's answer
-space is its Table 2 one (the common vocabulary, or the relation's objects for `candidates`).
+Consistency (ParaRel, Elazar et al. 2021): of all the pairs of templates of a relation's facts
+(both kept), the share whose top-1 answers agree{a_an}. Total: macro over relations; there a
+relation without kept facts counts 0 in the P@1 columns, and consistency averages over the
+relations with two or more templates. Raw rank (as Table 2); a system's answer space is its
+Table 2 one (the common vocabulary, or the relation's objects for `candidates`).
 """
+A_AN_NOTE = "; as ParaRel, a template whose article before the object misfits it (a/an) is left out of its fact's pairs"
 
 
-def make_paraphrase_tables(dataset: Path, scores: list[Path], outdir: Path) -> None:
-    """``paraphrases.{csv,md,tex}`` from the paraphrase corpus and its score files (one per model)."""
+def make_paraphrase_tables(dataset: Path, scores: list[Path], outdir: Path, *, a_an_filter: bool = True) -> None:
+    """``paraphrases.{csv,md,tex}`` from the paraphrase corpus and its score files (one per model);
+    ``a_an_filter``: ParaRel's a/an filter on the consistency pairs."""
     facts = read_parquet(dataset)
     scored = [T.paraphrase_scored(facts, read_parquet(p)) for p in scores]
     scored = pd.concat(scored, ignore_index=True) if scored else pd.DataFrame(columns=T.PARAPHRASE_SCORED_COLUMNS)
-    table = T.paraphrase_table(scored, facts)
+    table = T.paraphrase_table(scored, facts, a_an_filter=a_an_filter)
     systems = table[table["relation"] == "Total"].set_index("system")
     log.info("paraphrases, Total per system: %s", systems[["p1_original", "p1_mean", "consistency"]].round(1).to_dict("index"))
     outdir = Path(outdir)
     write_table(table, outdir / "paraphrases.csv", outdir / "paraphrases.md", PARAPHRASE_TITLE, ".1f",
-                markdown_frame=table.drop(columns=["model", "method"]), note=PARAPHRASE_NOTE)
+                markdown_frame=table.drop(columns=["model", "method"]),
+                note=PARAPHRASE_NOTE.format(a_an=A_AN_NOTE if a_an_filter else ""))
 
 
 def _write(outdir: Path, name: str, tidy: pd.DataFrame, wide: pd.DataFrame | None = None, floatfmt: str = ".1f") -> None:

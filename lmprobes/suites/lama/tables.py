@@ -278,9 +278,10 @@ def example_generations(facts: pd.DataFrame, system: str, corpora: list[str], se
 
 # --- paraphrase robustness (the ``paraphrases`` corpus: each T-REx fact under several templates) ---
 
-PARAPHRASE_FACT_COLUMNS = [*FACT_COLUMNS, "template_id", "fact_id"]
+PARAPHRASE_FACT_COLUMNS = [*FACT_COLUMNS, "template", "template_id", "fact_id"]
 PARAPHRASE_SCORED_COLUMNS = ["system", "model", "method", "relation", "relation_label", "template_id", "fact_id",
-                             "kept", "hit", "top1"]
+                             "kept", "hit", "top1", "article_mismatch"]
+VOWELS = ("a", "e", "i", "o", "u")
 PARAPHRASE_COLUMNS = ["system", "model", "method", "relation", "relation_label", "n_templates", "n_facts",
                       "p1_original", "p1_mean", "p1_min", "p1_max", "consistency", "n_consistency_facts"]
 P1_COLUMNS = ["p1_original", "p1_mean", "p1_min", "p1_max"]
@@ -288,13 +289,26 @@ P1_COLUMNS = ["p1_original", "p1_mean", "p1_min", "p1_max"]
 
 def paraphrase_scored(dataset: pd.DataFrame, scores: pd.DataFrame) -> pd.DataFrame:
     """One score file of the paraphrase corpus joined with its facts (``PARAPHRASE_SCORED_COLUMNS``):
-    per (fact, template, method) whether it is kept, ``hit`` (rank 1; null when skipped) and ``top1``,
-    the system's first answer (its top-1 token, or for ``candidates`` its top candidate)."""
+    per (fact, template, method) whether it is kept, ``hit`` (rank 1; null when skipped), ``top1``,
+    the system's first answer (its top-1 token, or for ``candidates`` its top candidate), and whether
+    the template's article before the object misfits it (``article_mismatch``)."""
     merged = scored_facts(dataset, scores, PARAPHRASE_FACT_COLUMNS)
     kept = merged["kept"].astype(bool)
     top1 = [tokens[0] if keep and len(tokens) else None for tokens, keep in zip(merged["top_tokens"], kept)]
     hit = precision_at(merged["rank_raw"], 1).where(kept)
-    return merged.assign(kept=kept, hit=hit, top1=top1)[PARAPHRASE_SCORED_COLUMNS]
+    mismatch = [article_mismatch(t, o) for t, o in zip(merged["template"], merged["obj_label"], strict=True)]
+    return merged.assign(kept=kept, hit=hit, top1=top1, article_mismatch=mismatch)[PARAPHRASE_SCORED_COLUMNS]
+
+
+def article_mismatch(template: str, obj_label: str) -> bool:
+    """ParaRel's a/an filter (``filter_a_an_vowel_mismatch``): the word before ``[Y]`` is "a" and the
+    object starts with a vowel letter, or "an" and it does not (letters, not sounds, as there)."""
+    words = template.split(" ")
+    slot = next(i for i, word in enumerate(words) if "[Y]" in word)
+    if slot == 0:
+        return False
+    vowel = obj_label.lower().startswith(VOWELS)
+    return (words[slot - 1] == "a" and vowel) or (words[slot - 1] == "an" and not vowel)
 
 
 def template_p1(scored: pd.DataFrame) -> pd.DataFrame:
@@ -305,10 +319,11 @@ def template_p1(scored: pd.DataFrame) -> pd.DataFrame:
     return pd.DataFrame({"p1": grouped.mean() * 100.0, "n_kept": grouped.size()}).reset_index()
 
 
-def fact_consistency(scored: pd.DataFrame) -> pd.DataFrame:
-    """ParaRel's consistency of each fact: of the pairs of its templates (both kept), the fraction
-    whose top-1 answers agree. Facts kept under fewer than two templates have none (left out)."""
-    kept = scored[scored["kept"]]
+def fact_consistency(scored: pd.DataFrame, *, a_an_filter: bool = True) -> pd.DataFrame:
+    """ParaRel's consistency pairs of each fact: the pairs of its templates (both kept, and with
+    ``a_an_filter`` neither with an ``article_mismatch``) and how many of them agree on the top-1
+    answer. Facts with fewer than two such templates have none (left out)."""
+    kept = scored[scored["kept"] & ~(scored["article_mismatch"].astype(bool) & a_an_filter)]
     keys = ["system", "relation", "fact_id"]
     templates = kept.groupby(keys, sort=True).size()
     answers = kept.groupby([*keys, "top1"], sort=True, dropna=False).size()
@@ -318,13 +333,14 @@ def fact_consistency(scored: pd.DataFrame) -> pd.DataFrame:
     return out.assign(consistency=out["agreeing"] / out["pairs"]).reset_index()
 
 
-def paraphrase_table(scored: pd.DataFrame, dataset: pd.DataFrame) -> pd.DataFrame:
+def paraphrase_table(scored: pd.DataFrame, dataset: pd.DataFrame, *, a_an_filter: bool = True) -> pd.DataFrame:
     """Per system and relation: the templates, the facts kept under any of them, P@1 (%) of LAMA's
     template (``p1_original``, template 0) and the mean, min and max of the templates' P@1 (over the
-    templates with a kept fact), and consistency (%, ``fact_consistency`` averaged over the
-    relation's facts); then a ``Total`` per system, macro over relations. In the Total a relation
-    without kept facts counts 0 in the P@1 columns (as in Table 2), and consistency averages over
-    the relations that have it (two or more templates)."""
+    templates with a kept fact), and consistency (%): the agreeing share of all the relation's
+    ``fact_consistency`` pairs, as ParaRel counts it (points / total over every subject and pair);
+    then a ``Total`` per system, macro over relations. In the Total a relation without kept facts
+    counts 0 in the P@1 columns (as in Table 2), and consistency averages over the relations that
+    have it (two or more templates)."""
     if scored.empty:
         return pd.DataFrame(columns=PARAPHRASE_COLUMNS)
     relations = sorted(dict.fromkeys(dataset["relation"]), key=lambda r: (len(r), r))
@@ -334,8 +350,9 @@ def paraphrase_table(scored: pd.DataFrame, dataset: pd.DataFrame) -> pd.DataFram
     p1 = templates.groupby(["system", "relation"])["p1"]
     per_template = pd.DataFrame({"p1_mean": p1.mean(), "p1_min": p1.min(), "p1_max": p1.max()})
     original = templates[templates["template_id"] == 0].set_index(["system", "relation"])["p1"]
-    by_fact = fact_consistency(scored).groupby(["system", "relation"])["consistency"]
-    consistency, consistency_facts = by_fact.mean() * 100.0, by_fact.size()
+    by_relation = fact_consistency(scored, a_an_filter=a_an_filter).groupby(["system", "relation"])
+    consistency = by_relation["agreeing"].sum() / by_relation["pairs"].sum() * 100.0
+    consistency_facts = by_relation.size()
     kept = scored[scored["kept"]].groupby(["system", "relation"])["fact_id"].nunique()
     systems = scored[["system", "model", "method"]].drop_duplicates().sort_values("system")
     records = []
