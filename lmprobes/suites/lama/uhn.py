@@ -1,7 +1,7 @@
 """LAMA-UHN ("UnHelpfulNames"; Poerner, Waltinger and Schütze, "E-BERT", Findings of EMNLP 2020,
 Section 4): the T-REx and Google-RE facts a model could guess from the subject's name, removed.
 
-- String match: the object's label is a case-insensitive substring of the subject's label
+- String match: the object's label, lowercased, is a substring of the lowercased subject label
   ("Apple Watch", manufacturer, "Apple").
 - Person name: for the relations a person's name hints at (places of birth and death,
   citizenship, native and spoken languages), each whitespace-separated part of the subject's
@@ -9,7 +9,7 @@ Section 4): the T-REx and Google-RE facts a model could guess from the subject's
   whose object is among a BERT model's top 3 answers for any part is removed ("Jean Marais",
   native language, "French": Jean is a common French name).
 
-The string match needs no model; the person-name answers come from a masked model's job
+Both filters follow their reference code, LAMA's ``scripts/create_lama_uhn.py``. The string match needs no model; the person-name answers come from a masked model's job
 (``uhn_names.score_name_hits``), and the two are joined per fact in the tables (``uhn_facts``).
 This module needs no torch, so the table job starts without it.
 """
