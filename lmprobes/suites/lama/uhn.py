@@ -9,7 +9,8 @@ Section 4): the T-REx and Google-RE facts a model could guess from the subject's
   whose object is among a BERT model's top 3 answers for any part is removed ("Jean Marais",
   native language, "French": Jean is a common French name).
 
-Both filters follow their reference code, LAMA's ``scripts/create_lama_uhn.py``. The string match needs no model; the person-name answers come from a masked model's job
+Both filters follow their reference code, LAMA's ``scripts/create_lama_uhn.py``. The string match
+needs no model; the person-name answers come from a masked model's job
 (``uhn_names.score_name_hits``), and the two are joined per fact in the tables (``uhn_facts``).
 This module needs no torch, so the table job starts without it.
 """
