@@ -183,6 +183,8 @@ rule lama_uhn:
         "results/datasets/lama/uhn/{model}/{uhn_corpus}.parquet",
     log:
         "logs/datasets/lama/uhn/{model}/{uhn_corpus}.log",
+    benchmark:
+        "benchmarks/datasets/lama/uhn/{model}/{uhn_corpus}.tsv"
     retries: 1
     conda:
         "../envs/lmprobes.yaml"
