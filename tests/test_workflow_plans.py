@@ -36,6 +36,19 @@ def test_every_rule_that_runs_package_code_passes_its_revision():
         assert f'revision=REVISIONS["{name}"],' in rules[name].split("    params:")[1], name
 
 
+def test_every_gpu_rule_records_a_benchmark_and_retries():
+    """The heavy rules: their wall time and memory reach the run page, and an out-of-memory first try
+    gets a second with more memory."""
+    gpu_rules = {}
+    for path in sorted((ROOT / "rules").glob("*.smk")):
+        for block in re.split(r"(?m)^(?=rule |use rule )", path.read_text())[1:]:
+            if re.search(r"(?m)^\s+gpu=1,", block):
+                gpu_rules[re.match(r"(?:use )?rule (\w+)", block).group(1)] = block
+    assert {"lama_score", "lama_uhn", "blimp_score", "ettinger_score"} <= set(gpu_rules)
+    for name, block in gpu_rules.items():
+        assert "    benchmark:" in block and "    retries:" in block, name
+
+
 def test_slurm_profile_sends_every_gpu_job_to_the_gpu_partition(tmp_path):
     """A dry run through the SLURM profile (its executor line dropped: the plugin is not needed to
     plan): every job that asks for a GPU gets the GPU partition, every other one the default."""
