@@ -3,10 +3,11 @@ grammar of what it writes, the structural check against release pairs, and the `
 
 ``RELEASE`` holds real release lines (Warstadt et al. 2020, CC-BY 4.0), 2 or 3 per generated paradigm (the 18
 morphology, 7 argument-structure, 2 s-selection, 4 quantifier, 7 NPI-licensing, 2 ellipsis, 7 filler-gap, 5
-control/raising and 7 binding paradigms; 5 of only_npi_scope, one for each distance of its moved "only" from "ever"
-the generated pairs have; principle_A_domain_3's 3 with the names swapped around verb groups of 1, 2 and 3 words,
-principle_A_reconstruction's 3 with the subject moved in each of the ways the generated pairs move it), copied here
-so that no test reads the release itself.
+control/raising, 7 binding and 8 island paradigms; 5 of only_npi_scope, one for each distance of its moved "only" from
+"ever" the generated pairs have; principle_A_domain_3's 3 with the names swapped around verb groups of 1, 2 and 3
+words, principle_A_reconstruction's 3 with the subject moved in each of the ways the generated pairs move it; the
+islands' 2 with each way the generated pairs move their words, or left_branch_island_echo_question's with each number
+of words that differ), copied here so that no test reads the release itself.
 """
 
 from __future__ import annotations
@@ -42,6 +43,7 @@ from lmprobes.suites.blimp.generator.check import MOVES, SWAPPED, Profile, shape
 from lmprobes.suites.blimp.generator.grammar import article
 from lmprobes.suites.blimp.generator.lexicon import ANIMATE, CLASSES, COLUMNS, PARTICLES
 from lmprobes.suites.blimp.generator.templates import (
+    ADJUNCT_WORDS,
     CLAUSE_ADJECTIVES,
     CLAUSE_VERBS,
     CONTROL_ADJECTIVES,
@@ -62,6 +64,7 @@ from lmprobes.suites.blimp.generator.templates import (
     SUBJECT_PRONOUNS,
     THAT_DROP_VERBS,
     TOUGH_ADJECTIVES,
+    WH_DETERMINERS,
     Pools,
 )
 from lmprobes.suites.blimp.paradigms import PARADIGM_CATEGORY
@@ -248,6 +251,22 @@ RELEASE_JSONL = """\
 {"sentence_good": "Sherry judges it to be expected that Eric has loved every man.", "sentence_bad": "Sherry was requiring it to be expected that Eric has loved every man.", "two_prefix_prefix_good": "Sherry judges it to be", "two_prefix_prefix_bad": "Sherry was requiring it to be", "two_prefix_word": "expected", "field": "syntax_semantics", "linguistics_term": "control_raising", "UID": "expletive_it_object_raising", "simple_LM_method": true, "one_prefix_method": false, "two_prefix_method": true, "lexically_identical": false, "pairID": "582"}
 {"sentence_good": "Keith believes it to be lucky that these guests escape from David.", "sentence_bad": "Keith compelled it to be lucky that these guests escape from David.", "two_prefix_prefix_good": "Keith believes it to be", "two_prefix_prefix_bad": "Keith compelled it to be", "two_prefix_word": "lucky", "field": "syntax_semantics", "linguistics_term": "control_raising", "UID": "expletive_it_object_raising", "simple_LM_method": true, "one_prefix_method": false, "two_prefix_method": true, "lexically_identical": false, "pairID": "64"}
 {"sentence_good": "Tara would ascertain it to be noteworthy that Kenneth didn't wash.", "sentence_bad": "Tara wouldn't entice it to be noteworthy that Kenneth didn't wash.", "two_prefix_prefix_good": "Tara would ascertain it to be", "two_prefix_prefix_bad": "Tara wouldn't entice it to be", "two_prefix_word": "noteworthy", "field": "syntax_semantics", "linguistics_term": "control_raising", "UID": "expletive_it_object_raising", "simple_LM_method": true, "one_prefix_method": false, "two_prefix_method": true, "lexically_identical": false, "pairID": "0"}
+{"sentence_good": "Who should Derek hug after shocking Richard?", "sentence_bad": "Who should Derek hug Richard after shocking?", "field": "syntax", "linguistics_term": "island_effects", "UID": "adjunct_island", "simple_LM_method": true, "one_prefix_method": false, "two_prefix_method": false, "lexically_identical": true, "pairID": "0"}
+{"sentence_good": "What had Theresa walked through while talking about that high school?", "sentence_bad": "What had Theresa walked through that high school while talking about?", "field": "syntax", "linguistics_term": "island_effects", "UID": "adjunct_island", "simple_LM_method": true, "one_prefix_method": false, "two_prefix_method": false, "lexically_identical": true, "pairID": "1"}
+{"sentence_good": "Who hadn't some driver who would fire Jennifer's colleague embarrassed?", "sentence_bad": "Who hadn't Jennifer's colleague embarrassed some driver who would fire?", "field": "syntax", "linguistics_term": "island_effects", "UID": "complex_NP_island", "simple_LM_method": true, "one_prefix_method": false, "two_prefix_method": false, "lexically_identical": true, "pairID": "3"}
+{"sentence_good": "Who was Gary's lawyer who could respect Tonya approaching?", "sentence_bad": "Who was Tonya approaching Gary's lawyer who could respect?", "field": "syntax", "linguistics_term": "island_effects", "UID": "complex_NP_island", "simple_LM_method": true, "one_prefix_method": false, "two_prefix_method": false, "lexically_identical": true, "pairID": "10"}
+{"sentence_good": "What senators was Alicia approaching and some teachers scaring?", "sentence_bad": "What was Alicia approaching senators and some teachers scaring?", "two_prefix_prefix_good": "What senators was Alicia approaching and", "two_prefix_prefix_bad": "What was Alicia approaching senators and", "two_prefix_word": "some teachers", "field": "syntax", "linguistics_term": "island_effects", "UID": "coordinate_structure_constraint_complex_left_branch", "simple_LM_method": true, "one_prefix_method": false, "two_prefix_method": true, "lexically_identical": true, "pairID": "0"}
+{"sentence_good": "What paintings has Melissa looked like and Erin revealed?", "sentence_bad": "What has Melissa looked like paintings and Erin revealed?", "two_prefix_prefix_good": "What paintings has Melissa looked like and", "two_prefix_prefix_bad": "What has Melissa looked like paintings and", "two_prefix_word": " Erin", "field": "syntax", "linguistics_term": "island_effects", "UID": "coordinate_structure_constraint_complex_left_branch", "simple_LM_method": true, "one_prefix_method": false, "two_prefix_method": true, "lexically_identical": true, "pairID": "4"}
+{"sentence_good": "Who were all men and Eric leaving?", "sentence_bad": "Who were all men leaving and Eric?", "field": "syntax", "linguistics_term": "island_effects", "UID": "coordinate_structure_constraint_object_extraction", "simple_LM_method": true, "one_prefix_method": false, "two_prefix_method": false, "lexically_identical": false, "pairID": "0"}
+{"sentence_good": "What had Jesus and Andrea arrived at?", "sentence_bad": "What had Jesus arrived at and Andrea?", "field": "syntax", "linguistics_term": "island_effects", "UID": "coordinate_structure_constraint_object_extraction", "simple_LM_method": true, "one_prefix_method": false, "two_prefix_method": false, "lexically_identical": false, "pairID": "9"}
+{"sentence_good": "All women had known what teachers?", "sentence_bad": "What had all women known teachers?", "two_prefix_prefix_good": "All women had known what", "two_prefix_prefix_bad": "What had all women known", "two_prefix_word": "teachers", "field": "syntax", "linguistics_term": "island_effects", "UID": "left_branch_island_echo_question", "simple_LM_method": true, "one_prefix_method": false, "two_prefix_method": true, "lexically_identical": true, "pairID": "3"}
+{"sentence_good": "Some documentary has disagreed with what commentaries?", "sentence_bad": "What has some documentary disagreed with commentaries?", "two_prefix_prefix_good": "Some documentary has disagreed with what", "two_prefix_prefix_bad": "What has some documentary disagreed with", "two_prefix_word": "commentaries", "field": "syntax", "linguistics_term": "island_effects", "UID": "left_branch_island_echo_question", "simple_LM_method": true, "one_prefix_method": false, "two_prefix_method": true, "lexically_identical": true, "pairID": "6"}
+{"sentence_good": "Whose museums had Dana alarmed?", "sentence_bad": "Whose had Dana alarmed museums?", "field": "syntax", "linguistics_term": "island_effects", "UID": "left_branch_island_simple_question", "simple_LM_method": true, "one_prefix_method": false, "two_prefix_method": false, "lexically_identical": true, "pairID": "0"}
+{"sentence_good": "Which newspaper article has Ellen researched?", "sentence_bad": "Which has Ellen researched newspaper article?", "field": "syntax", "linguistics_term": "island_effects", "UID": "left_branch_island_simple_question", "simple_LM_method": true, "one_prefix_method": false, "two_prefix_method": false, "lexically_identical": true, "pairID": "102"}
+{"sentence_good": "Who had the patients' cleaning those banks upset.", "sentence_bad": "Who had the patients' cleaning upset those banks.", "field": "syntax", "linguistics_term": "island_effects", "UID": "sentential_subject_island", "simple_LM_method": true, "one_prefix_method": false, "two_prefix_method": false, "lexically_identical": true, "pairID": "0"}
+{"sentence_good": "Who has the waitress's observing Christine bothered.", "sentence_bad": "Who has the waitress's observing bothered Christine.", "field": "syntax", "linguistics_term": "island_effects", "UID": "sentential_subject_island", "simple_LM_method": true, "one_prefix_method": false, "two_prefix_method": false, "lexically_identical": true, "pairID": "1"}
+{"sentence_good": "Who have those men revealed they helped?", "sentence_bad": "Who have those men revealed who helped?", "one_prefix_prefix": "Who have those men revealed", "one_prefix_word_good": "they", "one_prefix_word_bad": "who", "field": "syntax", "linguistics_term": "island_effects", "UID": "wh_island", "simple_LM_method": true, "one_prefix_method": true, "two_prefix_method": false, "lexically_identical": false, "pairID": "0"}
+{"sentence_good": "What could Alan discover he has run around?", "sentence_bad": "What could Alan discover who has run around?", "one_prefix_prefix": "What could Alan discover", "one_prefix_word_good": "he", "one_prefix_word_bad": "who", "field": "syntax", "linguistics_term": "island_effects", "UID": "wh_island", "simple_LM_method": true, "one_prefix_method": true, "two_prefix_method": false, "lexically_identical": false, "pairID": "4"}
 """
 RELEASE = [json.loads(line) for line in RELEASE_JSONL.splitlines()]
 
@@ -286,6 +305,9 @@ CONTROL_RAISING = ("existential_there_subject_raising", "tough_vs_raising_1", "t
                    "existential_there_object_raising", "expletive_it_object_raising")
 BINDING = ("principle_A_case_1", "principle_A_case_2", "principle_A_c_command", "principle_A_domain_1",
            "principle_A_domain_2", "principle_A_domain_3", "principle_A_reconstruction")
+ISLANDS = ("adjunct_island", "complex_NP_island", "coordinate_structure_constraint_complex_left_branch",
+           "coordinate_structure_constraint_object_extraction", "left_branch_island_echo_question",
+           "left_branch_island_simple_question", "sentential_subject_island", "wh_island")
 
 
 def test_every_morphology_and_argument_structure_paradigm_of_the_release_is_generated():
@@ -294,13 +316,15 @@ def test_every_morphology_and_argument_structure_paradigm_of_the_release_is_gene
     assert argument == set(ARGUMENT_STRUCTURE) and not morphology & argument
     by_term = {term: {row["UID"] for row in RELEASE if row["linguistics_term"] == term}
                for term in ("s-selection", "quantifiers", "npi_licensing", "ellipsis", "filler_gap_dependency",
-                            "control_raising", "binding")}
+                            "control_raising", "binding", "island_effects")}
     assert by_term == {"s-selection": set(S_SELECTION), "quantifiers": set(QUANTIFIERS), "npi_licensing": set(NPI),
                        "ellipsis": set(ELLIPSIS), "filler_gap_dependency": set(FILLER_GAP),
-                       "control_raising": set(CONTROL_RAISING), "binding": set(BINDING)}
+                       "control_raising": set(CONTROL_RAISING), "binding": set(BINDING), "island_effects": set(ISLANDS)}
     assert set(GENERATED) == morphology | argument | set(S_SELECTION + QUANTIFIERS + NPI + ELLIPSIS + FILLER_GAP
-                                                         + CONTROL_RAISING + BINDING)
-    assert len(GENERATED) == 18 + 7 + 2 + 4 + 7 + 2 + 7 + 5 + 7 and set(GENERATED) == {row["UID"] for row in RELEASE}
+                                                         + CONTROL_RAISING + BINDING + ISLANDS)
+    assert len(GENERATED) == 18 + 7 + 2 + 4 + 7 + 2 + 7 + 5 + 7 + 8 == 67
+    assert set(GENERATED) == {row["UID"] for row in RELEASE}
+    assert {row["field"] for row in RELEASE if row["UID"] in ISLANDS} == {"syntax"}
     # the NPI-scope and control/raising paradigms carry the release's field, "syntax_semantics"
     assert {row["field"] for row in RELEASE if row["UID"] in CONTROL_RAISING + NPI[5:]} == {"syntax_semantics"}
     # as do the binding paradigms, principle_A_case_2 its release file's typo "syntax/semantics"
@@ -347,8 +371,8 @@ def test_pairs_are_distinct_numbered_and_avoid_excluded_sentences(generated, lex
 
 
 def test_bad_arguments_are_refused():
-    with pytest.raises(GeneratorError, match="no generator for BLiMP paradigm 'adjunct_island'"):
-        generate("adjunct_island", 3, 0)
+    with pytest.raises(GeneratorError, match="no generator for BLiMP paradigm 'adjunct_islands'"):
+        generate("adjunct_islands", 3, 0)
     for n, seed in ((-1, 0), (3, -2), (True, 0), (3, 1.5)):
         with pytest.raises(GeneratorError, match="non-negative integer"):
             generate("determiner_noun_agreement_1", n, seed)
@@ -1147,6 +1171,152 @@ def test_the_s_selection_and_quantifier_pools(lexicon):
     assert len(pools.counting_verbs) >= 80
 
 
+# --- islands ---
+
+WH_CLASSES = {"who": {"person"}, "what": set(CLASSES) - {"person"}}
+
+
+def verbs_ending(a: Arguments, tokens: list[str]) -> list:
+    """The lexicon's verbs of which ``tokens`` end in a form (and its particle); none where no verb ends there."""
+    if len(tokens) >= 2 and (tokens[-2], tokens[-1]) in a.verbs:
+        return a.verbs[(tokens[-2], tokens[-1])]
+    return a.verbs.get((tokens[-1], ""), [])
+
+
+def gap_at_end(a: Arguments, tokens: list[str], classes: set[str]) -> bool:
+    """``tokens`` end in a verb (or its particle) that takes an object of ``classes``: its object is missing there
+    (a gap) or follows."""
+    return any(classes & v.object for v in verbs_ending(a, tokens))
+
+
+def moved_to_end(good: list[str], bad: list[str], start: int) -> int | None:
+    """How many of ``good``'s words from ``start`` on ``bad`` has after the words that follow them (None: ``bad``
+    is not so made)."""
+    return next((k for k in range(1, len(good) - start)
+                 if bad == good[:start] + good[start + k:] + good[start:start + k]), None)
+
+
+def question_words(sentence: str) -> list[str]:
+    return sentence[:-1].split(" ")
+
+
+def test_island_pairs_move_their_words_as_the_release_does(generated):
+    """The good and the bad sentence have the same words (wh_island: but the embedded subject) and differ as the
+    release's do: the adjunct, the complex noun phrase, the second conjunct, the left branch's noun and the
+    sentential subject's object move after the words that follow them; the echo question's wh-determiner moves to
+    the front and its subject after the auxiliary."""
+    for uid in ISLANDS:
+        for row in generated[uid]:
+            good, bad = question_words(row["sentence_good"]), question_words(row["sentence_bad"])
+            mark = "." if uid == "sentential_subject_island" else "?"  # the release's
+            assert row["sentence_good"][-1] == row["sentence_bad"][-1] == mark, row
+            if uid != "wh_island":
+                assert sorted(w.lower() for w in good) == sorted(w.lower() for w in bad), row
+            if uid == "adjunct_island":  # "... hug after shocking Richard" / "... hug Richard after shocking"
+                at = next(i for i, w in enumerate(good) if w in ADJUNCT_WORDS)
+                assert moved_to_end(good, bad, at) in (2, 3) and good[at + 1].endswith("ing"), row
+            elif uid == "complex_NP_island":  # "Who <aux> <head> who|that <verbs> <NP> <verb>" / the NP first
+                assert good[0] == "Who" and good[4] in ("who", "that") and moved_to_end(good, bad, 2) >= 4, row
+            elif uid == "coordinate_structure_constraint_complex_left_branch":  # the noun after the first verb
+                at = good.index("and")
+                assert good[0].lower() in WH_DETERMINERS and moved_to_end(good[:at], bad[:at], 1) == 1, row
+                assert good[at:] == bad[at:] and good[at + 1:at + 1 + len(row["two_prefix_word"].split(" "))] == \
+                    row["two_prefix_word"].split(" "), row
+            elif uid == "coordinate_structure_constraint_object_extraction":  # "and <NP>" after the verb
+                assert good.count("and") == 1 and moved_to_end(good, bad, good.index("and")) >= 2, row
+            elif uid == "left_branch_island_echo_question":  # "<subject> <aux> <verb> <wh> <noun>" / "<wh> <aux> ..."
+                wh = len(row["two_prefix_prefix_good"].split(" ")) - 1
+                assert good[wh] in WH_DETERMINERS and good[0].lower() not in WH_DETERMINERS, row
+                assert [w.lower() for w in bad] == [good[wh], good[2], good[0].lower(), good[1], *good[3:wh],
+                                                    *good[wh + 1:]], row
+            elif uid == "left_branch_island_simple_question":  # "<wh> <noun> <aux> ..." / "<wh> <aux> ... <noun>"
+                assert good[0].lower() in WH_DETERMINERS and moved_to_end(good, bad, 1) in (1, 2), row
+            elif uid == "sentential_subject_island":  # "... cleaning those banks upset" / "... cleaning upset those banks"
+                assert good[0] == "Who" and any(moved_to_end(good, bad, start) == len(good) - 1 - start
+                                                for start in range(3, len(good) - 1)), row
+            else:  # wh_island: the embedded subject only
+                diffs = [i for i, (g, b) in enumerate(zip(good, bad, strict=True)) if g != b]
+                assert diffs == [len(row["one_prefix_prefix"].split(" "))], row
+
+
+def test_wh_words_leave_their_gap_outside_the_island_in_good_sentences_and_inside_it_in_bad_ones(generated, lexicon):
+    """The good sentence's gap (a verb, or its particle, without its object) is the verb's object or a declarative
+    clause's; the bad one's is inside an island: an adjunct, a relative clause on the object, a sentential
+    subject, an embedded question. The wh-word and the noun phrases are of classes the verbs take, and the
+    auxiliary agrees with every subject it stands for."""
+    a, g = Arguments(lexicon), Grammar(lexicon)
+    person = {"person"}
+    for row in generated["adjunct_island"]:  # "<wh> <aux> <subject> <verb> <adjunct> <NP>" / "... <NP> <adjunct>"
+        good, bad = question_words(row["sentence_good"]), question_words(row["sentence_bad"])
+        wh, at = WH_CLASSES[good[0].lower()], next(i for i, w in enumerate(good) if w in ADJUNCT_WORDS)
+        adjunct = good[at:at + moved_to_end(good, bad, at)]
+        obj = good[at + len(adjunct):]
+        assert g.noun(obj[-1]) and bad[at:] == [*obj, *adjunct], row
+        assert gap_at_end(a, good[:at], wh) and gap_at_end(a, bad, wh), row  # the verb's gap / the adjunct's
+        assert gap_at_end(a, adjunct, {a.noun_class(obj[-1])}) and gap_at_end(a, bad[:at], {a.noun_class(obj[-1])})
+    for row in generated["complex_NP_island"]:  # "Who <aux> <head> that <verbs> <NP> <verb>" / "... <NP> <verb> <head> ..."
+        good, bad = question_words(row["sentence_good"]), question_words(row["sentence_bad"])
+        relative = good[2:2 + moved_to_end(good, bad, 2)]
+        other, verb = good[2 + len(relative):4 + len(relative)], good[4 + len(relative):]
+        assert g.noun(relative[1]) and relative[2] in ("who", "that") and g.noun(other[1]) and verb, row
+        assert gap_at_end(a, good, person) and gap_at_end(a, relative, person), row  # the verb's gap; the NP follows
+        assert bad[2:] == [*other, *verb, *relative] and gap_at_end(a, bad, person), row  # the relative clause's gap
+        number = g.np_number(relative[1])
+        assert g.np_number(other[1]) == number and g.verb_number.get(good[1], number) == number, row
+    for row in generated["sentential_subject_island"]:  # "Who <aux> <possessor>'s <gerund> <object> <verb>."
+        good, bad = question_words(row["sentence_good"]), question_words(row["sentence_bad"])
+        at = next(i for i, w in enumerate(good) if w.endswith(("'", "'s")))
+        start = at + 2 + ((good[at + 1], good[at + 2]) in a.verbs)  # after the gerund and its particle
+        obj = good[start:start + moved_to_end(good, bad, start)]
+        verb = good[start + len(obj):]
+        assert good[at + 1].endswith("ing") and g.verb_number.get(good[1], "sg") == "sg", row  # a gerund's auxiliary
+        assert g.noun(obj[-1]) and gap_at_end(a, good[:start], person), row  # the gerund and its object
+        assert gap_at_end(a, good, person) and any("abstract" in v.subject for v in verbs_ending(a, verb)), row
+        assert bad[start:] == [*verb, *obj], row  # the gerund's object missing: the gap inside the subject
+    clause = {f for v in lexicon.verbs if v.label in CLAUSE_VERBS for f in (v.base, v.participle, v.gerund)}
+    thirds = {v.third for v in lexicon.verbs}
+    for row in generated["wh_island"]:  # "<wh> <aux> <subject> <know> he|she|they <verb group>?" / "... who ..."
+        prefix, good = row["one_prefix_prefix"].split(" "), question_words(row["sentence_good"])
+        pronoun = row["one_prefix_word_good"]
+        assert prefix[-1] in clause and row["one_prefix_word_bad"] == "who", row
+        assert pronoun == SUBJECT_PRONOUNS[_person_agreement(g, prefix[2:-1])], row  # the matrix subject's pronoun
+        assert gap_at_end(a, good, WH_CLASSES[prefix[0].lower()]), row  # the embedded verb's object is the gap
+        finite = good[len(prefix) + 1]  # agrees with the pronoun
+        assert finite not in (PL_AUX if pronoun != "they" else SG_AUX | thirds), row
+
+
+def test_coordinations_and_left_branches_move_whole_in_good_sentences_only(generated, lexicon):
+    """The good sentence moves a whole phrase: the object of both conjuncts, the object of a verb with
+    coordinated subjects, a wh-determiner with its noun; the bad one leaves part of it behind: the noun in the first
+    conjunct, the second conjunct of a coordinated object, the wh-determiner's noun (its branch then has no gap)."""
+    a, g = Arguments(lexicon), Grammar(lexicon)
+    for row in generated["coordinate_structure_constraint_complex_left_branch"]:
+        good, bad = row["two_prefix_prefix_good"].split(" "), row["two_prefix_prefix_bad"].split(" ")
+        noun = {a.noun_class(good[1])}
+        assert gap_at_end(a, good[:-1], noun) and gap_at_end(a, question_words(row["sentence_good"]), noun), row
+        assert bad[-2] == good[1] and gap_at_end(a, bad[:-2], noun), row  # the noun left in the first conjunct
+    for row in generated["coordinate_structure_constraint_object_extraction"]:
+        good, bad = question_words(row["sentence_good"]), question_words(row["sentence_bad"])
+        wh, at = WH_CLASSES[good[0].lower()], good.index("and")
+        conjunct = good[at:at + moved_to_end(good, bad, at)]  # "and <NP>"
+        assert gap_at_end(a, good, wh) and g.noun(good[at - 1]) and g.noun(conjunct[-1]), row  # coordinated subjects
+        assert bad[-len(conjunct):] == conjunct and gap_at_end(a, bad[:-len(conjunct)], wh), row  # "<verb> _ and NP"
+        assert a.noun_class(conjunct[-1]) in wh, row  # the conjuncts are of one kind ("who and Eric")
+        first = g.np_number(good[at - 1])  # the auxiliary agrees with "A and B" and with A
+        assert g.verb_number.get(good[1], "pl") == "pl" and g.verb_number.get(good[1], first) == first, row
+    for row in generated["left_branch_island_echo_question"]:  # "<det> <noun> <aux> <verb> <wh> <noun>"
+        good, bad = row["two_prefix_prefix_good"].split(" "), row["two_prefix_prefix_bad"].split(" ")
+        noun = row["two_prefix_word"].split(" ")
+        assert g.noun(good[1]) and g.noun(noun[-1]) and good[2] in AUXILIARY_WORDS, row
+        assert gap_at_end(a, good[:-1], {a.noun_class(noun[-1])}) and gap_at_end(a, bad, {a.noun_class(noun[-1])}), row
+        assert g.verb_number.get(good[2], g.np_number(good[1])) == g.np_number(good[1]), row
+    for row in generated["left_branch_island_simple_question"]:  # "<wh> <noun> <aux> <subject> <verb>"
+        good, bad = question_words(row["sentence_good"]), question_words(row["sentence_bad"])
+        noun = good[1:1 + moved_to_end(good, bad, 1)]
+        assert g.noun(noun[-1]) and bad[-len(noun):] == noun and bad[1] == good[1 + len(noun)], row
+        assert gap_at_end(a, good, {a.noun_class(noun[-1])}), row  # the wh-phrase's gap
+
+
 # --- the structural check ---
 
 def test_every_paradigm_passes_the_structural_check_against_release_rows(generated):
@@ -1246,6 +1416,15 @@ def two_words(row):
     ("existential_there_object_raising", lambda r: r.update(two_prefix_method=False), "constants"),
     ("expletive_it_object_raising", lambda r: r.update(sentence_bad=r["sentence_bad"].replace(" it ", " there ")),
      "prefix"),
+    # islands: the words move as the release's (a word replaced, one added: no move), the release's flags and marks
+    ("adjunct_island", lambda r: r.update(sentence_bad=r["sentence_bad"].rsplit(" ", 1)[0] + " him?"), "tokens"),
+    ("complex_NP_island", lambda r: r.update(sentence_bad=r["sentence_bad"][:-1] + " again?"), "tokens"),
+    ("sentential_subject_island", lambda r: r.update(sentence_good=r["sentence_good"][:-1] + "?"), "form"),
+    ("coordinate_structure_constraint_object_extraction", lambda r: r.update(lexically_identical=True), "constants"),
+    ("coordinate_structure_constraint_complex_left_branch",
+     lambda r: r.update(two_prefix_prefix_bad=r["two_prefix_prefix_good"]), "prefix"),
+    ("left_branch_island_echo_question", two_words, "prefix"),
+    ("wh_island", lambda r: r.update(one_prefix_word_bad=r["one_prefix_word_good"]), "prefix"),
 ])
 def test_the_structural_check_fails_what_breaks_the_structure(generated, uid, change, check):
     rows = generated[uid][:20]
@@ -1277,12 +1456,13 @@ def test_the_difference_must_be_where_the_release_has_it(generated):
 
 def test_moved_words_are_checked_by_how_they_move_and_the_other_paradigms_by_their_count(generated):
     """Where every release pair's differing words are moved ones (the filler-gap questions, ellipsis, matrix
-    questions), the check compares how they move, not how many they are; for every other paradigm the
-    number of differing words must still be the release's."""
+    questions, six of the islands), the check compares how they move, not how many they are; for every other
+    paradigm the number of differing words must still be the release's."""
     moving = {"matrix_question_npi_licensor_present", "only_npi_scope", "sentential_negation_npi_scope",
               "principle_A_reconstruction", "principle_A_domain_3",
               "ellipsis_n_bar_1", "ellipsis_n_bar_2",
-              "wh_questions_object_gap", "wh_questions_subject_gap", "wh_questions_subject_gap_long_distance"}
+              "wh_questions_object_gap", "wh_questions_subject_gap", "wh_questions_subject_gap_long_distance",
+              *(uid for uid in ISLANDS if uid not in ("left_branch_island_echo_question", "wh_island"))}
     for uid in GENERATED:
         moves = Profile.learn(release_of(uid)).moves
         assert (moves is not None) == (uid in moving), uid
@@ -1407,7 +1587,7 @@ def test_the_rule_end_to_end_on_the_demo_release_with_and_without_it(tmp_path):
 
 @pytest.mark.workflow
 def test_the_generated_pairs_are_scored_and_set_beside_the_release(tmp_path):
-    """``snakemake blimp_generated`` on the demo: the 59 paradigms of 12 pairs, a dataset, each BLiMP
+    """``snakemake blimp_generated`` on the demo: the 67 paradigms of 12 pairs, a dataset, each BLiMP
     model's scores, and the table of accuracies beside the release's same paradigms."""
     from test_workflow import DEMO, copy_workflow, snakemake, write_config
 

@@ -1,5 +1,6 @@
 """``generate(uid, n, seed)``: fresh minimal pairs of a BLiMP morphology, argument-structure, s-selection,
-quantifier, NPI-licensing, ellipsis, filler-gap, NPI-scope, control/raising or binding paradigm, as release records.
+quantifier, NPI-licensing, ellipsis, filler-gap, NPI-scope, control/raising, binding or island paradigm, as release
+records.
 
 Deterministic: the pairs depend on the paradigm, ``n``, ``seed`` and the lexicon only (one
 ``random.Random`` per call, seeded from a hash of the paradigm and the seed, so that paradigms draw
@@ -51,6 +52,7 @@ def _spec(uid: str, term: str, method: str, identical: bool, build, **kw) -> tup
 DNA, SVA, IRR, ANA = "determiner_noun_agreement", "subject_verb_agreement", "irregular_forms", "anaphor_agreement"
 ARG, SSEL, QUANT, NPI = "argument_structure", "s-selection", "quantifiers", "npi_licensing"
 ELL, GAP, CR, BIND = "ellipsis", "filler_gap_dependency", "control_raising", "binding"
+ISLAND = "island_effects"
 det_noun, subj_verb = templates.determiner_noun, templates.subject_verb
 # The release's 18 morphology paradigms (field "morphology"), in the release's UID order, then its 7
 # argument-structure paradigms (field "syntax").
@@ -114,7 +116,7 @@ SPECS: dict[str, ParadigmSpec] = dict([
           field="semantics"),
     _spec("matrix_question_npi_licensor_present", NPI, "two_prefix", True, templates.matrix_question,
           field="semantics"),
-    # The release's 2 ellipsis and 7 of its filler-gap paradigms (field "syntax"): whole sentences differ (no
+    # The release's 2 ellipsis and 7 filler-gap paradigms (field "syntax"): whole sentences differ (no
     # prefix method), not lexically identical.
     _spec("ellipsis_n_bar_1", ELL, "", False, templates.ellipsis_n_bar_1, field="syntax"),
     _spec("ellipsis_n_bar_2", ELL, "", False, templates.ellipsis_n_bar_2, field="syntax"),
@@ -159,6 +161,21 @@ SPECS: dict[str, ParadigmSpec] = dict([
           field="syntax_semantics"),
     _spec("principle_A_reconstruction", BIND, "", True, templates.principle_a_reconstruction,
           field="syntax_semantics"),
+    # The release's 8 island paradigms (field "syntax"), questions all: lexically identical but for
+    # coordinate_structure_constraint_object_extraction (so flagged in the release) and wh_island (one-prefix on the
+    # embedded subject); the left-branch ones on a coordination and an echo question are two-prefix.
+    _spec("adjunct_island", ISLAND, "", True, templates.adjunct_island, field="syntax"),
+    _spec("complex_NP_island", ISLAND, "", True, templates.complex_np_island, field="syntax"),
+    _spec("coordinate_structure_constraint_complex_left_branch", ISLAND, "two_prefix", True,
+          templates.coordinate_left_branch, field="syntax"),
+    _spec("coordinate_structure_constraint_object_extraction", ISLAND, "", False,
+          templates.coordinate_object_extraction, field="syntax"),
+    _spec("left_branch_island_echo_question", ISLAND, "two_prefix", True, templates.left_branch_echo_question,
+          field="syntax"),
+    _spec("left_branch_island_simple_question", ISLAND, "", True, templates.left_branch_simple_question,
+          field="syntax"),
+    _spec("sentential_subject_island", ISLAND, "", True, templates.sentential_subject_island, field="syntax"),
+    _spec("wh_island", ISLAND, "one_prefix", False, templates.wh_island, field="syntax"),
 ])
 GENERATED = tuple(SPECS)
 

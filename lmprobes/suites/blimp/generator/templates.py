@@ -103,6 +103,25 @@ the lexicon's with a person subject and a person object (a natural reflexive one
   (two-prefix, the word the reflexive; lexically identical);
 - principle_A_reconstruction: "It's <reflexive> that|who <subject> <verb group>." / "It's <reflexive> that|who
   <verb group> <subject>." (the subject moved; lexically identical, no prefix method).
+
+Island effects (field "syntax"; questions: "<wh> <auxiliary> <subject> <verb> ...?", the auxiliary agreeing with
+every subject it stands for, ``_auxiliary``; a phrase moved over the words after it, ``_swapped_order``):
+
+- adjunct_island: "<wh> <aux> <subject> <verb> after|before|while|without <gerund> <object>?" / the object
+  before the adjunct (the wh-word's gap in the adjunct);
+- complex_NP_island: "Who <aux> <NP> that|who <verb group> <NP'> <verb>?" / "Who <aux> <NP'> <verb> <NP>
+  that|who <verb group>?" (the gap in the relative clause);
+- coordinate_structure_constraint_complex_left_branch: "<wh-determiner> <noun> <aux> <subject> <verb> and
+  <subject'> <verb'>?" / the noun after the first verb (two-prefix: the prefixes end in "and", the word the second
+  subject); coordinate_structure_constraint_object_extraction: "<wh> <aux> <subject> and <subject'> <verb>?" /
+  "<wh> <aux> <subject> <verb> and <subject'>?";
+- left_branch_island_echo_question: "<subject> <aux> <verb> <wh-determiner> <noun>?" / "<wh-determiner> <aux>
+  <subject> <verb> <noun>?" (two-prefix, the word the noun); left_branch_island_simple_question: "<wh-determiner>
+  <noun> <aux> <subject> <verb>?" / the noun after the verb;
+- sentential_subject_island: "Who <aux> <possessor>'s <gerund> <object> <verb>." / "Who <aux> <possessor>'s
+  <gerund> <verb> <object>." (the release's final periods);
+- wh_island: "<wh> <aux> <subject> <verb of ``CLAUSE_VERBS``> he|she|they <verb group>?" / "who" instead of
+  the pronoun (one-prefix on it).
 """
 
 from __future__ import annotations
@@ -115,6 +134,7 @@ from lmprobes.suites.blimp.generator.grammar import (
     COPULAS,
     DEMONSTRATIVES,
     MODALS,
+    NEGATIVE_MODALS,
     NP,
     NUMBERS,
     OTHER,
@@ -306,6 +326,12 @@ class Pools:
     def relative_heads(self) -> tuple[Noun, ...]:
         return tuple(n for n in self.lexicon.count_nouns if n.cls in RELATIVE_HEADS
                      and self.subjects_of(n.cls) and self.transitive_for(n.cls))
+
+    @cached_property
+    def event_verbs(self) -> tuple[Verb, ...]:
+        """Verbs with a person object whose subject may be an event, as a gerund clause is ("the patients'
+        cleaning the banks upset Mary"): those whose subjects include abstract nouns."""
+        return tuple(v for v in self.with_object if "abstract" in v.subject and "person" in v.object)
 
     @cached_property
     def scope_heads(self) -> tuple[Noun, ...]:
@@ -1346,3 +1372,215 @@ def expletive_it_object_raising(draw: Draw, pools: Pools) -> Pair:
     word = (draw.pick(CLAUSE_ADJECTIVES),)
     return Pair((*subject.tokens, *good, *tail), (*subject.tokens, *bad, *tail), word, word,
                 ("that", *inner.tokens, *vp, *obj))
+
+
+# --- island effects ---
+
+# The auxiliaries that begin a question, before its subject, by the subject's number: have, be, do and the
+# modals, and their negations.
+AGREEING_AUXILIARIES = {n: (PERFECT[n], "had", *COPULAS[n][:2], *DO_SUPPORT[n]) for n in NUMBERS}
+QUESTION_AUXILIARIES = {n: (*AGREEING_AUXILIARIES[n], *MODALS) for n in NUMBERS}
+NEGATED_AUXILIARIES = {n: (*(a + "n't" for a in AGREEING_AUXILIARIES[n]), *NEGATIVE_MODALS) for n in NUMBERS}
+HAVE, BE, DO = ("has", "have", "had"), ("is", "are", "was", "were"), ("does", "do", "did")
+# The words that begin an adjunct clause with a gerund ("after shocking Richard"), and the wh-determiners of a
+# noun ("whose rug").
+ADJUNCT_WORDS = ("after", "before", "while", "without")
+WH_DETERMINERS = ("which", "what", "whose")
+
+
+def _auxiliary(draw: Draw, verbs: Sequence[Verb], numbers: Sequence[str], *, negation: bool,
+               do_support: bool = True) -> str:
+    """A question's auxiliary that agrees with a subject of each of ``numbers`` (a coordinated subject and its
+    first conjunct; two conjuncts' subjects): no progressive of a stative one of ``verbs``, no negation unless
+    ``negation``, no does / do / did (in a statement: emphatic) unless ``do_support``."""
+    def agreeing(number: str) -> tuple[str, ...]:
+        return QUESTION_AUXILIARIES[number] + (NEGATED_AUXILIARIES[number] if negation else ())
+
+    stative = any(v.stative for v in verbs)
+    return draw.pick([a for a in agreeing(numbers[0]) if all(a in agreeing(n) for n in numbers[1:])
+                      and not (stative and a.removesuffix("n't") in BE)
+                      and (do_support or a.removesuffix("n't") not in DO)])
+
+
+def _after_auxiliary(aux: str, verb: Verb) -> tuple[str, ...]:
+    """``verb``'s words after ``aux`` (and the subject): its participle after have, its gerund after be, its base
+    form after do or a modal; then its particle."""
+    plain = aux.removesuffix("n't")
+    form = verb.participle if plain in HAVE else verb.gerund if plain in BE else verb.base
+    return (form, *((verb.particle,) if verb.particle else ()))
+
+
+def _swapped_order(first: tuple[str, ...], second: tuple[str, ...]) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """``first`` before ``second`` and after it. The two orders must begin and end with other words: otherwise
+    fewer words differ than moved, and the check reads another move than the release's."""
+    if first[0] == second[0] or first[-1] == second[-1]:
+        raise DeadEnd("the moved words begin or end as the words they move over")
+    return (*first, *second), (*second, *first)
+
+
+def _shared_objects(verb: Verb, other: Verb) -> list[str]:
+    return [c for c in _classes_of(verb) if c in other.object]
+
+
+def _possessive(np: NP) -> tuple[str, ...]:
+    """``np`` with its last word in the possessive: "the patients'", "many women's", "Derek's"."""
+    last = np.tokens[-1]
+    return (*np.tokens[:-1], last + ("'" if np.number == "pl" and last.endswith("s") else "'s"))
+
+
+def _question(wh: str, aux: str, subject: Sequence[str], verb: Verb) -> tuple[str, ...]:
+    return (wh, aux, *subject, *_after_auxiliary(aux, verb))
+
+
+def adjunct_island(draw: Draw, pools: Pools) -> Pair:
+    """"Who should Derek hug after shocking Richard?" / "Who should Derek hug Richard after shocking?": the
+    wh-word is the verb's object / the object of the gerund in an adjunct ("after", "before", "while",
+    "without"), an island (the subject is the gerund's too, and the wh-word and the object are of classes both
+    verbs take; lexically identical, the object moved)."""
+    verb = draw.pick(pools.with_object)
+    subject = _subject_of(draw, pools, verb.subject)
+    adjunct = draw.pick([v for v in pools.transitive_for(subject.cls)
+                         if v.base != verb.base and _shared_objects(verb, v)])
+    classes = _shared_objects(verb, adjunct)
+    obj = object_phrase(draw, pools.lexicon, frozenset(classes))
+    if obj.tokens == subject.tokens:
+        raise DeadEnd("the object repeats the subject")
+    aux = _auxiliary(draw, (verb,), (subject.number,), negation=not subject.universal)
+    question = _question(_wh(draw.pick(classes)), aux, subject.tokens, verb)
+    gerund = (draw.pick(ADJUNCT_WORDS), adjunct.gerund, *((adjunct.particle,) if adjunct.particle else ()))
+    good, bad = _swapped_order(gerund, obj.tokens)
+    _one_run((*question, *good), (*question, *bad))
+    return Pair((), (), (*question, *good), (*question, *bad), end_good="?", end_bad="?")
+
+
+def complex_np_island(draw: Draw, pools: Pools) -> Pair:
+    """"Who aren't most hospitals that hadn't talked about most waitresses alarming?" / "Who aren't most
+    waitresses alarming most hospitals that hadn't talked about?": the wh-word is the verb's object / the
+    object of a relative clause on the verb's object (a complex noun phrase, an island). The two noun phrases
+    trade places (lexically identical): persons, of one number (the auxiliary agrees with both), each a
+    one-word determiner and noun, so that as many words differ as in the release's pairs."""
+    verb, relative_verb = (draw.pick(_person_verbs(pools, reflexive=False)) for _ in range(2))
+    number = draw.pick(NUMBERS)
+    head, other = (noun_phrase(draw, draw.pick(pools.short_nouns(frozenset({"person"}))), number,
+                               SHORT_DETERMINERS[number]) for _ in range(2))
+    if head.tokens[-1] == other.tokens[-1] or verb == relative_verb:
+        raise DeadEnd("the two noun phrases or the two verbs are one")
+    if {head.tokens[0], other.tokens[0]} <= set(SWAP_DEMONSTRATIVE):
+        # the first words that differ would read as a determiner contrast (3 of the release's 1,000 pairs)
+        raise DeadEnd("two demonstratives where the noun phrases trade places")
+    relative = (*head.tokens, _relative_pronoun(draw, head),
+                *verb_phrase(draw, relative_verb, number, negation=not head.universal).tokens)
+    aux = _auxiliary(draw, (verb,), (number,), negation=not (head.universal or other.universal))
+    good, bad = _swapped_order(relative, (*other.tokens, *_after_auxiliary(aux, verb)))
+    _one_run(("who", aux, *good), ("who", aux, *bad))
+    return Pair((), (), ("who", aux, *good), ("who", aux, *bad), end_good="?", end_bad="?")
+
+
+def coordinate_left_branch(draw: Draw, pools: Pools) -> Pair:
+    """coordinate_structure_constraint_complex_left_branch: "What senators was Alicia approaching and some
+    teachers scaring?" / "What was Alicia approaching senators and some teachers scaring?": the wh-determiner
+    and its noun move out of both conjuncts (across the board, the object of both verbs) / the determiner
+    alone, its noun left behind in the first conjunct (two-prefix: the prefixes end in "and", the word the
+    second subject; one auxiliary for both conjuncts, agreeing with both subjects; a one-word noun, as the
+    release's)."""
+    verb = draw.pick(pools.with_object)
+    cls = draw.pick(_classes_of(verb))
+    other = draw.pick([v for v in pools.objects_of(cls) if v.base != verb.base])
+    noun = draw.pick(pools.short_nouns(frozenset({cls})))
+    first, second = _subject_of(draw, pools, verb.subject), _subject_of(draw, pools, other.subject)
+    if first.tokens == second.tokens:
+        raise DeadEnd("the two subjects are one")
+    aux = _auxiliary(draw, (verb, other), (first.number, second.number),
+                     negation=not (first.universal or second.universal))
+    good, bad = _swapped_order((noun.form(draw.pick(NUMBERS)),), (aux, *first.tokens, *_after_auxiliary(aux, verb)))
+    wh = draw.pick(WH_DETERMINERS)
+    return Pair((wh, *good, "and"), (wh, *bad, "and"), second.tokens, second.tokens, _after_auxiliary(aux, other),
+                end_good="?", end_bad="?")
+
+
+def coordinate_object_extraction(draw: Draw, pools: Pools) -> Pair:
+    """coordinate_structure_constraint_object_extraction: "Who were all men and Eric leaving?" / "Who were all
+    men leaving and Eric?": the wh-word is the object of a verb with two coordinated subjects / one conjunct of a
+    coordinated object, the other left behind (the second subject is of a class the verb takes as subject and
+    object, the wh-word's). The auxiliary agrees with both the coordinated subject and the first conjunct, so
+    the words are the same (the release's pairs mostly change it, and are not lexically identical)."""
+    verb = draw.pick(pools.with_object)
+    cls = draw.pick([c for c in _classes_of(verb) if c in verb.subject])
+    first, second = _subject_of(draw, pools, verb.subject), _subject_of(draw, pools, frozenset({cls}))
+    if first.tokens[-1] == second.tokens[-1]:
+        raise DeadEnd("the two subjects are one")
+    aux = _auxiliary(draw, (verb,), ("pl", first.number), negation=not (first.universal or second.universal))
+    good, bad = _swapped_order(("and", *second.tokens), _after_auxiliary(aux, verb))
+    question = (_wh(cls), aux, *first.tokens)
+    _one_run((*question, *good), (*question, *bad))
+    return Pair((), (), (*question, *good), (*question, *bad), end_good="?", end_bad="?")
+
+
+def left_branch_echo_question(draw: Draw, pools: Pools) -> Pair:
+    """left_branch_island_echo_question: "The truck will hurt which senator?" / "Which will the truck hurt
+    senator?": a wh-determiner stays with its noun (in an echo question's object) / is moved alone, leaving its
+    noun (two-prefix: the prefixes end before the noun, the word; lexically identical). The subject is a
+    one-word determiner and noun: after a one-word subject the auxiliary keeps its place and the words that
+    differ are not next to each other, which the check cannot read (nor the release's pairs so made). No
+    emphatic does / do / did in the statement."""
+    verb = draw.pick(pools.with_object)
+    subject = _short_np(draw, pools, verb.subject, names=False)
+    noun = draw.pick([n for n in pools.nouns_of(frozenset(_classes_of(verb))) if n.countable])
+    aux = _auxiliary(draw, (verb,), (subject.number,), negation=not subject.universal, do_support=False)
+    wh = draw.pick(WH_DETERMINERS)
+    good = (*subject.tokens, aux, *_after_auxiliary(aux, verb), wh)
+    bad = _question(wh, aux, subject.tokens, verb)
+    noun_words = words(noun.form(draw.pick(NUMBERS)))
+    _one_run((*good, *noun_words), (*bad, *noun_words))
+    return Pair(good, bad, noun_words, noun_words, end_good="?", end_bad="?")
+
+
+def left_branch_simple_question(draw: Draw, pools: Pools) -> Pair:
+    """left_branch_island_simple_question: "Whose museums had Dana alarmed?" / "Whose had Dana alarmed
+    museums?": a wh-determiner moves with its noun / alone, leaving its noun (lexically identical)."""
+    verb = draw.pick(pools.with_object)
+    subject = _subject_of(draw, pools, verb.subject)
+    noun = draw.pick([n for n in pools.nouns_of(frozenset(_classes_of(verb))) if n.countable])
+    aux = _auxiliary(draw, (verb,), (subject.number,), negation=not subject.universal)
+    rest = (aux, *subject.tokens, *_after_auxiliary(aux, verb))
+    good, bad = _swapped_order(words(noun.form(draw.pick(NUMBERS))), rest)
+    wh = draw.pick(WH_DETERMINERS)
+    _one_run((wh, *good), (wh, *bad))
+    return Pair((), (), (wh, *good), (wh, *bad), end_good="?", end_bad="?")
+
+
+def sentential_subject_island(draw: Draw, pools: Pools) -> Pair:
+    """"Who had the patients' cleaning those banks upset." / "Who had the patients' cleaning upset those
+    banks.": the wh-word is the object of a verb whose subject is a gerund clause ("the patients' cleaning
+    those banks", a verb an event can be the subject of) / the object of the gerund inside that subject, an
+    island (lexically identical, the object moved; the possessor, the gerund's subject, is animate; the
+    auxiliary agrees with the gerund, singular; both sentences end in a period, as the release's do)."""
+    verb = draw.pick(pools.event_verbs)
+    gerund = draw.pick([v for v in pools.objects_of("person") if v.base != verb.base and v.subject & ANIMATE])
+    possessor = _subject_of(draw, pools, gerund.subject & ANIMATE)
+    obj = object_phrase(draw, pools.lexicon, frozenset({"person"}))
+    if obj.tokens == possessor.tokens:
+        raise DeadEnd("the object repeats the possessor")
+    aux = _auxiliary(draw, (verb,), ("sg",), negation=not possessor.universal)
+    subject = (*_possessive(possessor), gerund.gerund, *((gerund.particle,) if gerund.particle else ()))
+    good, bad = _swapped_order(obj.tokens, _after_auxiliary(aux, verb))
+    question = ("who", aux, *subject)
+    _one_run((*question, *good), (*question, *bad))
+    return Pair((), (), (*question, *good), (*question, *bad))
+
+
+def wh_island(draw: Draw, pools: Pools) -> Pair:
+    """"Who have those men revealed they helped?" / "Who have those men revealed who helped?": the wh-word is
+    the object of a declarative clause under a verb that takes a clause or a question (``CLAUSE_VERBS``) / of an
+    embedded question, whose subject is "who" (an island; one-prefix on the embedded subject, the matrix
+    subject's pronoun / "who"). A plural pronoun's verb group is one without agreement ("they helped"), so
+    that "who" reads as well after it."""
+    subject = _person(draw, pools, draw.pick(AGREEMENTS))
+    matrix = draw.pick(pools.labelled(CLAUSE_VERBS))
+    aux = _auxiliary(draw, (matrix,), (subject.number,), negation=not subject.universal)
+    verb = draw.pick(pools.transitive_for("person"))
+    pronoun = SUBJECT_PRONOUNS[agreement(subject)]
+    number = "pl" if pronoun == "they" else "sg"
+    vp = verb_phrase(draw, verb, number, agreeing=None if number == "sg" else False)
+    prefix = _question(_wh(draw.pick(_classes_of(verb))), aux, subject.tokens, matrix)
+    return Pair(prefix, prefix, (pronoun,), ("who",), vp.tokens, end_good="?", end_bad="?")
