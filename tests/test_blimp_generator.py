@@ -1585,6 +1585,23 @@ def test_the_rule_end_to_end_on_the_demo_release_with_and_without_it(tmp_path):
     assert (other / target).read_text() == to_jsonl(generate(uid, 1000, 0))
 
 
+def test_the_demos_generator_settings_pass_the_check_against_its_release_sample():
+    """The demo's release is 20 rows per paradigm, fewer shapes than the release's 1,000 (inchoative's
+    differ in one word only), so 100 fresh pairs or more fail its check: the demo asks for 20."""
+    import yaml
+
+    root = Path(__file__).resolve().parents[1]
+    base, demo = (yaml.safe_load((root / name).read_text()) for name in ("config.yaml", "resources/demo/config.yaml"))
+    settings = {**base["suites"]["blimp"]["generator"], **demo["suites"]["blimp"].get("generator", {})}
+    folder = root / "resources/demo/mirror/raw.githubusercontent.com/alexwarstadt/blimp"
+    failed = []
+    for uid in GENERATED:
+        release = [json.loads(line) for line in next(folder.glob(f"*/data/{uid}.jsonl")).read_text().splitlines()]
+        if not check_against_release(generate(uid, settings["pairs"], settings["seed"]), release).ok:
+            failed.append(uid)
+    assert failed == []
+
+
 @pytest.mark.workflow
 def test_the_generated_pairs_are_scored_and_set_beside_the_release(tmp_path):
     """``snakemake blimp_generated`` on the demo: the 67 paradigms of 12 pairs, a dataset, each BLiMP
