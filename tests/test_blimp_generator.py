@@ -1569,12 +1569,14 @@ def test_the_rule_end_to_end_on_the_demo_release_with_and_without_it(tmp_path):
 
     uid = "irregular_past_participle_verbs"
     target = f"results/datasets/blimp/generated/{uid}.jsonl"
+    settings = demo_generator_settings()
+    n, seed = settings["pairs"], settings["seed"]
     workdir = copy_workflow(tmp_path / "wf")
     run = snakemake(workdir, target, configs=(DEMO,))
     assert run.returncode == 0, run.stderr[-3000:]
     release = [json.loads(line) for line in (workdir / f"resources/sources/blimp/{uid}.jsonl").read_text().splitlines()]
     rows = [json.loads(line) for line in (workdir / target).read_text().splitlines()]
-    assert len(rows) == 1000 and rows == generate(uid, 1000, 0, exclude=release_sentences(release))
+    assert len(rows) == n and rows == generate(uid, n, seed, exclude=release_sentences(release))
     assert check_against_release(rows, release).ok
     # Without the release (exclude_release false): no download, and the pairs may repeat no release sentence only by chance.
     other = copy_workflow(tmp_path / "wf2")
@@ -1582,18 +1584,22 @@ def test_the_rule_end_to_end_on_the_demo_release_with_and_without_it(tmp_path):
     run = snakemake(other, target, configs=(DEMO, name))
     assert run.returncode == 0, run.stderr[-3000:]
     assert not (other / "resources/sources/blimp").exists()
-    assert (other / target).read_text() == to_jsonl(generate(uid, 1000, 0))
+    assert (other / target).read_text() == to_jsonl(generate(uid, n, seed))
+
+
+def demo_generator_settings() -> dict:
+    """``suites.blimp.generator`` as the demo runs it: config.yaml's, then the demo config's."""
+    import yaml
+
+    base, demo = (yaml.safe_load((ROOT / name).read_text()) for name in ("config.yaml", "resources/demo/config.yaml"))
+    return {**base["suites"]["blimp"]["generator"], **demo["suites"]["blimp"].get("generator", {})}
 
 
 def test_the_demos_generator_settings_pass_the_check_against_its_release_sample():
     """The demo's release is 20 rows per paradigm, fewer shapes than the release's 1,000 (inchoative's
     differ in one word only), so 100 fresh pairs or more fail its check: the demo asks for 20."""
-    import yaml
-
-    root = Path(__file__).resolve().parents[1]
-    base, demo = (yaml.safe_load((root / name).read_text()) for name in ("config.yaml", "resources/demo/config.yaml"))
-    settings = {**base["suites"]["blimp"]["generator"], **demo["suites"]["blimp"].get("generator", {})}
-    folder = root / "resources/demo/mirror/raw.githubusercontent.com/alexwarstadt/blimp"
+    settings = demo_generator_settings()
+    folder = ROOT / "resources/demo/mirror/raw.githubusercontent.com/alexwarstadt/blimp"
     failed = []
     for uid in GENERATED:
         release = [json.loads(line) for line in next(folder.glob(f"*/data/{uid}.jsonl")).read_text().splitlines()]
