@@ -35,7 +35,7 @@ REVISIONS = {
     "blimp_tables": 2,
     "blimp_generate": 1,
     "blimp_generated_dataset": 1,
-    "blimp_generated_table": 1,
+    "blimp_generated_table": 2,
     # oLMpics
     "olmpics_release": 2,
     "olmpics_grids": 1,

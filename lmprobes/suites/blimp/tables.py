@@ -210,7 +210,7 @@ def write_tables(
     return paths
 
 
-GENERATED_TITLE = ("Fresh pairs: accuracy (%) on the generated morphology paradigms beside the same paradigms of "
+GENERATED_TITLE = ("Fresh pairs: accuracy (%) on the generated paradigms beside the same paradigms of "
                    "the release, and the difference (generated - release)")
 MEAN_ROW = "mean of the paradigms"
 
