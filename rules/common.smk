@@ -402,6 +402,16 @@ def get_lama_lowercased_vocab(wildcards):
     return get_lama_source("common_vocab_lowercased")(wildcards)
 
 
+def get_lama_uhn_common_vocabs(wildcards):
+    """The common vocabularies LAMA-UHN's filter reads its answers among (none with vocabulary: full)."""
+    if LAMA["uhn"]["vocabulary"] != "common":
+        return {}
+    return {
+        "common_vocab": get_lama_source("common_vocab")(wildcards),
+        "common_vocab_lowercased": get_lama_lowercased_vocab(wildcards),
+    }
+
+
 def get_lama_scores(wildcards):
     return expand(
         "results/scores/lama/{model}/{corpus}.parquet",

@@ -175,9 +175,8 @@ rule lama_score:
 # the following city/country/language: [MASK]." for the subjects of one corpus.
 rule lama_uhn:
     input:
+        unpack(get_lama_uhn_common_vocabs),
         dataset="results/datasets/lama/{uhn_corpus}.parquet",
-        common_vocab=get_lama_source("common_vocab"),
-        common_vocab_lowercased=get_lama_lowercased_vocab,
         model=get_model_dir,
     output:
         "results/datasets/lama/uhn/{model}/{uhn_corpus}.parquet",

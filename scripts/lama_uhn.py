@@ -7,7 +7,10 @@ with rule_job(snakemake):
     torch.set_num_threads(snakemake.threads)
     score_uhn_names(
         snakemake.input.dataset,
-        {"cased": snakemake.input.common_vocab, "lowercase": snakemake.input.common_vocab_lowercased or None},
+        {
+            "cased": snakemake.input.get("common_vocab"),
+            "lowercase": snakemake.input.get("common_vocab_lowercased") or None,
+        },
         snakemake.input.model,
         snakemake.output[0],
         slug=snakemake.wildcards.model,

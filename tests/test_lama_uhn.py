@@ -182,3 +182,22 @@ def test_the_filter_job_writes_each_name_facts_hits_with_its_settings(tiny_dir, 
     assert (meta["dataset"], meta["top_k"], meta["vocabulary"], meta["facts"]) == ("trex", len(COMMON), "common", 2)
     assert meta["case"] == "lowercase"
     assert meta["template"] == uhn.NAME_TEMPLATE
+
+
+def test_the_filter_job_reads_no_common_vocabulary_for_the_full_answer_space(tiny_dir, tmp_path: Path):
+    from lmprobes.io import write_parquet
+    from lmprobes.suites.lama.release import SCHEMA
+
+    rows = [{"relation": "P19", "sub_label": "Jean Marais", "obj_label": "Baghdad"}]
+    data = facts(rows).reindex(columns=SCHEMA.names).astype(object)
+    dataset = tmp_path / "trex.parquet"
+    write_parquet(data.where(data.notna(), None), dataset, SCHEMA, {"dataset": "trex"})
+    out = tmp_path / "uhn" / "trex.parquet"
+    score_uhn_names(dataset, {"cased": None, "lowercase": None}, tiny_dir("bert"), out, slug="tiny-bert",
+                    spec={"tiny": {"arch": "bert"}, "family": "masked", "batch_tokens": 256}, device="cpu",
+                    vocabulary="full", top_k=3, progress=False)
+    assert read_parquet(out)["row_id"].tolist() == ["trex:0"] and read_metadata(out)["vocabulary"] == "full"
+    with pytest.raises(ValueError, match="no lowercase common vocabulary was given"):
+        score_uhn_names(dataset, {"cased": None, "lowercase": None}, tiny_dir("bert"), out, slug="tiny-bert",
+                        spec={"tiny": {"arch": "bert"}, "family": "masked", "batch_tokens": 256}, device="cpu",
+                        vocabulary="common", top_k=3, progress=False)

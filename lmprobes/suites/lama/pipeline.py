@@ -176,20 +176,23 @@ def score_datasets(datasets: list[Path], common_vocabs: dict[str, Path], model_d
         write_parquet(scores, out, SCORE_SCHEMA, metadata)
 
 
-def score_uhn_names(dataset: Path, common_vocabs: dict[str, Path], model_dir: Path, out: Path, *, slug: str,
+def score_uhn_names(dataset: Path, common_vocabs: dict[str, Path | None], model_dir: Path, out: Path, *, slug: str,
                     spec: dict, device: str, vocabulary: str, top_k: int, progress: bool = True) -> None:
-    """The LAMA-UHN person-name filter's answers for one corpus, read from the filter model."""
+    """The LAMA-UHN person-name filter's answers for one corpus, read from the filter model.
+    ``common_vocabs`` (by case mode) are read only for ``vocabulary="common"``."""
     from lmprobes.models import load_lm
     from lmprobes.suites.lama.scoring import case_for
     from lmprobes.suites.lama.uhn_names import score_name_hits
 
     lm = load_lm(slug, spec, model_dir, device)
     mode = case_for(lm.tokenizer, "auto")
-    if common_vocabs.get(mode) is None:
-        raise ValueError(f"{slug}: its tokenizer is {mode}, but no {mode} common vocabulary was given")
+    common_vocab = []
+    if vocabulary == "common":
+        if common_vocabs.get(mode) is None:
+            raise ValueError(f"{slug}: its tokenizer is {mode}, but no {mode} common vocabulary was given")
+        common_vocab = sorted(load_common_vocab(common_vocabs[mode]))
     facts = read_parquet(dataset)
-    hits = score_name_hits(lm, facts, sorted(load_common_vocab(common_vocabs[mode])), vocabulary=vocabulary,
-                           top_k=top_k, progress=progress)
+    hits = score_name_hits(lm, facts, common_vocab, vocabulary=vocabulary, top_k=top_k, progress=progress)
     removed = len(uhn_flagged(hits))
     log.info("%s, %s: %d of %d facts of the person-name relations have the object among a name's top %d",
              slug, Path(dataset).stem, removed, len(hits), top_k)
