@@ -18,7 +18,7 @@ REVISIONS = {
     # Ettinger
     "ettinger_dataset": 2,
     "ettinger_score": 2,
-    "ettinger_tables": 1,
+    "ettinger_tables": 2,
     # LAMA
     "lama_dataset": 2,
     "lama_trex_raw": 1,

@@ -112,6 +112,20 @@ def test_role_tables(merged):
     assert value(tidy, "table9", "m1", "", "w/ .01 thresh")["value"] == pytest.approx(100 * strong)
 
 
+def test_table8_counts_every_sentence_when_a_cloze_passes_the_last_edge(merged):
+    """The released code's top bin has no upper edge: a sentence past .77 is shown, never dropped."""
+    role = merged["m1"]["role"].copy()
+    first = role.index[role.condition == "orig"][0]
+    role.loc[first, "cloze_bin"] = D.cloze_bin(0.9)
+    tidy = T.quantitative_tables({"m1": {**merged["m1"], "role": role}}, 0.01, "exclude")
+    for k in (1, 5):
+        table8 = tidy[(tidy.table == "table8") & (tidy.row == f"k={k}")]
+        assert table8["n"].sum() == 88
+        assert value(tidy, "table8", "m1", f"k={k}", ">.77")["n"] == 1
+    plain = T.quantitative_tables(merged, 0.01, "exclude")
+    assert set(plain[plain.table == "table8"].column) == {"<=.17", "<=.23", "<=.33", "<=.77"}
+
+
 def test_neg_tables(merged):
     tidy = T.quantitative_tables(merged, 0.01, "exclude")
     simp = merged["m1"]["neg_simp"]

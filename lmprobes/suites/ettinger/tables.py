@@ -12,7 +12,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from lmprobes.suites.ettinger.datasets import ROLE_CLOZE_BINS
+from lmprobes.suites.ettinger.datasets import ROLE_CLOZE_BINS, cloze_bin
 
 TIDY_COLUMNS = ["table", "source", "model", "row", "column", "value", "sd", "n", "unscorable"]
 SOURCE_ORDER = {"paper": 0, "reproduction": 1, "hf_rerun": 2}  # the lines of one (row, model), in order
@@ -98,11 +98,23 @@ def role_accuracy(model: str, df: pd.DataFrame) -> list[dict]:
             sub = df[df["condition"] == condition]
             records.append(_record("table7", model, f"k={k}", label, _percent(hits_at(sub, k)), len(sub), unscorable=_count_unscorable(sub)))
         orig = df[df["condition"] == "orig"]
-        for edge in ROLE_CLOZE_BINS:
-            sub = orig[orig["cloze_bin"] == f"<={edge:.2f}"]
-            label = f"<={edge:.2f}".replace("0.", ".")
+        for bin_name in _cloze_bins_of(orig):
+            sub = orig[orig["cloze_bin"] == bin_name]
+            label = bin_name.replace("0.", ".")
             records.append(_record("table8", model, f"k={k}", label, _percent(hits_at(sub, k)), len(sub), unscorable=_count_unscorable(sub)))
     return records
+
+
+def _cloze_bins_of(orig: pd.DataFrame) -> list[str]:
+    """The paper's four bins, and one above the last edge when a sentence falls there.
+
+    The released code's last bin has no upper edge; the paper's edges are the release's quartiles,
+    so only an edited or replacement ROLE file can reach past .77, and its sentences are shown
+    in a bin of their own rather than dropped from the table.
+    """
+    bins = [f"<={edge:.2f}" for edge in ROLE_CLOZE_BINS]
+    above = cloze_bin(1.0)
+    return bins + [above] if (orig["cloze_bin"] == above).any() else bins
 
 
 def neg_simp_accuracy(model: str, df: pd.DataFrame) -> list[dict]:
