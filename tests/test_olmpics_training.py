@@ -2,10 +2,14 @@
 
 from __future__ import annotations
 
+import math
+from dataclasses import replace
+
 import pytest
 import torch
 from torch import nn
 
+from lmprobes.suites.olmpics import training
 from lmprobes.suites.olmpics.hyperparameters import BASELINE, TRANSFORMER, HyperParameters, TrainingError
 from lmprobes.suites.olmpics.training import (
     Examples,
@@ -59,6 +63,19 @@ def test_slanted_triangular_with_fewer_steps_than_the_warm_up_starts_at_the_peak
     # 4 steps x 0.06 -> cut 0: no warm-up, a linear fall from the peak
     assert slanted_triangular(0, 4, 0.06, 32) == pytest.approx(1.0)
     assert slanted_triangular(2, 4, 0.06, 32) == pytest.approx((1 + 0.5 * 31) / 32)
+
+
+def test_fit_sets_the_rate_of_each_step_as_allennlps_trainer_does(monkeypatch):
+    """AllenNLP counts the batch, then sets the rate, then steps: its steps are numbered 1..T."""
+    rates = []
+    monkeypatch.setattr(training, "_set_rate", lambda optimizer, lr, multiplier: rates.append(lr * multiplier))
+    hp = replace(TRANSFORMER, lr=1.0, epochs=4, eval_batch_size=64)
+    fit(Scorer(4), separable(62, seed=0), separable(8, seed=1), hp, seed=0)
+    total = 4 * math.ceil(62 / 16)  # 16 steps; cut = int(16 * 0.06) = 0: no warm-up
+    plain = [(1 + (1 - step / total) * 31) / 32 for step in range(1, total + 1)]
+    assert rates == pytest.approx(plain)
+    assert rates[0] == pytest.approx(0.939, abs=1e-3)
+    assert rates[-1] == pytest.approx(1 / 32)
 
 
 def test_linear_warmup_is_huggingfaces_schedule():

@@ -93,7 +93,12 @@ def training_subset(n_available: int, n: int, seed: int) -> np.ndarray:
 
 
 def slanted_triangular(step: int, total: int, cut_frac: float, ratio: float) -> float:
-    """AllenNLP's slanted triangular multiplier of the base rate at optimiser step ``step`` (0-based)."""
+    """AllenNLP's slanted triangular multiplier of the base rate at its batch number ``step``.
+
+    AllenNLP's trainer counts a batch before it sets the rate, so its first optimiser step is
+    number 1 (at lr × (1 + (1/cut)·31)/32, or just under the peak when cut is 0) and its last, number
+    ``total``, runs at lr/32 (``step_multiplier`` passes the step that way).
+    """
     step = min(step, total)
     cut = int(total * cut_frac)
     if step < cut:
@@ -130,8 +135,9 @@ def make_optimizer(model: nn.Module, hp: HyperParameters) -> torch.optim.Optimiz
 
 
 def step_multiplier(hp: HyperParameters, total_steps: int) -> Callable[[int], float]:
+    """The base rate's multiplier at each 0-based optimiser step of a run of ``total_steps``."""
     if hp.schedule == "slanted_triangular":
-        return lambda step: slanted_triangular(step, total_steps, hp.warmup, hp.ratio)
+        return lambda step: slanted_triangular(step + 1, total_steps, hp.warmup, hp.ratio)
     if hp.schedule == "linear":
         return lambda step: linear_warmup(step, total_steps, hp.warmup)
     return lambda step: 1.0
