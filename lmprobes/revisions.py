@@ -24,9 +24,9 @@ REVISIONS = {
     "lama_trex_raw": 1,
     "lama_conceptnet_gen": 1,
     "lama_wikidata_fresh": 1,
-    "lama_score": 3,
+    "lama_score": 4,
     "lama_uhn": 2,
-    "lama_tables": 4,
+    "lama_tables": 5,
     "lama_paraphrases": 1,
     "lama_paraphrase_tables": 2,
     # BLiMP

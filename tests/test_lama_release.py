@@ -144,3 +144,22 @@ def test_lowercase_mode_lowercases_labels_and_sentences_and_filters_again(releas
     conceptnet = R.lowercased(build("conceptnet", release), vocab).set_index("uuid")
     assert conceptnet.loc["c1", "query"] == "a bird can [MASK] ."
     assert conceptnet.loc["c2", "too_long"]
+
+
+@pytest.mark.parametrize("corpus, file", [("conceptnet", "ConceptNet/test.jsonl"), ("squad", "Squad/test.jsonl")])
+def test_a_line_with_more_than_one_masked_sentence_is_refused_naming_file_line_and_the_released_reading(
+        release, lama_records, corpus, file):
+    # The released BERT connector reads a second sentence as segment B and refuses a third; RoBERTa's
+    # concatenates; the left-to-right ones join with EOS. Querying the first alone would be none of these.
+    one = {"sub": "bird", "pred": "CapableOf", "obj_label": "fly", "masked_sentences": ["A bird can [MASK] ."],
+           "uuid": "c1", "id": "q1", "sub_label": "Squad"}
+    two = {**one, "masked_sentences": ["A bird can [MASK] .", "Birds [MASK] south ."]}
+    lama_records.jsonl(release / file, [one, two])
+    with pytest.raises(R.ReleaseError, match=rf"{file.replace('.', '[.]')}:2: 2 masked sentences; .*"
+                                             r"\[CLS\] A \[SEP\] B \[SEP\].*RoBERTa.*EOS"):
+        build(corpus, release)
+    lama_records.jsonl(release / file, [one, {**one, "masked_sentences": ["A bird can fly .", "Birds [MASK] ."]}])
+    with pytest.raises(R.ReleaseError, match=rf"{file.replace('.', '[.]')}:2: 2 masked sentences"):
+        build(corpus, release)
+    lama_records.jsonl(release / file, [one])
+    assert build(corpus, release)["query"].tolist() == ["A bird can [MASK] ."]

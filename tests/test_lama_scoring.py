@@ -108,28 +108,43 @@ def test_left_context_equals_a_plain_next_token_computation(tiny_gpt2, sample):
         assert list(scores.loc[row_id, "top_tokens"]) == sorted(values, key=values.get, reverse=True)[:10]
 
 
-def test_a_query_opening_with_the_mask_is_predicted_from_bos_among_sentence_initial_forms():
-    """As the released connectors predict it from their EOS. With GPT-2's real BPE (a tiny random
-    body) a sentence-initial word is ``tree``, not ``Ġtree``: the gold and the ranking use those ids."""
+def test_a_query_opening_with_the_mask_is_predicted_from_bos_among_space_led_forms_as_released():
+    """Predicted from BOS alone, as the released connectors predict it from their EOS. The released
+    GPT-2 connector names only ``Ġ`` pieces as words (its ``get_id`` encodes ``"a " + label``), so
+    ``released`` ranks ``Ġtree`` there and keeps a fact whose ``Ġ`` form is one piece (``Ġalready``;
+    not ``Trivia``, whose sentence-initial form alone is); ``huggingface`` ranks what GPT-2 writes
+    right after ``<|endoftext|>`` (``tree``). GPT-2's real BPE, a tiny random body."""
     from transformers import GPT2Config, GPT2LMHeadModel, GPT2Tokenizer
+
+    from lmprobes.suites.lama.scoring import applied_tokenization
 
     tok = GPT2Tokenizer.from_pretrained(Path(__file__).parent / "data" / "gpt2", local_files_only=True)
     torch.manual_seed(0)
     model = GPT2LMHeadModel(GPT2Config(vocab_size=len(tok), n_embd=16, n_layer=1, n_head=2)).eval()
     lm = LM(name="tiny-real-bpe", model=model, tokenizer=tok, family="causal")
     rows = [{"row_id": "x", "relation": "P1", "sub_label": "oak", "obj_label": "tree", "query": "[MASK] is what an oak is ."},
-            {"row_id": "y", "relation": "P1", "sub_label": "robin", "obj_label": "bird", "query": "a robin is a [MASK] ."}]
-    scores = score_facts(lm, facts(rows), COMMON, method="left_context", progress=False).set_index("row_id")
+            {"row_id": "y", "relation": "P1", "sub_label": "robin", "obj_label": "bird", "query": "a robin is a [MASK] ."},
+            {"row_id": "a", "relation": "P1", "sub_label": "oak", "obj_label": "already", "query": "[MASK] an oak ."},
+            {"row_id": "t", "relation": "P1", "sub_label": "oak", "obj_label": "Trivia", "query": "[MASK] on oaks ."}]
+    common = [*COMMON, "already", "Trivia"]
     vocab = tok.get_vocab()
-    initial = {w: vocab[w] for w in COMMON if w in vocab}
-    assert initial["tree"] != vocab["Ġtree"] and len(initial) > 5
+    assert {"Ġalready", "Trivia"} <= set(vocab) and not {"already", "ĠTrivia"} & set(vocab)
     row = plain_causal_logprobs(lm, [tok.bos_token_id])[-1]
-    values = {w: row[i].item() for w, i in initial.items()}
-    assert scores.loc["x", "kept"] and scores.loc["x", "gold_id"] == initial["tree"]
-    assert scores.loc["x", "gold_logprob"] == pytest.approx(values["tree"], abs=1e-5)
-    assert scores.loc["x", "rank_raw"] == 1 + sum(v > values["tree"] for v in values.values())
-    assert list(scores.loc["x", "top_tokens"]) == sorted(values, key=values.get, reverse=True)[:10]
-    assert scores.loc["y", "kept"] and scores.loc["y", "gold_id"] == vocab["Ġbird"], "running text keeps Ġ forms"
+    for tokenization, spell, single in (("released", "Ġ{}", "already"), ("huggingface", "{}", "Trivia")):
+        scores = score_facts(lm, facts(rows), common, method="left_context", tokenization=tokenization,
+                             progress=False).set_index("row_id")
+        forms = {w: vocab[spell.format(w)] for w in common if spell.format(w) in vocab}
+        values = {w: row[i].item() for w, i in forms.items()}
+        assert len(forms) > 5 and applied_tokenization(lm, tokenization) == tokenization
+        assert scores.loc["x", "kept"] and scores.loc["x", "gold_id"] == forms["tree"], tokenization
+        assert scores.loc["x", "gold_logprob"] == pytest.approx(values["tree"], abs=1e-5)
+        assert scores.loc["x", "rank_raw"] == 1 + sum(v > values["tree"] for v in values.values())
+        assert list(scores.loc["x", "top_tokens"]) == sorted(values, key=values.get, reverse=True)[:10]
+        assert scores.loc["y", "kept"] and scores.loc["y", "gold_id"] == vocab["Ġbird"], "running text keeps Ġ forms"
+        kept, split = ("a", "t") if single == "already" else ("t", "a")
+        assert scores.loc[kept, "kept"] and scores.loc[kept, "gold_id"] == forms[single], tokenization
+        assert scores.loc[split, "skip_reason"] == "not_single_token", tokenization
+    assert vocab["tree"] != vocab["Ġtree"]
 
 
 def test_candidates_rank_whole_sentences_by_plain_log_likelihood(tiny_gpt2):

@@ -61,7 +61,7 @@ def test_causal_methods_are_separate_systems_and_the_paper_sits_beside():
                                            "n_facts": 34039, "n_relations": 41}]))
     wide = T.table2_wide(tidy, ["trex"]).set_index("row")
     assert wide.loc["Total", "gpt2 (left_context)"] == 100.0 and wide.loc["Total", "gpt2 (candidates)"] == 0.0
-    assert wide.loc["Total", "Bb (paper)"] == 31.1
+    assert wide.loc["Total", "Bb (paper)"] == "31.1", "printed as published"
     total = tidy[tidy["row"] == "Total"].set_index("system")
     assert total.loc["gpt2 (candidates)", ["source", "model", "method"]].tolist() == ["reproduction", "gpt2", "candidates"]
     assert total.loc["Bb (paper)", ["source", "model", "method"]].tolist() == ["paper", "bert-base-cased", "masked"]
@@ -153,3 +153,25 @@ def test_squad_facts_are_not_each_others_valid_objects():
     freq = T.freq_baseline(data)
     assert freq["rank_raw"].tolist() == [1, 1, 3, 2]  # ties alphabetical: kicker before quarterback
     assert freq["rank_filtered"].tolist() == freq["rank_raw"].tolist()
+
+
+def test_table2_prints_the_papers_values_with_their_published_decimals():
+    """The paper prints Freq's T-REx rows with two decimals (1.78, 23.85, 21.95, 22.03) and the rest
+    with one; one-decimal rounding would print 21.95 as 21.9 and 23.85 as 23.9."""
+    from lmprobes.io import to_markdown
+
+    published = pd.read_csv(Path(__file__).resolve().parents[1] / "resources/lama/published.csv")
+    as_text = pd.read_csv(Path(__file__).resolve().parents[1] / "resources/lama/published.csv", dtype=str)
+    data = dataset([{"relation": "P1", "obj_label": "x"}])
+    ours = T.table2(T.per_relation(T.scored_facts(data, scores("m", "masked", {"r0": 1}))))
+    wide = T.table2_wide(T.with_published(ours, published), ["google_re", "trex", "conceptnet", "squad"])
+    cells = wide.set_index(["corpus", "row"])
+    paper = as_text[as_text["model"].isin(T.PAPER_SYSTEMS)]
+    assert len(paper) == 39
+    for corpus, row, model, value in zip(paper["corpus"], paper["row"], paper["model"], paper["value"]):
+        assert cells.loc[(corpus, row), T.PAPER_SYSTEMS[model]] == value, (corpus, row, model)
+    assert {"23.85", "21.95", "1.78", "22.03"} <= set(cells["Freq (paper)"])
+    lines = to_markdown(wide).splitlines()
+    assert "| trex | N-M |  |  |  | 21.95 | 16.5 | 24.7 | 24.3 |" in lines
+    assert "| trex | Total |  |  | 100.0 | 22.03 | 18.3 | 31.1 | 32.3 |" in lines, "ours rounded as before"
+    assert "| squad | Total |  |  |  |  | 3.9 | 14.1 | 17.4 |" in lines, "a value the paper lacks stays empty"

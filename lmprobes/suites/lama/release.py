@@ -263,8 +263,7 @@ def google_re_rows(release: Path) -> Iterator[dict]:
 def _sentence_rows(corpus: str, path: Path) -> Iterator[dict]:
     for lineno, record in read_jsonl(path):
         sentences = _field(path, lineno, record, "masked_sentences", kind=list)
-        if not sentences or not all(MASK in s for s in sentences):
-            raise ReleaseError(f"{path}:{lineno}: every masked sentence must contain {MASK}")
+        _check_one_masked_sentence(path, lineno, sentences)
         relation = _field(path, lineno, record, "pred") if corpus == "conceptnet" else "squad"
         yield make_row(
             corpus, relation, path, lineno,
@@ -273,6 +272,20 @@ def _sentence_rows(corpus: str, path: Path) -> Iterator[dict]:
             masked_sentences=list(sentences),
             uuid=_optional(path, lineno, record, "uuid", "id"),
         )
+
+
+def _check_one_masked_sentence(path: Path, lineno: int, sentences: list[str]) -> None:
+    """A ConceptNet or SQuAD line is queried through its one masked sentence. The released connectors
+    would read several together, each in its own way, which the engine does not reproduce: such a
+    line is refused rather than queried through its first sentence alone."""
+    if len(sentences) > 1:
+        raise ReleaseError(
+            f"{path}:{lineno}: {len(sentences)} masked sentences; this reproduction queries one per line. "
+            "The released code would read them together: its BERT connector as a sentence pair "
+            "([CLS] A [SEP] B [SEP], segment ids 0 then 1; more than two raise), its RoBERTa connector "
+            "concatenated, its left-to-right connectors joined by EOS")
+    if not sentences or MASK not in sentences[0]:
+        raise ReleaseError(f"{path}:{lineno}: every masked sentence must contain {MASK}")
 
 
 def with_valid_objects(df: pd.DataFrame, objects: pd.DataFrame) -> pd.DataFrame:

@@ -8,7 +8,8 @@ Methods (one row per fact and method, ``method`` column):
   left of the mask (stripped) and predicts the next token; ranked among the same common-vocabulary
   ids (``Ġword`` ids for byte-level BPE). Words right of the mask are unseen by construction. A
   query opening with the mask is predicted from BOS alone (the released connectors read their EOS
-  first) and ranked among the sentence-initial forms (``word``, not ``Ġword``).
+  first) and, as the released GPT-2 connector does, ranked among the ``Ġword`` ids too; under
+  ``tokenization="huggingface"`` among the sentence-initial forms (``word``) instead.
 - ``candidates``: every object of the relation (the distinct objects of its facts that pass the
   model-independent filters) is filled into the query and the filled sentence is scored by its
   causal log-likelihood (BEAR / lm-pub-quiz style); multi-token objects take part.
@@ -152,8 +153,8 @@ def score_facts(lm: LM, facts: pd.DataFrame, common_vocab: list[str], *, method:
     which ``common_vocab`` must be the lowercased common vocabulary. ``tokenization="released"``
     encodes a WordPiece model's masked queries as the released BERT connector does
     (``released_bert_encoding``) and ranks a byte-level model's running-text forms (``Ġword``) even
-    where the mask opens the query, as the released RoBERTa connector does; ``"huggingface"`` uses
-    the tokenizer as it is and ranks the sentence-initial forms (``word``) there.
+    where the mask opens the query, as the released RoBERTa and GPT-2 connectors do;
+    ``"huggingface"`` uses the tokenizer as it is and ranks the sentence-initial forms (``word``) there.
     """
     method = method or methods_for(lm.family)[0]
     _check_method(lm, method)
@@ -222,10 +223,7 @@ def _score_tokens(lm: LM, facts: pd.DataFrame, common_vocab: list[str], *, metho
     tokenizer = lm.tokenizer
     valid = valid_objects(facts)
     labels = sorted(set(facts["obj_label"]) | {o for objs in valid.values() for o in objs})
-    # LAMA's left-to-right connectors read EOS first, so a mask opening the query is predicted from it.
-    # The released RoBERTa connector ranks its space-led forms (``Ġword``) there too; ``huggingface``
-    # ranks what the tokenizer writes right after ``<s>``.
-    at_start = method == "left_context" or tokenization == "huggingface"
+    at_start = applied_tokenization(lm, tokenization) == "huggingface"
     initial = [at_start and not query.split(MASK, 1)[0].strip() for query in facts["query"]]
     forms = {False: token_forms(tokenizer, common_vocab, labels)}
     if any(initial):
@@ -266,8 +264,12 @@ def _score_tokens(lm: LM, facts: pd.DataFrame, common_vocab: list[str], *, metho
 
 def applied_tokenization(lm: LM, tokenization: str) -> str:
     """What ``tokenization`` amounts to for ``lm``: ``released`` only where a released connector
-    differs from the tokenizer (masked WordPiece and byte-level BPE models)."""
-    released = lm.family == "masked" and tokenizer_kind(lm.tokenizer) in ("wordpiece", "bytelevel")
+    differs from the tokenizer: BERT's for masked WordPiece models, and RoBERTa's and GPT-2's for
+    byte-level BPE ones, which name only space-led pieces (``Ġword``) as words, so a mask opening
+    the query is ranked among those. ``huggingface`` ranks the sentence-initial forms (``word``)
+    there, what the tokenizer writes right after ``<s>`` or ``<|endoftext|>``."""
+    kind = tokenizer_kind(lm.tokenizer)
+    released = kind == "bytelevel" or (lm.family == "masked" and kind == "wordpiece")
     return tokenization if released else "huggingface"
 
 
