@@ -305,7 +305,18 @@ def get_olmpics_zero_shot_settings(wildcards):
     candidates = {k: v for k, v in OLMPICS.get("candidates", {}).items() if k == read}
     if family == "causal":
         return {"candidates": candidates}
-    return {"masked_methods": OLMPICS["masked_methods"], "candidates": candidates}
+    return {
+        "masked_methods": OLMPICS["masked_methods"],
+        "candidates": candidates,
+        "mask_encoding": OLMPICS["mask_encoding"],
+    }
+
+
+def get_olmpics_mc_qa_seed_settings(wildcards):
+    """The curve settings an MC-QA seed job reads; the mask's spelling only for an MC-MLM task."""
+    if OLMPICS_TASKS[wildcards.qa_task].setup != "mc_mlm":
+        return MC_QA_SEED_SETTINGS
+    return {**MC_QA_SEED_SETTINGS, "mask_encoding": OLMPICS["mask_encoding"]}
 
 
 def get_model_batch_tokens(wildcards):

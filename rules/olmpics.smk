@@ -263,6 +263,7 @@ rule olmpics_encode:
         spec=get_model_spec,
         tasks=CURVES_MLM_TASKS,
         variants=CURVES["variants"],
+        mask_encoding=OLMPICS["mask_encoding"],
         device=config["device"],
     script:
         "../scripts/olmpics_encode.py"
@@ -348,7 +349,7 @@ rule olmpics_mc_qa_seed:
     params:
         revision=REVISIONS["olmpics_mc_qa_seed"],
         spec=get_model_spec,
-        curves=MC_QA_SEED_SETTINGS,
+        curves=get_olmpics_mc_qa_seed_settings,
         device=config["device"],
     script:
         "../scripts/olmpics_mc_qa_seed.py"

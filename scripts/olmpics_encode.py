@@ -15,6 +15,7 @@ with rule_job(snakemake):
         spec=model_spec(snakemake),
         tasks=snakemake.params.tasks,
         variants=snakemake.params.variants,
+        mask_encoding=snakemake.params.mask_encoding,
         device=snakemake.params.device,
         progress=snakemake.config["progress"],
     )

@@ -7,6 +7,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 import torch
+from test_olmpics_zeroshot import plain_ids
 
 from lmprobes.engine import word_ids
 from lmprobes.io import read_metadata
@@ -26,28 +27,29 @@ def age_items(n_train: int = 6, n_dev: int = 4) -> pd.DataFrame:
     return pd.DataFrame(age_comparison("train")[:n_train] + age_comparison("dev")[:n_dev])
 
 
-def plain_mask_state(lm, stem: str) -> torch.Tensor:
-    """The last hidden state at the mask from one unbatched, unpadded forward of the whole model."""
-    text = stem.replace("[MASK]", lm.tokenizer.mask_token).rstrip()
-    encoded = lm.tokenizer(text, return_tensors="pt")
-    position = encoded["input_ids"][0].tolist().index(lm.tokenizer.mask_token_id)
+def plain_mask_state(lm, stem: str, mask_encoding: str = "original") -> torch.Tensor:
+    """The last hidden state at the mask from one unbatched, unpadded forward of the whole model, the
+    stem's ids as zero-shot scoring reads them (``plain_ids``: transformers 2.x's, or the whole stem)."""
+    ids = plain_ids(lm.tokenizer, stem, mask_encoding)
     with torch.no_grad():
-        return lm.model(**encoded, output_hidden_states=True).hidden_states[-1][0, position]
+        output = lm.model(input_ids=torch.tensor([ids]), output_hidden_states=True)
+    return output.hidden_states[-1][0, ids.index(lm.tokenizer.mask_token_id)]
 
 
+@pytest.mark.parametrize("mask_encoding", ["original", "tokenizer"])
 @pytest.mark.parametrize("fixture", ["tiny_bert", "tiny_roberta"])
-def test_states_equal_single_item_forwards(request, fixture, with_budget):
+def test_states_equal_single_item_forwards(request, fixture, mask_encoding, with_budget):
     lm = with_budget(request.getfixturevalue(fixture), 64)  # a few items per batch, padded to the longest
     short = make_item("age_comparison", "generated", "standard", "dev", 9, id="s", stem="[MASK] cat .",
                       choices=["younger", "older"], answer=0)
     items = pd.concat([age_items(), pd.DataFrame([short]),
                        age_items(3, 0).assign(stem=lambda f: f["stem"] + "  ", row_id=lambda f: f["row_id"] + "x")])
-    frame = encode_mask_states(lm, items, progress=False)
+    frame = encode_mask_states(lm, items, mask_encoding=mask_encoding, progress=False)
     assert frame["row_id"].tolist() == items["row_id"].tolist()
     _, states = split_hidden(frame)
     assert states.dtype == torch.float32 and states.shape == (len(items), lm.model.config.hidden_size)
     for state, stem in zip(states, items["stem"], strict=True):
-        torch.testing.assert_close(state, plain_mask_state(lm, stem), atol=1e-5, rtol=1e-5)
+        torch.testing.assert_close(state, plain_mask_state(lm, stem, mask_encoding), atol=1e-5, rtol=1e-5)
 
 
 def test_candidates_multi_piece_and_unknown_choices(tiny_bert):

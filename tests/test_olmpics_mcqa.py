@@ -169,12 +169,16 @@ def age_rows(stem: str = "A 15 year old person age is [MASK] than a 16 year old 
         for split in ("train", "dev")], columns=SCHEMA.names)
 
 
+@pytest.mark.parametrize("mask_encoding", ["original", "tokenizer"])
 @pytest.mark.parametrize("kind", ["bert", "roberta"])
-def test_an_mc_mlm_stem_keeps_its_mask_as_the_models_mask_token(kind, tiny_dir):
-    """Figure 2D fine-tunes MC-QA on age comparison: as the original reader, [MASK] becomes <mask> for RoBERTa."""
+def test_an_mc_mlm_stem_keeps_its_mask_as_the_models_mask_token(kind, mask_encoding, tiny_dir):
+    """Figure 2D fine-tunes MC-QA on age comparison: as the original reader, [MASK] becomes <mask> for RoBERTa,
+    and (``original``) the word after it is read without its space, as transformers 2.x read it."""
     tokenizer = load_encoder(tiny_dir(kind), slug=f"tiny-{kind}", device=torch.device("cpu")).tokenizer
-    examples = mc_qa_examples(tokenizer, age_rows())
-    spelled = "A 15 year old person age is " + tokenizer.mask_token + " than a 16 year old person ."
+    examples = mc_qa_examples(tokenizer, age_rows(), mask_encoding=mask_encoding)
+    stripped = mask_encoding == "original" and kind == "roberta"
+    around = "" if stripped else " "
+    spelled = "A 15 year old person age is" + around + tokenizer.mask_token + around + "than a 16 year old person ."
     for k, choice in enumerate(["younger", "older"]):
         ids = tokenizer(spelled, choice)["input_ids"]
         assert examples.inputs["input_ids"][0, k, :len(ids)].tolist() == ids

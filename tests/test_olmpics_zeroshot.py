@@ -26,13 +26,73 @@ def items(task: str, specs: list[tuple[str, list[str], int]]) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
-def plain_mask_logits(lm, stem: str) -> torch.Tensor:
+def plain_ids(tokenizer, stem: str, mask_encoding: str = "original") -> list[int]:
+    """The stem's ids: ``original`` as transformers 2.x built them (the text cut at the mask, each side
+    stripped and encoded alone, without special tokens), ``tokenizer`` the whole stem as written."""
+    if mask_encoding == "tokenizer":
+        return tokenizer(stem.replace("[MASK]", tokenizer.mask_token).rstrip())["input_ids"]
+    left, right = stem.split("[MASK]")
+    encode = lambda text: tokenizer.encode(text.strip(), add_special_tokens=False) if text.strip() else []
+    return [tokenizer.cls_token_id, *encode(left), tokenizer.mask_token_id, *encode(right), tokenizer.sep_token_id]
+
+
+def plain_mask_logits(lm, stem: str, mask_encoding: str = "original") -> torch.Tensor:
     """Logits at the mask from one unbatched forward of the model (the full MLM head everywhere)."""
-    text = stem.replace("[MASK]", lm.tokenizer.mask_token).rstrip()
-    encoded = lm.tokenizer(text, return_tensors="pt")
-    position = encoded["input_ids"][0].tolist().index(lm.tokenizer.mask_token_id)
+    ids = plain_ids(lm.tokenizer, stem, mask_encoding)
     with torch.no_grad():
-        return lm.model(**encoded).logits[0, position]
+        return lm.model(input_ids=torch.tensor([ids])).logits[0, ids.index(lm.tokenizer.mask_token_id)]
+
+
+def roberta_tokenizer():
+    """RoBERTa's tokenizer: GPT-2's real byte-level BPE, with RoBERTa's mask token."""
+    from transformers import AddedToken, RobertaTokenizer
+
+    mask = AddedToken("<mask>", lstrip=True, rstrip=False, normalized=False, special=True)  # as RoBERTa's
+    tokenizer = RobertaTokenizer.from_pretrained(Path(__file__).parent / "data" / "gpt2", local_files_only=True,
+                                                 mask_token=mask)
+    assert len(tokenizer) > 50000, "the real vocabulary, not a stub"
+    return tokenizer
+
+
+MLM_STEMS = [stem for task in ("age_comparison", "objects_comparison", "antonym_negation", "taxonomy_conjunction",
+                               "multihop_composition", "always_never") for stem in release(task)["stem"]]
+
+
+def test_the_original_mask_encoding_is_transformers_2s_for_byte_level_bpe() -> None:
+    """With RoBERTa's BPE the word after the mask has no leading space, as the released readers'
+    tokenizer cut the text at ``<mask>`` and stripped each side; ``tokenizer`` keeps the space."""
+    from lmprobes.suites.olmpics.zeroshot import with_mask_token
+
+    tokenizer = roberta_tokenizer()
+    changed = 0
+    for stem in MLM_STEMS:
+        original = tokenizer(with_mask_token(tokenizer, stem).rstrip())["input_ids"]
+        assert original == plain_ids(tokenizer, stem, "original"), stem
+        modern = tokenizer(with_mask_token(tokenizer, stem, "tokenizer").rstrip())["input_ids"]
+        assert modern == plain_ids(tokenizer, stem, "tokenizer"), stem
+        changed += original != modern
+    assert changed > len(MLM_STEMS) // 2, "every stem with a word after its mask"
+    age = next(s for s in MLM_STEMS if "[MASK] than" in s)
+    after = lambda ids: tokenizer.convert_ids_to_tokens(ids)[ids.index(tokenizer.mask_token_id) + 1]
+    assert after(plain_ids(tokenizer, age, "original")) == "than"
+    assert after(plain_ids(tokenizer, age, "tokenizer")) == "Ġthan"
+
+
+def test_wordpiece_reads_both_mask_encodings_alike() -> None:
+    from transformers import BertTokenizerFast
+
+    from lmprobes.suites.olmpics.zeroshot import with_mask_token
+
+    tokenizer = BertTokenizerFast.from_pretrained(Path(__file__).parent / "data" / "bert-base-cased",
+                                                  local_files_only=True)
+    for stem in MLM_STEMS:
+        ids = {tuple(tokenizer(with_mask_token(tokenizer, stem, e).rstrip())["input_ids"]) for e in ("original", "tokenizer")}
+        assert ids == {tuple(plain_ids(tokenizer, stem))}
+
+
+def test_an_unknown_mask_encoding_is_named(tiny_roberta) -> None:
+    with pytest.raises(ZeroShotError, match="mask_encoding 'modern'"):
+        score_zero_shot(tiny_roberta, release("age_comparison").head(2), mask_encoding="modern", progress=False)
 
 
 def test_roberta_candidates_are_the_space_prefixed_pieces(tiny_roberta) -> None:
@@ -57,15 +117,16 @@ def test_bert_candidates_are_the_plain_pieces(tiny_bert) -> None:
         assert score.n_multi_piece == sum(len(p) > 1 for p in pieces) == 1
 
 
+@pytest.mark.parametrize("mask_encoding", ["original", "tokenizer"])
 @pytest.mark.parametrize("model", ["tiny_roberta", "tiny_bert"])
-def test_mc_mlm_equals_a_plain_single_item_forward(model, request) -> None:
+def test_mc_mlm_equals_a_plain_single_item_forward(model, mask_encoding, request) -> None:
     lm = request.getfixturevalue(model)
     frame = pd.concat([release("antonym_negation"), release("age_comparison").head(6), release("taxonomy_conjunction")],
                       ignore_index=True)
-    scores = score_zero_shot(lm, frame, progress=False)
+    scores = score_zero_shot(lm, frame, mask_encoding=mask_encoding, progress=False)
     assert list(scores.columns) == SCORE_SCHEMA.names and scores["row_id"].tolist() == frame["row_id"].tolist()
     for item, score in zip(frame.itertuples(), scores.itertuples()):
-        logits = plain_mask_logits(lm, item.stem)
+        logits = plain_mask_logits(lm, item.stem, mask_encoding)
         ids = list(score.candidate_ids)
         expected = torch.log_softmax(logits, dim=-1)[ids]
         assert torch.allclose(torch.tensor(score.scores, dtype=torch.float32), expected, atol=1e-4)
@@ -145,15 +206,12 @@ def test_scores_do_not_depend_on_the_batch_budget(tiny_roberta, with_budget) -> 
 def test_mc_mlm_scores_the_word_initial_pieces_of_a_real_bpe() -> None:
     """With GPT-2's real byte-level BPE (RoBERTa's), Age comparison is decided between the ids of
     ``Ġyounger`` and ``Ġolder``, not those of ``younger`` / ``older``, on a tiny random masked LM."""
-    from transformers import AddedToken, BertConfig, BertForMaskedLM, RobertaTokenizer
+    from transformers import BertConfig, BertForMaskedLM
 
     from lmprobes.engine.lm import LM
 
-    bpe = Path(__file__).parent / "data" / "gpt2"
-    vocab = json.loads((bpe / "vocab.json").read_text(encoding="utf-8"))
-    mask = AddedToken("<mask>", lstrip=True, rstrip=False, normalized=False, special=True)  # as RoBERTa's
-    tokenizer = RobertaTokenizer.from_pretrained(bpe, local_files_only=True, mask_token=mask)
-    assert len(tokenizer) > 50000, "the real vocabulary, not a stub"
+    vocab = json.loads((Path(__file__).parent / "data" / "gpt2" / "vocab.json").read_text(encoding="utf-8"))
+    tokenizer = roberta_tokenizer()
     torch.manual_seed(0)
     # A BERT body: RoBERTa's position ids would need the pad id (here 50,260) below 514.
     config = BertConfig(vocab_size=len(tokenizer), hidden_size=16, num_hidden_layers=1, num_attention_heads=2,
@@ -191,6 +249,26 @@ def test_score_model_scores_candidates_as_configured_and_records_it(tiny_dir, ti
     assert len(got) == len(frame) and flat(got) == pytest.approx(flat(expected), abs=1e-5)
     assert flat(got) != pytest.approx(flat(original), abs=1e-5), "within_word_l2r, not the default"
     assert read_metadata(outs["zero_shot"])["candidates"] == {"pll_variant": "within_word_l2r"}, "what a masked model reads"
+
+
+def test_score_model_spells_the_mask_as_configured_and_records_it(tiny_dir, tiny_roberta, tmp_path) -> None:
+    from lmprobes.io import read_metadata, read_parquet
+    from lmprobes.suites.olmpics.pipeline import score_model
+
+    frame = release("age_comparison").head(6)
+    frame.to_parquet(tmp_path / "release.parquet")
+    frame.to_parquet(tmp_path / "grids.parquet")
+    outs = {"zero_shot": tmp_path / "zero_shot.parquet", "grids": tmp_path / "grid_scores.parquet"}
+    settings = {"masked_methods": ["mc_mlm"], "mask_encoding": "tokenizer"}
+    score_model(tmp_path / "release.parquet", tmp_path / "grids.parquet", tiny_dir("roberta"), outs,
+                slug="tiny-roberta", spec={"family": "masked", "tiny": {"arch": "roberta"}}, device="cpu",
+                settings=settings, progress=False)
+    got = [v for scores in read_parquet(outs["zero_shot"])["scores"] for v in scores]
+    expected = score_zero_shot(tiny_roberta, frame, mask_encoding="tokenizer", progress=False)
+    original = score_zero_shot(tiny_roberta, frame, progress=False)
+    assert got == pytest.approx([v for scores in expected["scores"] for v in scores], abs=1e-5)
+    assert got != pytest.approx([v for scores in original["scores"] for v in scores], abs=1e-5)
+    assert read_metadata(outs["zero_shot"])["mask_encoding"] == "tokenizer"
 
 
 def test_score_generated_scores_the_mc_mlm_dev_items_of_the_generated_files(tiny_dir, tiny_roberta, tmp_path) -> None:

@@ -19,6 +19,7 @@ from fake_bridges import FakeBridgeService, bridges_to_gold
 from fake_wdqs import empty_answer, recorded_service
 from lmprobes.io import read_metadata, read_parquet
 from lmprobes.revisions import REVISIONS
+from lmprobes.suites.olmpics.schema import TASKS as OLMPICS_TASKS
 from loopback import serve_http
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -424,6 +425,19 @@ def test_a_curve_setting_reruns_only_the_curve_jobs_that_read_it(demo):
         planned = {rule for rule in counts if "curves" in rule or "mc_qa" in rule} - {"olmpics_mc_qa_curves"}
         assert planned == {rerun}, (curves, planned)
         assert jobs is None or counts[rerun] == jobs, (curves, counts)
+
+
+def test_the_mask_encoding_reruns_the_masked_models_jobs_that_spell_a_mask(demo):
+    """Zero-shot scoring and the mask states of masked models, and MC-QA seeds of MC-MLM tasks only."""
+    name = write_config(demo, "mask_encoding.yaml", {"suites": {"olmpics": {"mask_encoding": "tokenizer"}}})
+    run = snakemake(demo, "-n", "all", configs=(DEMO, "fast.yaml", name))
+    assert run.returncode == 0, run.stderr[-3000:]
+    blocks = run.stdout.split("\nrule ")[1:]
+    scored = {re.search(r"model=([\w-]+)", b).group(1) for b in blocks if b.startswith("olmpics_zero_shot:")}
+    assert scored == {"tiny-bert", "tiny-roberta"}, "not the causal tiny-gpt2"
+    assert "olmpics_encode" in job_counts(run.stdout)
+    qa_tasks = {re.search(r"qa_task=(\w+)", b).group(1) for b in blocks if b.startswith("olmpics_mc_qa_seed:")}
+    assert qa_tasks and all(OLMPICS_TASKS[task].setup == "mc_mlm" for task in qa_tasks), qa_tasks
 
 
 def test_a_seed_added_runs_only_that_seeds_fine_tuning(demo):

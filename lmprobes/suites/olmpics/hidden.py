@@ -87,11 +87,13 @@ class EncoderCounts:
 ENCODER_COUNTS = EncoderCounts()
 
 
-def encode_mask_states(lm: LM, items: pd.DataFrame, *, progress: bool = False) -> pd.DataFrame:
-    """One row per MC-MLM item (in the order of ``items``) with the hidden state at its mask."""
+def encode_mask_states(lm: LM, items: pd.DataFrame, *, mask_encoding: str = "original",
+                       progress: bool = False) -> pd.DataFrame:
+    """One row per MC-MLM item (in the order of ``items``) with the hidden state at its mask
+    (the stem's mask spelled for ``mask_encoding``, as zero-shot scoring spells it)."""
     _check_items(lm, items)
     pieces = choice_pieces(lm, items["choices"].tolist())
-    texts = [stem_for_masked(lm, stem) for stem in items["stem"]]
+    texts = [stem_for_masked(lm, stem, mask_encoding) for stem in items["stem"]]
     states = _mask_states(lm, texts, items["row_id"].tolist(), progress)
     keys = list(zip(*(items[c] for c in KEY_COLUMNS), strict=True))
     ENCODER_COUNTS.items.update((lm.name, *key) for key in keys)

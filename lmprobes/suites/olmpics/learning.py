@@ -59,11 +59,11 @@ def _curve_metadata(model: str, curves: dict, hp: HyperParameters, **extra) -> d
 
 def encode_model(release: Path, controls: Path, model_dir: Path, hidden_outs: Sequence[Path], head_out: Path, *,
                  slug: str, spec: dict, tasks: Sequence[str], variants: Sequence[str], device: str,
-                 progress: bool = True) -> None:
+                 mask_encoding: str = "original", progress: bool = True) -> None:
     """Load the model once; cache the mask hidden states of every (task, variant) and the MLM head."""
     lm = load_lm(slug, spec, model_dir, device)
     items = curve_items(release, controls, tasks=tasks, variants=variants)
-    encoded = encode_mask_states(lm, items, progress=progress)
+    encoded = encode_mask_states(lm, items, mask_encoding=mask_encoding, progress=progress)
     parts = {}
     for task, variant in product(tasks, variants):  # every part checked before anything is written
         part = encoded[(encoded["task"] == task) & (encoded["variant"] == variant)].reset_index(drop=True)
@@ -73,7 +73,8 @@ def encode_model(release: Path, controls: Path, model_dir: Path, hidden_outs: Se
     candidates = sorted({int(i) for ids in encoded["candidate_ids"] for i in ids})
     save_head(extract_head(lm, candidates), head_out)
     for ((task, variant), part), out in zip(parts.items(), hidden_outs, strict=True):
-        write_hidden_cache(part, out, {**lm.describe(), **_metadata(f"hidden/{task}.{variant}")})
+        write_hidden_cache(part, out, {**lm.describe(), **_metadata(f"hidden/{task}.{variant}"),
+                                       "mask_encoding": mask_encoding})
         log.info("%s %s (%s): %d rows cached", slug, task, variant, len(part))
 
 
@@ -99,12 +100,13 @@ def mc_qa_seed_file(release: Path, controls: Path, model_dir: Path, out: Path, *
     stage = load_stage_one(stage_one) if stage_one else None
     hp = hyper_parameters(curves, "mc_qa")
     segment_ids = curves.get("mc_qa_segment_ids", "original")
+    masked = {"mask_encoding": curves["mask_encoding"]} if "mask_encoding" in curves else {}  # MC-MLM tasks only
     frame = mc_qa_curves(model_dir, spec, items, grid=curves["grid"], seeds=[seed], hp=hp, device=device,
                          progress=progress, slug=slug, stage_one=None if stage is None else {stage.seed: stage},
-                         segment_ids=segment_ids)
+                         segment_ids=segment_ids, **masked)
     first_stage = {} if stage is None else {"single_hop_items": stage.items}
     write_parquet(frame, out, CURVE_SCHEMA, _curve_metadata(slug, {**curves, "seeds": [seed]}, hp,
-                                                            mc_qa_segment_ids=segment_ids, **first_stage))
+                                                            mc_qa_segment_ids=segment_ids, **masked, **first_stage))
     return frame
 
 

@@ -62,6 +62,7 @@ from lmprobes.suites.olmpics.training import (
     fit,
     training_subset,
 )
+from lmprobes.suites.olmpics.zeroshot import with_mask_token
 
 log = logging.getLogger("lmprobes.suites.olmpics.mcqa")
 
@@ -79,9 +80,11 @@ class McQaError(ValueError):
 # --- inputs ------------------------------------------------------------------------------------
 
 
-def mc_qa_examples(tokenizer, items: pd.DataFrame, max_pieces: int = 256, segment_ids: str = "original") -> Examples:
+def mc_qa_examples(tokenizer, items: pd.DataFrame, max_pieces: int = 256, segment_ids: str = "original",
+                   mask_encoding: str = "original") -> Examples:
     """``(n, K, L)`` pair encodings of every (stem, choice), padded to the longest of the set; segment
-    ids all 0 (``"original"``, as the original's reader) or the tokenizer's (``"tokenizer"``)."""
+    ids all 0 (``"original"``, as the original's reader) or the tokenizer's (``"tokenizer"``); an
+    MC-MLM stem's mask spelled for ``mask_encoding`` (``zeroshot.with_mask_token``)."""
     if segment_ids not in SEGMENT_IDS:
         raise McQaError(f"mc_qa_segment_ids must be one of {SEGMENT_IDS}, not {segment_ids!r}")
     rows = items.to_dict("records")
@@ -90,7 +93,7 @@ def mc_qa_examples(tokenizer, items: pd.DataFrame, max_pieces: int = 256, segmen
     if tokenizer.pad_token_id is None:
         raise McQaError(f"tokenizer {type(tokenizer).__name__} has no padding token")
     n_choices = len(rows[0]["choices"])
-    encoded = [encode_item(tokenizer, row, n_choices, max_pieces) for row in rows]
+    encoded = [encode_item(tokenizer, row, n_choices, max_pieces, mask_encoding) for row in rows]
     length = max(len(pair["input_ids"]) for item in encoded for pair in item)
     names = [name for name in ("input_ids", "attention_mask", "token_type_ids") if name in encoded[0][0]]
     inputs = {name: torch.zeros(len(rows), n_choices, length, dtype=torch.long) for name in names}
@@ -105,15 +108,15 @@ def mc_qa_examples(tokenizer, items: pd.DataFrame, max_pieces: int = 256, segmen
     return Examples(inputs, labels, {"row_id": [row["row_id"] for row in rows]})
 
 
-def encode_item(tokenizer, row: dict, n_choices: int, max_pieces: int) -> list[dict]:
+def encode_item(tokenizer, row: dict, n_choices: int, max_pieces: int, mask_encoding: str = "original") -> list[dict]:
     choices = list(row["choices"])
     if len(choices) != n_choices:
         raise McQaError(f"{row['row_id']}: {len(choices)} choices, but the first item of the set has {n_choices}")
-    stem = question_text(tokenizer, row)
+    stem = question_text(tokenizer, row, mask_encoding)
     return [tokenizer(stem, choice, truncation=True, max_length=max_pieces) for choice in choices]
 
 
-def question_text(tokenizer, row: dict) -> str:
+def question_text(tokenizer, row: dict, mask_encoding: str = "original") -> str:
     """The stem with its ``[MASK]`` (MC-MLM tasks) spelled as the tokenizer's mask token."""
     stem = row["stem"]
     if MASK not in stem:
@@ -121,7 +124,7 @@ def question_text(tokenizer, row: dict) -> str:
     if tokenizer.mask_token is None:
         raise McQaError(f"{row['row_id']}: the stem has {MASK} but tokenizer {type(tokenizer).__name__} has no "
                         "mask token")
-    return stem.replace(MASK, tokenizer.mask_token)
+    return with_mask_token(tokenizer, stem, mask_encoding)
 
 
 # --- the model ----------------------------------------------------------------------------------
@@ -292,7 +295,7 @@ def mc_qa_curves(model_dir: str | Path, spec: dict, items: pd.DataFrame, *, grid
                  seeds: Sequence[int] = (1,), hp: HyperParameters = TRANSFORMER, device: str = "auto",
                  progress: bool = False, slug: str | None = None, pooling: str = "pooler",
                  max_pieces: int = 256, stage_one: Mapping[int, StageOne] | None = None,
-                 segment_ids: str = "original") -> pd.DataFrame:
+                 segment_ids: str = "original", mask_encoding: str = "original") -> pd.DataFrame:
     """Learning curves (CURVE_SCHEMA, setting ``mc_qa``) of one model on the MC-QA rows of ``items``.
 
     One row per (task, flavour, variant, N, seed): dev accuracy of the run trained on the first N
@@ -306,7 +309,7 @@ def mc_qa_curves(model_dir: str | Path, spec: dict, items: pd.DataFrame, *, grid
     starts = run_starts(slug, seeds, pooling, stage_one)
     target = resolve_device(device)
     pretrained = load_encoder(model_dir, slug=slug, device=target, spec=spec)
-    examples = {key: split_examples(pretrained.tokenizer, frame, max_pieces, segment_ids)
+    examples = {key: split_examples(pretrained.tokenizer, frame, max_pieces, segment_ids, mask_encoding)
                 for key, frame in groups.items()}
     plan = [(key, n, seed) for key, frame in groups.items() for n in curve_points(count_split(frame, "train"), grid)
             for seed in seeds]
@@ -376,10 +379,10 @@ def single_hop_stage(model_dir: str | Path, spec: dict, items: pd.DataFrame, *, 
                     encoder=cpu_state(model.encoder), head=cpu_state(model.classifier))
 
 
-def split_examples(tokenizer, frame: pd.DataFrame, max_pieces: int,
-                   segment_ids: str = "original") -> tuple[Examples, Examples]:
+def split_examples(tokenizer, frame: pd.DataFrame, max_pieces: int, segment_ids: str = "original",
+                   mask_encoding: str = "original") -> tuple[Examples, Examples]:
     """Train and dev examples, padded to one length."""
-    train, dev = (mc_qa_examples(tokenizer, frame[frame["split"] == split], max_pieces, segment_ids)
+    train, dev = (mc_qa_examples(tokenizer, frame[frame["split"] == split], max_pieces, segment_ids, mask_encoding)
                   for split in ("train", "dev"))
     length = max(train.inputs["input_ids"].shape[-1], dev.inputs["input_ids"].shape[-1])
     return pad_examples(train, length, tokenizer.pad_token_id), pad_examples(dev, length, tokenizer.pad_token_id)

@@ -208,11 +208,12 @@ def _score_datasets(datasets: dict[str, pd.DataFrame], outs: dict[str, Path], mo
     lm = load_lm(slug, spec, model_dir, device)
     methods = methods_for(lm.family, settings)
     candidates = candidate_settings(lm.family, settings)
+    masked = {"mask_encoding": settings.get("mask_encoding", "original")} if "mc_mlm" in methods else {}
     for name, items in datasets.items():
-        scores = pd.concat([score_zero_shot(lm, items, method, **candidates, progress=progress) for method in methods],
-                           ignore_index=True)
+        scores = pd.concat([score_zero_shot(lm, items, method, **candidates, **masked, progress=progress)
+                            for method in methods], ignore_index=True)
         metadata = {**lm.describe(), "suite": "olmpics", "dataset": name, "methods": methods,
-                    "candidates": candidates if "candidates" in methods else None,
+                    "candidates": candidates if "candidates" in methods else None, **masked,
                     "generator": f"lmprobes {__version__}"}
         write_parquet(scores, outs[name], SCORE_SCHEMA, metadata)
 

@@ -17,7 +17,8 @@ from lmprobes.suites.olmpics.curves import CurveError
 from lmprobes.suites.olmpics.schema import CURVE_SCHEMA
 
 # What the seed files of one curve file must agree on (the rest is provenance, and the seed).
-SEED_SETTINGS = ("suite", "dataset", "model", "grid", "hyper_parameters", "mc_qa_segment_ids", "single_hop_items")
+SEED_SETTINGS = ("suite", "dataset", "model", "grid", "hyper_parameters", "mc_qa_segment_ids", "mask_encoding",
+                 "single_hop_items")
 SEED_RULE = "olmpics_mc_qa_seed"
 
 

@@ -9,7 +9,9 @@ Methods:
   original (counted per row in ``n_multi_piece`` and logged). The original compares the LM-head
   logits of the candidates at the mask; the engine returns the full-vocabulary log-softmax,
   which is the logit minus the same log-sum-exp for every candidate of a row, so the argmax over
-  the candidates is the same and the stored score is that log-probability.
+  the candidates is the same and the stored score is that log-probability. The stem's mask is
+  spelled as the original's tokenizer read it (``mask_encoding``, ``with_mask_token``): with
+  byte-level BPE the word after the mask has no leading space.
 - ``candidates`` (any LM, MC-MLM tasks): each choice is filled into the stem and the whole
   sentence is scored, pseudo-log-likelihood for masked LMs (``pll_variant``) and the causal
   sentence log-probability (``causal_policy``) for causal LMs, both summed; this is how causal
@@ -29,6 +31,7 @@ from __future__ import annotations
 import json
 import logging
 import math
+import re
 from collections.abc import Sequence
 
 import numpy as np
@@ -36,7 +39,7 @@ import pandas as pd
 import pyarrow as pa
 import torch
 
-from lmprobes.engine import map_mask_logprobs, pseudo_log_likelihoods, sequence_logprobs, word_ids
+from lmprobes.engine import map_mask_logprobs, pseudo_log_likelihoods, sequence_logprobs, tokenizer_kind, word_ids
 from lmprobes.engine.lm import LM
 from lmprobes.engine.tokens import WordIds
 from lmprobes.suites.olmpics.schema import MASK, TASKS
@@ -45,6 +48,7 @@ logger = logging.getLogger(__name__)
 
 METHODS = {"mc_mlm": ("masked",), "candidates": ("masked", "causal")}
 DEFAULT_METHODS = {"masked": "mc_mlm", "causal": "candidates"}
+MASK_ENCODINGS = ("original", "tokenizer")
 UNKNOWN_CHOICE = "unknown_choice"
 MULTI_PIECE_LOG_ROWS = 20  # rows named in the log; the 29k-item grids of a tiny model would fill megabytes
 
@@ -87,8 +91,9 @@ def method_for(lm: LM, method: str | None) -> str:
 
 
 def score_zero_shot(lm: LM, items: pd.DataFrame, method: str | None = None, *, pll_variant: str = "original",
-                    causal_policy: str = "bos", progress: bool = True) -> pd.DataFrame:
-    """One row per item (SCORE_SCHEMA, in the order of ``items``) for ``lm`` and ``method``."""
+                    causal_policy: str = "bos", mask_encoding: str = "original", progress: bool = True) -> pd.DataFrame:
+    """One row per item (SCORE_SCHEMA, in the order of ``items``) for ``lm`` and ``method``;
+    ``mask_encoding`` spells the stem's mask for ``mc_mlm`` (``with_mask_token``)."""
     name = method_for(lm, method)
     _check_items(items, name)
     choices = [list(c) for c in items["choices"]]
@@ -97,7 +102,7 @@ def score_zero_shot(lm: LM, items: pd.DataFrame, method: str | None = None, *, p
     kept = [i for i, reason in enumerate(reasons) if not reason]
     stems = items["stem"].tolist()
     if name == "mc_mlm":
-        scores = _mc_mlm_scores(lm, [stems[i] for i in kept], [pieces[i] for i in kept], progress)
+        scores = _mc_mlm_scores(lm, [stems[i] for i in kept], [pieces[i] for i in kept], mask_encoding, progress)
     else:
         sentences = [[fill(stems[i], c) for c in choices[i]] for i in kept]
         scores = _sentence_scores(lm, sentences, pll_variant, causal_policy, progress)
@@ -109,9 +114,28 @@ def score_zero_shot(lm: LM, items: pd.DataFrame, method: str | None = None, *, p
     return _frame(rows)
 
 
-def stem_for_masked(lm: LM, stem: str) -> str:
-    """The stem with the tokenizer's mask token for ``[MASK]``, right-stripped."""
-    return stem.replace(MASK, lm.tokenizer.mask_token).rstrip()
+def stem_for_masked(lm: LM, stem: str, mask_encoding: str = "original") -> str:
+    """The stem with the tokenizer's mask token for ``[MASK]`` (``with_mask_token``), right-stripped."""
+    return with_mask_token(lm.tokenizer, stem, mask_encoding).rstrip()
+
+
+def with_mask_token(tokenizer, text: str, mask_encoding: str = "original") -> str:
+    """``text`` with the tokenizer's mask token for ``[MASK]``, spelled for ``mask_encoding``.
+
+    ``original``: as the released readers' tokenizer read it. transformers 2.x cut a text at its
+    special tokens and stripped each side before encoding it, so with byte-level BPE (RoBERTa) the
+    word after the mask had no leading space (``<mask> than``, not ``<mask> Ġthan``); dropping the
+    spaces around the mask makes today's tokenizers read it the same way. ``tokenizer``: the text
+    as written, read by today's tokenizer. WordPiece ignores those spaces, and SentencePiece texts are
+    left as written under both.
+    """
+    if mask_encoding not in MASK_ENCODINGS:
+        raise ZeroShotError(f"unknown oLMpics mask_encoding {mask_encoding!r}; choose one of {list(MASK_ENCODINGS)}")
+    mask = tokenizer.mask_token
+    masked = text.replace(MASK, mask)
+    if mask_encoding == "original" and tokenizer_kind(tokenizer) == "bytelevel":
+        return re.sub(rf"\s*{re.escape(mask)}\s*", lambda _: mask, masked)
+    return masked
 
 
 def fill(stem: str, choice: str) -> str:
@@ -142,8 +166,9 @@ def choice_pieces(lm: LM, choices: list[list[str]]) -> list[list[WordIds]]:
     return [[cache[c] for c in row] for row in choices]
 
 
-def _mc_mlm_scores(lm: LM, stems: list[str], pieces: list[list[WordIds]], progress: bool) -> list[list[float]]:
-    texts = [stem_for_masked(lm, stem) for stem in stems]
+def _mc_mlm_scores(lm: LM, stems: list[str], pieces: list[list[WordIds]], mask_encoding: str,
+                   progress: bool) -> list[list[float]]:
+    texts = [stem_for_masked(lm, stem, mask_encoding) for stem in stems]
     targets = [[w.first_id for w in row] for row in pieces]
 
     def candidate_logprobs(logprobs: torch.Tensor, indices: list[int]) -> list[list[float]]:
