@@ -168,6 +168,25 @@ def test_figure6_data_per_phenomenon_and_mean_sd_over_phenomena() -> None:
     assert data[(data["method"] == "one_prefix") & (data["panel"] == P.ALL_PHENOMENA)]["n"].item() == 4
 
 
+def test_a_joint_two_prefix_run_is_a_system_of_its_own_beside_two_prefix() -> None:
+    """``two_prefix_joint`` and ``two_prefix`` of one model: Figure 6 and Table 3 keep them apart under
+    their own names, and Figure 2 leaves both out (neither scores a whole sentence)."""
+    from lmprobes.suites.blimp.tables import table3, table3_wide
+
+    scores, pairs = fake_scores()
+    conditional = scores[scores["method"] == "two_prefix"]
+    joint = conditional.assign(method="two_prefix_joint", correct=~conditional["correct"])  # every decision flipped
+    both = pd.concat([scores, joint], ignore_index=True)
+    figure6 = P.figure6_data(both).set_index(["method", "panel"])
+    for panel in (*P.FIGURE6_PHENOMENA, P.ALL_PHENOMENA):
+        assert figure6.loc[("two_prefix_joint", panel), "accuracy"] == pytest.approx(
+            100 - figure6.loc[("two_prefix", panel), "accuracy"])
+        assert figure6.loc[("two_prefix_joint", panel), "n"] == figure6.loc[("two_prefix", panel), "n"]
+    assert set(P.pair_properties(both, pairs)["system"]) == {"gpt (blimp_paper)", "bert (pll_original)"}
+    overall = table3_wide(table3(both)).set_index("system")["overall"]
+    assert overall["gpt (two_prefix_joint)"] == pytest.approx(100 - overall["gpt (two_prefix)"])
+
+
 # --- PNGs ----------------------------------------------------------------------------------
 
 

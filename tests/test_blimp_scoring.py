@@ -115,6 +115,90 @@ def test_prefix_methods_equal_a_plain_continuation_sum(tiny_gpt2, pairs, method)
         assert row.correct == (row.score_good > row.score_bad)
 
 
+def test_two_prefix_joint_is_the_bos_started_log_prob_of_prefix_and_word(tiny_gpt2, pairs) -> None:
+    """``two_prefix_joint`` scores ``prefix word`` from BOS, every token (the team's Figure 6 analysis code):
+    the sum of one plain forward, the same as ``sequence_logprobs`` of that text, the tokens of the prefix
+    followed by those ``two_prefix`` scores, and ``two_prefix``'s score plus log p(prefix | BOS)."""
+    from lmprobes.engine import sequence_logprobs
+
+    joint = score_pairs(tiny_gpt2, pairs, "two_prefix_joint", progress=False)
+    conditional = score_pairs(tiny_gpt2, pairs, "two_prefix", progress=False)
+    applies = pairs["two_prefix_method"].to_numpy()
+    assert applies.any() and not applies.all()
+    assert joint["kept"].tolist() == conditional["kept"].tolist() == applies.tolist()
+    assert (joint.loc[~applies, "skip_reason"] == "no_two_prefix").all() and joint.loc[~applies, "correct"].isna().all()
+    bos = tiny_gpt2.tokenizer.bos_token_id
+    rows = zip(pairs[applies].itertuples(), joint[applies].itertuples(), conditional[applies].itertuples(), strict=True)
+    for pair, row, cond in rows:
+        for side, prefix in (("good", pair.two_prefix_prefix_good), ("bad", pair.two_prefix_prefix_bad)):
+            text = prefix + " " + pair.two_prefix_word
+            ids = [bos] + encode(tiny_gpt2, text)
+            plain = math.fsum(plain_terms(tiny_gpt2, ids, 1))
+            assert getattr(row, f"token_ids_{side}") == ids[1:] == encode(tiny_gpt2, prefix) + getattr(cond, f"token_ids_{side}")
+            assert getattr(row, f"score_{side}") == pytest.approx(plain, abs=1e-4)
+            assert getattr(row, f"score_{side}") == pytest.approx(sequence_logprobs(tiny_gpt2, [text], policy="bos", progress=False)[0].total, abs=1e-4)
+            prefix_alone = math.fsum(plain_terms(tiny_gpt2, [bos] + encode(tiny_gpt2, prefix), 1))
+            assert getattr(row, f"score_{side}") == pytest.approx(getattr(cond, f"score_{side}") + prefix_alone, abs=1e-4)
+        assert row.correct == (row.score_good > row.score_bad)
+
+
+def test_two_prefix_joint_is_a_method_of_its_own_with_a_mean_twin(tiny_gpt2, pairs) -> None:
+    """Scored with ``two_prefix`` through one cache, it neither reuses nor lends token scores; its ``_mean``
+    twin divides its token log-probs; an identical pair's tie counts as wrong."""
+    alone = score_pairs(tiny_gpt2, pairs, "two_prefix_joint", progress=False)
+    shared: dict = {}
+    conditional = score_pairs(tiny_gpt2, pairs, "two_prefix", progress=False, cache=shared)
+    joint = score_pairs(tiny_gpt2, pairs, "two_prefix_joint", progress=False, cache=shared)
+    mean = score_pairs(tiny_gpt2, pairs, "two_prefix_joint_mean", progress=False, cache=shared)
+    pd.testing.assert_frame_equal(joint, alone)
+    assert (joint["method"] == "two_prefix_joint").all() and (mean["method"] == "two_prefix_joint_mean").all()
+    kept = joint["kept"].to_numpy()
+    assert (joint.loc[kept, "score_good"] != conditional.loc[kept, "score_good"]).all()
+    assert mean.loc[kept, "score_good"].tolist() == pytest.approx(
+        [math.fsum(lp) / len(lp) for lp in joint.loc[kept, "token_logprobs_good"]], rel=1e-12)
+    assert method_for(tiny_gpt2, "two_prefix_joint").tie == "wrong"
+    same = pairs.assign(two_prefix_prefix_bad=pairs["two_prefix_prefix_good"])
+    tied = score_pairs(tiny_gpt2, same, "two_prefix_joint", progress=False)
+    assert tied["tie"][kept].all() and not tied["correct"][kept].any()
+
+
+@pytest.mark.parametrize("name", ["gpt2", "gemma_style", "unigram_metaspace"])
+def test_two_prefix_joint_spells_prefix_and_word_as_two_prefix_does(name, pairs) -> None:
+    """The joint text ``prefix word`` encodes to two_prefix's context then continuation, under GPT-2's real
+    BPE and SentencePiece-style tokenizers that prepend ``▁`` (Unigram with a Metaspace) or do not (Gemma).
+    (A tokenizer whose pieces span a space would differ: the joint scores the text as it tokenizes.)"""
+    from types import SimpleNamespace
+
+    from transformers import GPT2Tokenizer
+
+    from lmprobes.suites.blimp.scoring import _joint_texts, _prefix_requests
+    from tokenizer_zoo import gemma_style_tokenizer, sentencepiece_tokenizer
+
+    tokenizer = {"gpt2": lambda: GPT2Tokenizer.from_pretrained(Path(__file__).parent / "data" / "gpt2", local_files_only=True),
+                 "gemma_style": gemma_style_tokenizer,
+                 "unigram_metaspace": lambda: sentencepiece_tokenizer(llama_style=False)}[name]()
+    lm = SimpleNamespace(tokenizer=tokenizer)
+    applies = pairs["two_prefix_method"].to_numpy()
+    texts = _joint_texts(pairs[applies])
+    requests = _prefix_requests(lm, pairs[applies], "two_prefix")
+    for side_texts, side_requests in zip(texts, requests, strict=True):
+        for text, (prefix, word) in zip(side_texts, side_requests, strict=True):
+            assert encode(lm, text) == encode(lm, prefix) + encode(lm, word), text
+
+
+def test_the_config_schema_offers_every_blimp_method_of_each_family() -> None:
+    import yaml
+
+    from lmprobes.suites.blimp.methods import METHODS
+
+    schema = yaml.safe_load((Path(__file__).resolve().parents[1] / "rules/schemas/config.schema.yaml").read_text())
+    blimp = schema["properties"]["suites"]["properties"]["blimp"]["properties"]
+    for family in ("causal", "masked"):
+        offered = blimp[f"{family}_methods"]["items"]["enum"]
+        assert sorted(offered) == sorted(name for name, m in METHODS.items() if m.family == family), family
+    assert "two_prefix_joint" not in blimp["causal_methods"]["default"], "two_prefix stays the default"
+
+
 @pytest.mark.parametrize(("model", "method"), [
     ("tiny_bert", "pll_original"), ("tiny_bert", "pll_within_word_l2r"), ("tiny_roberta", "pll_within_word_l2r"),
 ])

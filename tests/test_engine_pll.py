@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -21,12 +22,16 @@ SENTENCES = [
 
 
 def plain_pll(lm, text: str, variant: str) -> tuple[list[int], list[float]]:
-    """Mask each ordinary token (and, for l2r, the rest of its word) and run one forward per copy."""
+    """Mask each ordinary token (and, for l2r, the rest of its word) and run one forward per copy.
+
+    Ordinary: a token with a word id whose id is no special token's, the unknown token's aside
+    (a special token written in the text gets a word id, and stays as it is in every copy)."""
     enc = lm.tokenizer(text)
     ids, words = enc["input_ids"], enc.word_ids()
+    specials = set(lm.tokenizer.all_special_ids) - {lm.tokenizer.unk_token_id}
     token_ids, values = [], []
     for i, word in enumerate(words):
-        if word is None:
+        if word is None or ids[i] in specials:
             continue
         copy = list(ids)
         copy[i] = lm.tokenizer.mask_token_id
@@ -57,6 +62,49 @@ def test_equals_a_plain_loop_over_masked_copies(model, variant, request) -> None
         assert score.token_ids == token_ids
         assert score.token_logprobs == pytest.approx(values, abs=1e-5)
         assert score.total == pytest.approx(math.fsum(values), abs=1e-4)
+
+
+@pytest.mark.parametrize("model", ["tiny_bert", "tiny_roberta"])
+@pytest.mark.parametrize("variant", ["original", "within_word_l2r"])
+def test_special_tokens_written_in_the_text_are_neither_masked_nor_scored(model, variant, request) -> None:
+    """"a [SEP] b", a [MASK] or a <pad> in the text: those ids stay in every copy, never a target; the
+    unknown token, written or not, is scored like text (a suite must see it among the scored ids)."""
+    lm = request.getfixturevalue(model)
+    tok = lm.tokenizer
+    texts = [f"The cat {tok.sep_token} sat.", f"A {tok.mask_token} sat on the mat.",
+             f"{tok.cls_token} the {tok.pad_token} dog.", f"{tok.bos_token or tok.cls_token} a dog {tok.eos_token or tok.sep_token}"]
+    unknown = [f"A {tok.unk_token} sat.", "A zebra ☃ is a bird."]  # byte-level BPE spells ☃ in bytes
+    specials = set(tok.all_special_ids) - {tok.unk_token_id}
+    scores = pseudo_log_likelihoods(lm, texts + unknown, variant=variant, progress=False)
+    assert tok.unk_token_id in scores[len(texts)].token_ids
+    for text, score in zip(texts + unknown, scores, strict=True):
+        written = tok(text, add_special_tokens=False)["input_ids"]
+        assert (text in unknown) == (not specials & set(written)), text
+        assert (tok.unk_token_id in score.token_ids) == (tok.unk_token_id in written), text
+        assert not specials & set(score.token_ids)
+        assert score.token_ids == [t for t in written if t not in specials]
+        token_ids, values = plain_pll(lm, text, variant)
+        assert score.token_ids == token_ids
+        assert score.token_logprobs == pytest.approx(values, abs=1e-5)
+
+
+def test_texts_that_spell_no_special_token_keep_every_word_piece_scored() -> None:
+    """The rule for written special tokens leaves ordinary text alone: real BLiMP sentences under the real
+    bert-base-cased WordPiece give the same copies with it and without it."""
+    from lmprobes.engine import pll
+    from lmprobes.engine.batching import flatten
+    from lmprobes.suites.blimp.bench import load_bert_tokenizer
+    from lmprobes.suites.blimp.dataset import build_blimp
+
+    tokenizer = load_bert_tokenizer(Path(__file__).parent / "data" / "bert-base-cased")
+    pairs = build_blimp(sorted((Path(__file__).parent / "data" / "blimp").glob("*.jsonl")))
+    texts = pairs["sentence_good"].tolist() + pairs["sentence_bad"].tolist()
+    sequences, words = pll.encode_ids_and_words(tokenizer, texts)
+    unscored = np.isin(flatten(sequences), pll.special_ids_not_scored(tokenizer))
+    for variant in ("original", "within_word_l2r"):
+        with_rule, without = pll.copy_spans(words, variant, unscored), pll.copy_spans(words, variant)
+        assert all(np.array_equal(a, b) for a, b in zip(with_rule, without, strict=True))
+        assert len(without[0]) == sum(len(ids) - 2 for ids in sequences)
 
 
 @pytest.mark.parametrize("model", ["tiny_bert", "tiny_roberta"])

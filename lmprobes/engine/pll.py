@@ -4,11 +4,25 @@
 - ``within_word_l2r`` (Kauf & Ivanova 2023): when scoring piece i of a word, also mask the pieces
   of the same word to its right. Words are the tokenizer's own word ids, as in minicons.
 
-Special tokens (``[CLS]``, ``</s>``, ...) are neither scored nor masked. Every masked copy of every
-sentence is one item of the shared runner: copies of many sentences are batched together by the
-token budget and the LM head is applied only at the one scored row of each copy. Copies are built
-on demand, so scoring many sentences does not hold all of them in memory. Identical copies (two
-sentences of a minimal pair that differ only in the masked token) run once and score each target.
+Which tokens are scored: every token of the encoded text except the special ones, which are
+neither masked nor scored and stay in every copy as they are. Special means either added by the
+tokenizer around the text (``[CLS]`` ... ``[SEP]``, ``<s>`` ... ``</s>``: they have no word id) or
+written in the text itself: any token whose id is one of the tokenizer's special ids
+(``all_special_ids``: ``[SEP]``, ``[CLS]``, ``[PAD]``, ``<s>``, ``<pad>``, additional special
+tokens...), as "a [SEP] b" or "<s>" encode. The mask token is one of them: a ``[MASK]`` written in the
+text is a mask in every copy, context the model sees, never a target. The one exception is the
+unknown token: an id cannot tell a literal ``[UNK]`` from text the vocabulary cannot spell (``☃``),
+so it is scored like text, and a suite sees it among the scored ids (BLiMP skips such pairs); where
+a tokenizer gives the unknown token the id of another special token, that id is scored. Tokens
+added to a vocabulary as ordinary (non-special) tokens are text. (minicons drops only the pad, CLS
+and SEP ids from its targets, mlm-scoring only the first and last positions; on texts that spell no
+special token, the three score the same tokens.)
+
+Every masked copy of every sentence is one item of the shared runner: copies of many sentences are
+batched together by the token budget and the LM head is applied only at the one scored row of each
+copy. Copies are built on demand, so scoring many sentences does not hold all of them in memory.
+Identical copies (two sentences of a minimal pair that differ only in the masked token) run once
+and score each target.
 """
 
 from __future__ import annotations
@@ -54,7 +68,8 @@ CUDA_CHUNK_TEXTS = 8192
 def pseudo_log_likelihoods(
     lm: LM, texts: Sequence[str], *, variant: str = "original", progress: bool = True, chunk_texts: int | None = None
 ) -> list[SequenceScore]:
-    """Per text, ``log p(t_i | copy with t_i masked)`` for every non-special token, in order.
+    """Per text, ``log p(t_i | copy with t_i masked)`` for every non-special token, in order (special:
+    added by the tokenizer or written in the text, the unknown token aside; see the module docstring).
 
     ``SequenceScore.total`` is the PLL (sum). The text is encoded by the tokenizer with its own
     special tokens; a text with no ordinary tokens gets an empty score (total 0). ``chunk_texts``:
@@ -114,7 +129,9 @@ def _queue_chunk(lm: LM, projection: Projection, texts: Sequence[str], variant: 
     indexed from ``first_copy`` on. The copies (of these texts alone) are returned."""
     with phase("prepare"):
         sequences, words = encode_ids_and_words(lm.tokenizer, texts)
-        copies = MaskedCopies.of_flat(sequences, *copy_spans(words, variant), lm.tokenizer.mask_token_id)
+        flat = flatten(sequences)
+        spans = copy_spans(words, variant, unscored=np.isin(flat, special_ids_not_scored(lm.tokenizer)))
+        copies = MaskedCopies.of_flat(sequences, *spans, lm.tokenizer.mask_token_id, flat=flat)
         distinct = DistinctCopies(copies)
         targets = copies.targets
 
@@ -129,6 +146,13 @@ def _queue_chunk(lm: LM, projection: Projection, texts: Sequence[str], variant: 
     run_rows(lm, projection, distinct, RowPlan.one_each(distinct.position), store_scored_token_logprobs,
              pad_id=_pad_id(lm), progress=progress, desc=desc, backoff=backoff)
     return copies
+
+
+def special_ids_not_scored(tokenizer) -> np.ndarray:
+    """The ids that are neither masked nor scored wherever a text holds them: the tokenizer's special
+    tokens, less its unknown token (see the module's docstring)."""
+    specials = set(tokenizer.all_special_ids) - {tokenizer.unk_token_id}
+    return np.array(sorted(specials), dtype=np.int64)
 
 
 def masked_spans(word_ids: Sequence[int | None], variant: str) -> list[tuple[int, int]]:
@@ -149,15 +173,20 @@ def masked_spans(word_ids: Sequence[int | None], variant: str) -> list[tuple[int
     return spans
 
 
-def copy_spans(word_ids: Sequence[Sequence[int | None]], variant: str) -> tuple[np.ndarray, np.ndarray]:
+def copy_spans(word_ids: Sequence[Sequence[int | None]], variant: str,
+               unscored: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
     """``masked_spans`` of every text at once: each copy's text, and its ``(start, stop)`` rows.
 
     Vectorised over all tokens (a span runs to the end of its run of equal word ids), where
-    ``masked_spans`` walks one text in Python.
+    ``masked_spans`` walks one text in Python. ``unscored``: a flag per token of all texts, one
+    text after another; a flagged token is skipped as one without a word id is (a special token
+    written in the text, which the tokenizer gives a word id of its own).
     """
     counts = np.fromiter(map(len, word_ids), dtype=np.int64, count=len(word_ids))
     words = np.fromiter((-1 if w is None else w for w in itertools.chain.from_iterable(word_ids)), dtype=np.int64,
                         count=int(counts.sum()))
+    if unscored is not None:
+        words[unscored] = -1
     text = np.repeat(np.arange(len(word_ids)), counts)
     text_start = np.repeat(offsets_of(counts)[:-1], counts)
     scored = np.flatnonzero(words >= 0)
@@ -185,13 +214,16 @@ class MaskedCopies(Sequence):
         self._set(sequences, owner, flat, mask_id)
 
     @classmethod
-    def of_flat(cls, sequences: list[list[int]], owner: np.ndarray, spans: np.ndarray, mask_id: int) -> MaskedCopies:
-        """The copies given as arrays, as ``copy_spans`` returns them (owners ascending)."""
+    def of_flat(cls, sequences: list[list[int]], owner: np.ndarray, spans: np.ndarray, mask_id: int,
+                flat: np.ndarray | None = None) -> MaskedCopies:
+        """The copies given as arrays, as ``copy_spans`` returns them (owners ascending); ``flat``:
+        ``flatten(sequences)`` where the caller has it already."""
         copies = cls.__new__(cls)
-        copies._set(sequences, owner, spans, mask_id)
+        copies._set(sequences, owner, spans, mask_id, flat)
         return copies
 
-    def _set(self, sequences: list[list[int]], owner: np.ndarray, spans: np.ndarray, mask_id: int) -> None:
+    def _set(self, sequences: list[list[int]], owner: np.ndarray, spans: np.ndarray, mask_id: int,
+             flat: np.ndarray | None = None) -> None:
         self.sequences = sequences
         self.owner = owner.astype(np.int64, copy=False)
         self.spans = spans
@@ -199,7 +231,7 @@ class MaskedCopies(Sequence):
         # All texts' ids in one array, text t at offsets[t]:offsets[t + 1].
         self.text_lengths = np.array([len(ids) for ids in sequences], dtype=np.int64)
         self.offsets = offsets_of(self.text_lengths)
-        self.flat = flatten(sequences)
+        self.flat = flatten(sequences) if flat is None else flat
         self.targets = self.flat[self.offsets[self.owner] + spans[:, 0]] if len(spans) else np.zeros(0, np.int64)
         self.mask_id = mask_id
 

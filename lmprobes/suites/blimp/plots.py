@@ -18,6 +18,8 @@ labelled ``LSTM (paper)``; accuracies are in percent throughout.
 - Figure 6: full-sentence vs one-prefix vs two-prefix accuracy per causal model: three phenomena
   that have paradigms of both prefix methods (upper panels; each method over the paradigms it
   can score), and the mean and population sd over all phenomena a method covers (lower panel).
+  One bar per configured method, under its name: ``two_prefix_joint`` (the team's analysis code's
+  reading) is a bar of its own beside ``two_prefix`` (the prose's).
 """
 
 from __future__ import annotations

@@ -100,13 +100,20 @@ def _score_both(lm: LM, pairs: pd.DataFrame, method: Method, progress: bool):
         return [scores[t] for t in goods], [scores[t] for t in bads], [""] * len(pairs)
     flag = f"{method.kind}_method"
     applies = pairs[flag].fillna(False).astype(bool).tolist()
-    goods, bads = _prefix_requests(lm, pairs, method.kind)
-    wanted = [r for r, ok in zip(goods + bads, applies + applies, strict=True) if ok]
-    scores = _unique_continuation_scores(lm, wanted, progress)
+    if method.joint:
+        goods, bads = _joint_texts(pairs)
+        scores = _unique_sentence_scores(lm, _applicable(goods + bads, applies + applies), method, progress)
+    else:
+        goods, bads = _prefix_requests(lm, pairs, method.kind)
+        scores = _unique_continuation_scores(lm, _applicable(goods + bads, applies + applies), progress)
     reasons = ["" if ok else f"no_{method.kind}" for ok in applies]
     good = [scores[r] if ok else EMPTY for r, ok in zip(goods, applies, strict=True)]
     bad = [scores[r] if ok else EMPTY for r, ok in zip(bads, applies, strict=True)]
     return good, bad, reasons
+
+
+def _applicable(requests: list, applies: list[bool]) -> list:
+    return [r for r, ok in zip(requests, applies, strict=True) if ok]
 
 
 def _unique_sentence_scores(lm: LM, texts: list[str], method: Method, progress: bool) -> dict[str, SequenceScore]:
@@ -132,6 +139,18 @@ def _prefix_requests(lm: LM, pairs: pd.DataFrame, kind: str) -> tuple[list[tuple
         return [(p, space + w if isinstance(w, str) else None) for p, w in zip(prefixes, words, strict=True)]
 
     return requests(prefixes_good, words_good), requests(prefixes_bad, words_bad)
+
+
+def _joint_texts(pairs: pd.DataFrame) -> tuple[list, list]:
+    """``two_prefix_joint``'s text of the good and the bad side of every pair (None where absent): the
+    prefix and the word as running text spells them, ``prefix word``, as the good or bad sentence opens."""
+
+    def texts(prefixes: list) -> list:
+        return [f"{p.rstrip()} {w}" if isinstance(p, str) and isinstance(w, str) else None
+                for p, w in zip(prefixes, words, strict=True)]
+
+    words = pairs["two_prefix_word"].tolist()
+    return texts(pairs["two_prefix_prefix_good"].tolist()), texts(pairs["two_prefix_prefix_bad"].tolist())
 
 
 def _unique_continuation_scores(lm: LM, requests: list[tuple], progress: bool) -> dict[tuple, SequenceScore]:
