@@ -298,8 +298,17 @@ def get_blimp_methods(wildcards):
 
 
 def get_olmpics_zero_shot_settings(wildcards):
+    """What the release's zero-shot job reads: the generated items' settings and, for masked models,
+    how the release's dev items are batched."""
+    settings = get_olmpics_generated_zero_shot_settings(wildcards)
+    if MODELS[wildcards.model]["family"] == "masked":
+        settings["zero_shot_batches"] = OLMPICS["zero_shot_batches"]
+    return settings
+
+
+def get_olmpics_generated_zero_shot_settings(wildcards):
     """What a zero-shot job reads for the model's family: the one setting of `candidates` its family
-    reads, and for masked models their methods."""
+    reads, and for masked models their methods and the mask's spelling."""
     family = MODELS[wildcards.model]["family"]
     read = OLMPICS_CANDIDATE_SETTING[family]
     candidates = {k: v for k, v in OLMPICS.get("candidates", {}).items() if k == read}

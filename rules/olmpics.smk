@@ -102,7 +102,7 @@ rule olmpics_zero_shot_generated:
     params:
         revision=REVISIONS["olmpics_zero_shot_generated"],
         spec=get_model_spec,
-        settings=get_olmpics_zero_shot_settings,
+        settings=get_olmpics_generated_zero_shot_settings,
         device=config["device"],
     script:
         "../scripts/olmpics_zero_shot_generated.py"

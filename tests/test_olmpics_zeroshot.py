@@ -229,6 +229,53 @@ def test_mc_mlm_scores_the_word_initial_pieces_of_a_real_bpe() -> None:
         assert score.predicted == int(torch.argmax(logits[[vocab["Ġyounger"], vocab["Ġolder"]]]))
 
 
+def test_released_batches_cut_each_task_in_file_order_eight_at_a_time() -> None:
+    from lmprobes.suites.olmpics.zeroshot import released_batches
+
+    tasks = ["a"] * 10 + ["b"] * 3 + ["a"] * 2
+    assert released_batches(tasks) == [list(range(8)), [8, 9], [10, 11, 12], [13, 14]]
+    assert released_batches([]) == []
+
+
+def plain_released_scores(lm, frame: pd.DataFrame, targets: list[list[int]]) -> list[list[float]]:
+    """Each item's batch restated: the 8 items of its task from ``8 * (k // 8)`` on (k its place in the
+    task), right-padded with the pad token, one forward without an attention mask."""
+    tokenizer = lm.tokenizer
+    scores = []
+    for task_rows in frame.groupby("task", sort=False).indices.values():
+        for k, i in enumerate(task_rows):
+            batch = task_rows[8 * (k // 8): 8 * (k // 8) + 8]
+            ids = [plain_ids(tokenizer, frame["stem"].iloc[j]) for j in batch]
+            width = max(map(len, ids))
+            inputs = torch.tensor([row + [tokenizer.pad_token_id] * (width - len(row)) for row in ids])
+            with torch.no_grad():
+                logits = lm.model(input_ids=inputs).logits[list(batch).index(i)]
+            mine = ids[list(batch).index(i)]
+            scores.append(torch.log_softmax(logits[mine.index(tokenizer.mask_token_id)], dim=-1)[targets[i]].tolist())
+    return scores
+
+
+@pytest.mark.parametrize("model", ["tiny_roberta", "tiny_bert"])
+def test_original_batches_replay_the_released_padded_forwards_without_an_attention_mask(model, request) -> None:
+    lm = request.getfixturevalue(model)
+    frame = pd.concat([release("antonym_negation"), release("taxonomy_conjunction"), release("age_comparison").head(3)],
+                      ignore_index=True)
+    replayed = score_zero_shot(lm, frame, batches="original", progress=False)
+    independent = score_zero_shot(lm, frame, progress=False)
+    targets = [list(ids) for ids in replayed["candidate_ids"]]
+    expected = plain_released_scores(lm, frame, targets)
+    for got, want in zip(replayed["scores"], expected, strict=True):
+        assert list(got) == pytest.approx(want, abs=1e-4)
+    lengths = [len(plain_ids(lm.tokenizer, stem)) for stem in frame["stem"]]
+    padded = [n < max(lengths[8 * (i // 8): 8 * (i // 8) + 8]) for i, n in enumerate(lengths)]
+    assert any(padded), "the fixture needs a batch of unequal lengths"
+    for got, alone, was_padded in zip(replayed["scores"], independent["scores"], padded, strict=True):
+        if not was_padded:
+            assert list(got) == pytest.approx(list(alone), abs=1e-4)
+    assert any(list(g) != pytest.approx(list(a), abs=1e-4)
+               for g, a, p in zip(replayed["scores"], independent["scores"], padded, strict=True) if p)
+
+
 def test_score_model_scores_candidates_as_configured_and_records_it(tiny_dir, tiny_bert, tmp_path) -> None:
     """``suites.olmpics.candidates`` reaches the scorer and the score file's metadata."""
     from lmprobes.io import read_metadata, read_parquet
@@ -269,6 +316,27 @@ def test_score_model_spells_the_mask_as_configured_and_records_it(tiny_dir, tiny
     assert got == pytest.approx([v for scores in expected["scores"] for v in scores], abs=1e-5)
     assert got != pytest.approx([v for scores in original["scores"] for v in scores], abs=1e-5)
     assert read_metadata(outs["zero_shot"])["mask_encoding"] == "tokenizer"
+
+
+def test_score_model_replays_the_released_batches_for_the_release_alone(tiny_dir, tiny_bert, tmp_path) -> None:
+    from lmprobes.io import read_metadata, read_parquet
+    from lmprobes.suites.olmpics.pipeline import score_model
+
+    frame = pd.concat([release("antonym_negation"), release("taxonomy_conjunction")], ignore_index=True)
+    frame.to_parquet(tmp_path / "release.parquet")
+    frame.to_parquet(tmp_path / "grids.parquet")
+    outs = {"zero_shot": tmp_path / "zero_shot.parquet", "grids": tmp_path / "grid_scores.parquet"}
+    settings = {"masked_methods": ["mc_mlm"], "zero_shot_batches": "original"}
+    score_model(tmp_path / "release.parquet", tmp_path / "grids.parquet", tiny_dir("bert"), outs, slug="tiny-bert",
+                spec={"family": "masked", "tiny": {"arch": "bert"}}, device="cpu", settings=settings, progress=False)
+    flat = lambda frame: [v for scores in frame["scores"] for v in scores]
+    replayed = score_zero_shot(tiny_bert, frame, batches="original", progress=False)
+    alone = score_zero_shot(tiny_bert, frame, progress=False)
+    assert flat(read_parquet(outs["zero_shot"])) == pytest.approx(flat(replayed), abs=1e-5)
+    assert flat(read_parquet(outs["grids"])) == pytest.approx(flat(alone), abs=1e-5), "grids: each item alone"
+    assert flat(replayed) != pytest.approx(flat(alone), abs=1e-5)
+    assert read_metadata(outs["zero_shot"])["batches"] == "original"
+    assert "batches" not in read_metadata(outs["grids"])
 
 
 def test_score_generated_scores_the_mc_mlm_dev_items_of_the_generated_files(tiny_dir, tiny_roberta, tmp_path) -> None:

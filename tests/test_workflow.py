@@ -440,6 +440,15 @@ def test_the_mask_encoding_reruns_the_masked_models_jobs_that_spell_a_mask(demo)
     assert qa_tasks and all(OLMPICS_TASKS[task].setup == "mc_mlm" for task in qa_tasks), qa_tasks
 
 
+def test_the_zero_shot_batches_rerun_the_masked_models_release_scoring_alone(demo):
+    name = write_config(demo, "zero_shot_batches.yaml", {"suites": {"olmpics": {"zero_shot_batches": "original"}}})
+    run = snakemake(demo, "-n", "all", configs=(DEMO, "fast.yaml", name))
+    assert run.returncode == 0, run.stderr[-3000:]
+    counts = job_counts(run.stdout)
+    assert counts["olmpics_zero_shot"] == 2, counts
+    assert not {"olmpics_zero_shot_generated", "olmpics_encode", "olmpics_mc_qa_seed"} & set(counts), counts
+
+
 def test_a_seed_added_runs_only_that_seeds_fine_tuning(demo):
     """MC-QA runs one job per seed, so a seed added to the list fine-tunes that seed alone; the curve
     files merge it in (the cheap MC-MLM probes and baselines run every seed again)."""

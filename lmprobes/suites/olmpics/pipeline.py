@@ -199,6 +199,14 @@ def score_generated(generated: list[Path], model_dir: Path, out: Path, *, slug: 
                     settings=settings, progress=progress)
 
 
+def released_batches_setting(dataset: str, methods: list[str], settings: dict) -> dict:
+    """``zero_shot_batches`` for the release's dev items scored by ``mc_mlm``: only they have the
+    released evaluation's file order to replay (the grids and generated items are scored each alone)."""
+    if dataset != "zero_shot" or "mc_mlm" not in methods:
+        return {}
+    return {"batches": settings.get("zero_shot_batches", "independent")}
+
+
 def _score_datasets(datasets: dict[str, pd.DataFrame], outs: dict[str, Path], model_dir: Path, *, slug: str,
                     spec: dict, device: str, settings: dict, progress: bool) -> None:
     # Imported here so that the suite's dataset and table jobs start without torch (~2 s each).
@@ -210,10 +218,11 @@ def _score_datasets(datasets: dict[str, pd.DataFrame], outs: dict[str, Path], mo
     candidates = candidate_settings(lm.family, settings)
     masked = {"mask_encoding": settings.get("mask_encoding", "original")} if "mc_mlm" in methods else {}
     for name, items in datasets.items():
-        scores = pd.concat([score_zero_shot(lm, items, method, **candidates, **masked, progress=progress)
+        replay = released_batches_setting(name, methods, settings)
+        scores = pd.concat([score_zero_shot(lm, items, method, **candidates, **masked, **replay, progress=progress)
                             for method in methods], ignore_index=True)
         metadata = {**lm.describe(), "suite": "olmpics", "dataset": name, "methods": methods,
-                    "candidates": candidates if "candidates" in methods else None, **masked,
+                    "candidates": candidates if "candidates" in methods else None, **masked, **replay,
                     "generator": f"lmprobes {__version__}"}
         write_parquet(scores, outs[name], SCORE_SCHEMA, metadata)
 

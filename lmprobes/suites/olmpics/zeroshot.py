@@ -11,7 +11,9 @@ Methods:
   which is the logit minus the same log-sum-exp for every candidate of a row, so the argmax over
   the candidates is the same and the stored score is that log-probability. The stem's mask is
   spelled as the original's tokenizer read it (``mask_encoding``, ``with_mask_token``): with
-  byte-level BPE the word after the mask has no leading space.
+  byte-level BPE the word after the mask has no leading space. Each item is scored alone, padding
+  masked; ``batches="original"`` replays the released evaluation's padded batches instead
+  (``released_batch_scores``).
 - ``candidates`` (any LM, MC-MLM tasks): each choice is filled into the stem and the whole
   sentence is scored, pseudo-log-likelihood for masked LMs (``pll_variant``) and the causal
   sentence log-probability (``causal_policy``) for causal LMs, both summed; this is how causal
@@ -38,9 +40,12 @@ import numpy as np
 import pandas as pd
 import pyarrow as pa
 import torch
+from tqdm.auto import tqdm
 
 from lmprobes.engine import map_mask_logprobs, pseudo_log_likelihoods, sequence_logprobs, tokenizer_kind, word_ids
+from lmprobes.engine.encoding import encode_ids
 from lmprobes.engine.lm import LM
+from lmprobes.engine.runner import forward_mode
 from lmprobes.engine.tokens import WordIds
 from lmprobes.suites.olmpics.schema import MASK, TASKS
 
@@ -49,6 +54,8 @@ logger = logging.getLogger(__name__)
 METHODS = {"mc_mlm": ("masked",), "candidates": ("masked", "causal")}
 DEFAULT_METHODS = {"masked": "mc_mlm", "causal": "candidates"}
 MASK_ENCODINGS = ("original", "tokenizer")
+BATCHES = ("independent", "original")
+RELEASED_BATCH = 8  # the released configs' iterator: each dev file read in order, 8 items a batch
 UNKNOWN_CHOICE = "unknown_choice"
 MULTI_PIECE_LOG_ROWS = 20  # rows named in the log; the 29k-item grids of a tiny model would fill megabytes
 
@@ -91,17 +98,26 @@ def method_for(lm: LM, method: str | None) -> str:
 
 
 def score_zero_shot(lm: LM, items: pd.DataFrame, method: str | None = None, *, pll_variant: str = "original",
-                    causal_policy: str = "bos", mask_encoding: str = "original", progress: bool = True) -> pd.DataFrame:
+                    causal_policy: str = "bos", mask_encoding: str = "original", batches: str = "independent",
+                    progress: bool = True) -> pd.DataFrame:
     """One row per item (SCORE_SCHEMA, in the order of ``items``) for ``lm`` and ``method``;
-    ``mask_encoding`` spells the stem's mask for ``mc_mlm`` (``with_mask_token``)."""
+    ``mask_encoding`` spells the stem's mask for ``mc_mlm`` (``with_mask_token``); ``batches``:
+    ``independent`` (each item's scores its own) or ``original`` (``mc_mlm`` only: the released
+    evaluation's batches replayed, ``released_batch_scores``)."""
     name = method_for(lm, method)
     _check_items(items, name)
+    if batches not in BATCHES:
+        raise ZeroShotError(f"unknown oLMpics zero-shot batches {batches!r}; choose one of {list(BATCHES)}")
     choices = [list(c) for c in items["choices"]]
     pieces = choice_pieces(lm, choices)
     reasons = [UNKNOWN_CHOICE if any(w.is_unk for w in row) else "" for row in pieces]
     kept = [i for i, reason in enumerate(reasons) if not reason]
     stems = items["stem"].tolist()
-    if name == "mc_mlm":
+    if name == "mc_mlm" and batches == "original":
+        targets = [[w.first_id for w in row] for row in pieces]
+        every = released_batch_scores(lm, stems, targets, items["task"].tolist(), mask_encoding, progress)
+        scores = [every[i] for i in kept]
+    elif name == "mc_mlm":
         scores = _mc_mlm_scores(lm, [stems[i] for i in kept], [pieces[i] for i in kept], mask_encoding, progress)
     else:
         sentences = [[fill(stems[i], c) for c in choices[i]] for i in kept]
@@ -175,6 +191,44 @@ def _mc_mlm_scores(lm: LM, stems: list[str], pieces: list[list[WordIds]], mask_e
         return [logprobs[row, targets[item]].tolist() for row, item in enumerate(indices)]
 
     return map_mask_logprobs(lm, texts, candidate_logprobs, progress=progress)
+
+
+def released_batch_scores(lm: LM, stems: list[str], targets: list[list[int]], tasks: list[str], mask_encoding: str,
+                          progress: bool) -> list[list[float]]:
+    """The log-probs of each item's ``targets`` at its mask, as the released evaluation computed them.
+
+    Its MC-MLM model passes BERT and RoBERTa no attention mask (it builds the padding mask for XLNet
+    alone), and its iterator reads each task's dev file in order, 8 items a batch, right-padded with
+    the tokenizer's pad token: a stem shorter than its batch's longest attends to that padding, so
+    its scores depend on its neighbours. The stems must be in file order, one task after another
+    (``released_batches``); every item takes its place in a batch, scorable or not.
+    """
+    pad = lm.tokenizer.pad_token_id
+    if pad is None:
+        raise ZeroShotError(f"{lm.name}: the released batches are padded, but its tokenizer has no padding token")
+    ids = encode_ids(lm.tokenizer, [stem_for_masked(lm, stem, mask_encoding) for stem in stems])
+    scores: list[list[float]] = [[] for _ in stems]
+    with forward_mode(lm):
+        for batch in tqdm(released_batches(tasks), desc=f"{lm.name} released batches", disable=not progress):
+            inputs = torch.full((len(batch), max(len(ids[i]) for i in batch)), pad, dtype=torch.long)
+            for row, i in enumerate(batch):
+                inputs[row, :len(ids[i])] = torch.tensor(ids[i])
+            logits = lm.model(input_ids=inputs.to(lm.device)).logits  # no attention mask, as released
+            at_mask = torch.stack([logits[row, ids[i].index(lm.tokenizer.mask_token_id)] for row, i in enumerate(batch)])
+            logprobs = torch.log_softmax(at_mask.float(), dim=-1).cpu()
+            for row, i in enumerate(batch):
+                scores[i] = logprobs[row, targets[i]].tolist()
+    return scores
+
+
+def released_batches(tasks: Sequence[str], size: int = RELEASED_BATCH) -> list[list[int]]:
+    """Item indices in batches of ``size``: each run of one task cut in order, its last batch shorter."""
+    batches: list[list[int]] = []
+    for i, task in enumerate(tasks):
+        if not batches or tasks[batches[-1][0]] != task or len(batches[-1]) == size:
+            batches.append([])
+        batches[-1].append(i)
+    return batches
 
 
 def _sentence_scores(lm: LM, sentences: list[list[str]], pll_variant: str, causal_policy: str,
