@@ -115,6 +115,21 @@ def test_prefix_methods_equal_a_plain_continuation_sum(tiny_gpt2, pairs, method)
         assert row.correct == (row.score_good > row.score_bad)
 
 
+@pytest.mark.parametrize(("model", "method"), [("tiny_gpt2", "blimp_paper"), ("tiny_bert", "pll_original")])
+def test_a_pair_without_the_simple_lm_flag_is_skipped_by_the_whole_sentence_methods(model, method, pairs, request):
+    """The release sets ``simple_LM_method`` on every pair; a file that clears it is honoured, as the
+    BLiMP team's analysis code scored full sentences only where it is set."""
+    lm = request.getfixturevalue(model)
+    cleared = pairs.copy()
+    cleared.loc[:2, "simple_LM_method"] = False
+    scores = score_pairs(lm, cleared, method, progress=False)
+    assert scores.loc[:2, "kept"].eq(False).all() and scores.loc[:2, "skip_reason"].eq("no_simple_LM").all()
+    assert scores.loc[:2, "score_good"].isna().all() and scores.loc[:2, "correct"].isna().all()
+    rest = score_pairs(lm, pairs.iloc[3:].reset_index(drop=True), method, progress=False)
+    assert scores.iloc[3:]["score_good"].tolist() == pytest.approx(rest["score_good"].tolist(), abs=1e-5)
+    assert scores.iloc[3:]["kept"].all()
+
+
 def test_two_prefix_joint_is_the_bos_started_log_prob_of_prefix_and_word(tiny_gpt2, pairs) -> None:
     """``two_prefix_joint`` scores ``prefix word`` from BOS, every token (the team's Figure 6 analysis code):
     the sum of one plain forward, the same as ``sequence_logprobs`` of that text, the tokens of the prefix

@@ -90,23 +90,32 @@ def _with_unknown_tokens(lm: LM, good: list[SequenceScore], bad: list[SequenceSc
             for g, b, reason in zip(good, bad, reasons, strict=True)]
 
 
+# The pair flag that says whether a method applies, by method kind (the release's own flags).
+METHOD_FLAGS = {"sentence": "simple_LM_method", "pll": "simple_LM_method", "one_prefix": "one_prefix_method",
+                "two_prefix": "two_prefix_method"}
+
+
 def _score_both(lm: LM, pairs: pd.DataFrame, method: Method, progress: bool):
-    """Good and bad ``SequenceScore`` per pair (``EMPTY`` where skipped) and the skip reasons."""
+    """Good and bad ``SequenceScore`` per pair (``EMPTY`` where skipped) and the skip reasons.
+
+    A pair is scored only where its flag for the method's kind is true (``METHOD_FLAGS``; every
+    release pair has ``simple_LM_method``), and skipped as ``no_<flag without _method>`` otherwise.
+    """
+    flag = METHOD_FLAGS[method.kind]
+    applies = pairs[flag].fillna(False).astype(bool).tolist()
+    wanted = applies + applies
     if method.kind in ("sentence", "pll"):
         prefix = " " if method.leading_space else ""
         goods = [prefix + s for s in pairs["sentence_good"].tolist()]  # iterating an Arrow column is 10x slower
         bads = [prefix + s for s in pairs["sentence_bad"].tolist()]
-        scores = _unique_sentence_scores(lm, goods + bads, method, progress)
-        return [scores[t] for t in goods], [scores[t] for t in bads], [""] * len(pairs)
-    flag = f"{method.kind}_method"
-    applies = pairs[flag].fillna(False).astype(bool).tolist()
-    if method.joint:
+        scores = _unique_sentence_scores(lm, _applicable(goods + bads, wanted), method, progress)
+    elif method.joint:
         goods, bads = _joint_texts(pairs)
-        scores = _unique_sentence_scores(lm, _applicable(goods + bads, applies + applies), method, progress)
+        scores = _unique_sentence_scores(lm, _applicable(goods + bads, wanted), method, progress)
     else:
         goods, bads = _prefix_requests(lm, pairs, method.kind)
-        scores = _unique_continuation_scores(lm, _applicable(goods + bads, applies + applies), progress)
-    reasons = ["" if ok else f"no_{method.kind}" for ok in applies]
+        scores = _unique_continuation_scores(lm, _applicable(goods + bads, wanted), progress)
+    reasons = ["" if ok else f"no_{flag.removesuffix('_method')}" for ok in applies]
     good = [scores[r] if ok else EMPTY for r, ok in zip(goods, applies, strict=True)]
     bad = [scores[r] if ok else EMPTY for r, ok in zip(bads, applies, strict=True)]
     return good, bad, reasons
