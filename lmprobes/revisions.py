@@ -21,9 +21,9 @@ REVISIONS = {
     "ettinger_tables": 2,
     # LAMA
     "lama_dataset": 2,
-    "lama_trex_raw": 1,
-    "lama_conceptnet_gen": 1,
-    "lama_wikidata_fresh": 1,
+    "lama_trex_raw": 2,
+    "lama_conceptnet_gen": 2,
+    "lama_wikidata_fresh": 2,
     "lama_score": 4,
     "lama_uhn": 2,
     "lama_tables": 5,

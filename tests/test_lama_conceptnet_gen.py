@@ -47,6 +47,7 @@ EDGES = [
     edge(8, "IsA", "cat", "animal", "[[cat]] is an animal"),  # one span only
     edge(9, "RelatedTo", "cat", "pet", "[[cat]] is related to [[pet]]"),  # not a LAMA relation
     edge(10, "Desires", "dog", "run", "[[Dogs]] want [[to run]]"),  # matched on the object alone
+    {**edge(11, "CapableOf", "dog", "run", "[[dog]] is a type of [[run]]"), "dataset": "/d/wordnet/3.1"},  # not OMCS
 ]
 
 
@@ -81,12 +82,13 @@ def expected_row(relation: str, sub: str, obj: str, sub_uri: str, obj_uri: str, 
     }
 
 
+# As the release writes its ConceptNet sentences: no "*" frame marker, a capital, "[MASK]." (the two
+# edges of dog/bark give one sentence).
 EXPECTED = [
     expected_row("AtLocation", "paper", "desk", "/c/en/paper", "/c/en/desk",
-                 ["*Something you find on a [MASK] is paper ."], ["desk"]),
-    expected_row("CapableOf", "dog", "bark", "/c/en/dog", "/c/en/bark",
-                 ["A dog can [MASK] .", "a dog can [MASK] ."], ["bark", "swim"]),
-    expected_row("Desires", "Dogs", "run", "/c/en/dog", "/c/en/run", ["Dogs want to [MASK] ."], ["run"]),
+                 ["Something you find on a [MASK] is paper."], ["desk"]),
+    expected_row("CapableOf", "dog", "bark", "/c/en/dog", "/c/en/bark", ["A dog can [MASK]."], ["bark", "swim"]),
+    expected_row("Desires", "Dogs", "run", "/c/en/dog", "/c/en/run", ["Dogs want to [MASK]."], ["run"]),
 ]
 
 
@@ -95,7 +97,7 @@ def test_exact_rows_and_counts(tmp_path: Path, vocab: Path) -> None:
     df = build_conceptnet_gen(write_edges(tmp_path / "edges.parquet", EDGES), vocab, seed=0, stats=stats)
     assert rows(df) == EXPECTED
     assert {key: value for key, value in stats.items() if not isinstance(value, dict)} == {
-        "edges_read": 10, "other_relation": 1, "no_surface_text": 1, "bad_surface_text": 1,
+        "edges_read": 11, "other_relation": 1, "not_omcs": 1, "no_surface_text": 1, "bad_surface_text": 1,
         "unresolved_object_span": 1, "multiword_object_facts": 1, "facts": 4, "not_in_common_vocab_facts": 1,
     }
     expected_candidates = dict.fromkeys(LAMA_CONCEPTNET_RELATIONS, 0) | {"AtLocation": 1, "CapableOf": 1, "Desires": 1}
@@ -220,6 +222,22 @@ def test_sentence_end_closes_unpunctuated_surface_texts(tmp_path: Path, vocab: P
         edge(2, "CapableOf", "dog", "run", "[[a dog]] can [[run]]."),  # already punctuated: left alone
     ])
     default = build_conceptnet_gen(edges, vocab, seed=0)
-    assert sorted(default["query"]) == ["a dog can [MASK] .", "a dog can [MASK]."]
+    assert sorted(default["query"]) == ["A dog can [MASK].", "A dog can [MASK]."]
+    spaced = build_conceptnet_gen(edges, vocab, seed=0, sentence_end=" .")
+    assert sorted(spaced["query"]) == ["A dog can [MASK] .", "A dog can [MASK]."]
     verbatim = build_conceptnet_gen(edges, vocab, seed=0, sentence_end="")
-    assert sorted(verbatim["query"]) == ["a dog can [MASK]", "a dog can [MASK]."]
+    assert sorted(verbatim["query"]) == ["A dog can [MASK]", "A dog can [MASK]."]
+
+
+def test_a_fact_of_several_sentences_is_queried_through_one_drawn_at_random_per_seed(tmp_path: Path,
+                                                                                     vocab: Path) -> None:
+    """The paper: "If there are several sentences for a triple, we pick one at random"."""
+    edges = write_edges(tmp_path / "edges.parquet", [
+        edge(1, "CapableOf", "dog", "bark", "[[a dog]] can [[bark]]"),
+        edge(2, "CapableOf", "dog", "bark", "[[the dog]] may [[bark]] at night"),
+    ])
+    queries = {seed: build_conceptnet_gen(edges, vocab, seed=seed)["query"].iloc[0] for seed in range(12)}
+    assert set(queries.values()) == {"A dog can [MASK].", "The dog may [MASK] at night."}
+    assert queries == {seed: build_conceptnet_gen(edges, vocab, seed=seed)["query"].iloc[0] for seed in range(12)}
+    frame = build_conceptnet_gen(edges, vocab, seed=0)
+    assert list(frame["evidences"].iloc[0]) == ["A dog can [MASK].", "The dog may [MASK] at night."]

@@ -133,6 +133,21 @@ def test_table2_counts_empty_relations_0_and_single_file_corpora_per_fact():
     assert list(zip(wide["corpus"], wide["row"]))[-2:] == [("conceptnet", "Total"), ("conceptnet", T.MACRO_ROW)]
 
 
+def test_conceptnet_gen_is_averaged_as_conceptnet_is():
+    """Regenerated ConceptNet: a Total over its facts and the macro row, so it compares with the release's."""
+    rows = [{"relation": "IsA", "obj_label": "x"}, {"relation": "AtLocation", "obj_label": "x"},
+            {"relation": "AtLocation", "obj_label": "y"}, {"relation": "AtLocation", "obj_label": "z"}]
+    data = dataset([{**row, "corpus": corpus} for corpus in ("conceptnet", "conceptnet_gen") for row in rows])
+    ranks = {f"r{i}": rank for i, rank in enumerate([1, 1, 3, 4] * 2)}
+    table = T.table2(T.per_relation(T.scored_facts(data, scores("m", "masked", ranks)))).set_index(["corpus", "row"])
+    for row in ("Total", T.MACRO_ROW):
+        assert table.loc[("conceptnet_gen", row), "p1"] == table.loc[("conceptnet", row), "p1"]
+    assert table.loc[("conceptnet_gen", "Total"), "p1"] == pytest.approx(100 * 2 / 4)
+    wide = T.table2_wide(T.table2(T.per_relation(T.scored_facts(data, scores("m", "masked", ranks)))),
+                         ["conceptnet", "conceptnet_gen"])
+    assert list(zip(wide["corpus"], wide["row"]))[-2:] == [("conceptnet_gen", "Total"), ("conceptnet_gen", T.MACRO_ROW)]
+
+
 def test_filtered_freq_drops_the_subjects_other_valid_objects():
     # s1 has two valid objects; NATO (2 facts) ranks above UNESCO (1 fact) in the relation.
     data = dataset([

@@ -283,3 +283,18 @@ def test_sentence_out_of_range_is_skipped_and_counted(tmp_path):
     stats = {}
     df = build(zip_with(tmp_path, {FIRST: (DATA / FIRST).read_bytes(), SECOND: json.dumps(docs).encode()}), stats=stats)
     assert stats["skipped"]["sentence_out_of_range"] == 1 and "P19" not in set(df.relation)
+
+
+def test_the_five_relations_lama_has_no_t_rex_facts_for_are_left_out(tmp_path):
+    """LAMA's T-REx has 41 relations; relations.jsonl lists five more (P54, P69, P102, P166, P1923)."""
+    docs = documents(SECOND)
+    docs[0]["triples"][0]["predicate"]["uri"] = "http://www.wikidata.org/prop/direct/P54"  # Marie Curie -> Warsaw
+    relations = tmp_path / "relations.jsonl"
+    p54 = {"relation": "P54", "template": "[X] plays with [Y] .", "label": "member of sports team", "type": "N-1"}
+    relations.write_text(RELATIONS.read_text(encoding="utf-8") + json.dumps(p54) + "\n", encoding="utf-8")
+    trex = zip_with(tmp_path, {FIRST: (DATA / FIRST).read_bytes(), SECOND: json.dumps(docs).encode()})
+    stats = {}
+    df, objects = T.build_trex_raw_with_objects(trex, relations, VOCAB, seed=0, stats=stats)
+    assert "P54" not in set(df.relation) and "P54" not in set(objects.relation)
+    assert "P54" not in stats["relations"]
+    assert set(df.relation) == {"P36", "P47"}, "Warsaw's fact was P19's only one"

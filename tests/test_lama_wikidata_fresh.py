@@ -23,6 +23,7 @@ from lmprobes.suites.lama.wikidata_fresh import (
     SUBJECTS_PER_QUERY,
     WikidataFreshError,
     build_wikidata_fresh,
+    chosen_objects,
     wikidata_fresh_with_stats,
 )
 from loopback import serve_http
@@ -79,13 +80,33 @@ EXPECTED = [
     ("P19", 3, "Q1004", "John Smith", "Q84", "London", ["London"], [], LONDON_ALIASES, False),
     # A namesake born in the same city: the same (sub_label, obj_label), flagged as LAMA dedupes.
     ("P19", 4, "Q1005", "John Smith", "Q84", "London", ["London"], [], LONDON_ALIASES, True),
-    # Sampled through Paris, but Berlin (Q64) is the smallest-id common-vocab object of all three.
+    # Sampled through Paris; of its three common-vocab objects the seeded draw picks Berlin (Q64).
     ("P19", 5, "Q1010", "Clara Both", "Q64", "Berlin", ["Berlin", "Paris", "Tokyo"], ["C. Both"], [], False),
     ("P47", 1, "Q36", "Poland", "Q183", "Germany", ["Czech Republic", "Germany"], ["Republic of Poland"], GERMANY_ALIASES, False),
     ("P47", 2, "Q142", "France", "Q31", "Belgium", ["Belgium", "Germany", "Italy"], ["French Republic"], ["Kingdom of Belgium"], False),
-    ("P47", 3, "Q183", "Germany", "Q31", "Belgium", ["Austria", "Belgium", "France", "Poland"], GERMANY_ALIASES, ["Kingdom of Belgium"], False),
+    # Not Belgium (Q31, the smallest id): the seeded draw among Germany's common-vocab objects.
+    ("P47", 3, "Q183", "Germany", "Q142", "France", ["Austria", "Belgium", "France", "Poland"], GERMANY_ALIASES, ["French Republic"], False),
 ]
 TEMPLATES = {"P19": "[X] was born in [Y] .", "P47": "[X] shares border with [Y] ."}
+
+
+def test_each_subjects_object_is_drawn_among_its_common_vocab_objects_seeded_per_subject():
+    """Not the smallest id, which would make one famous item (Canada, Q16) every country's neighbour."""
+    facts = pd.DataFrame({
+        "subject_id": ["Q30"] * 5 + ["Q31"] * 2, "subject_label": ["United States"] * 5 + ["Belgium"] * 2,
+        "object_id": ["Q16", "Q17", "Q142", "Q183", "Q999", "Q142", "Q183"],
+        "object_label": ["Canada", "Japan", "France", "Germany", "Atlantis", "France", "Germany"],
+    })
+    vocab = {"Canada", "Japan", "France", "Germany"}
+    draws = {seed: chosen_objects(facts, vocab, seed, "P530") for seed in range(20)}
+    for seed, chosen in draws.items():
+        assert chosen["subject_id"].tolist() == ["Q30", "Q31"]
+        for subject, label in zip(chosen["subject_id"], chosen["object_label"]):
+            in_vocab = facts[(facts.subject_id == subject) & facts.object_label.isin(vocab)]
+            plain = in_vocab["object_label"].iloc[random.Random(f"{seed}:P530:{subject}").randrange(len(in_vocab))]
+            assert label == plain
+        assert chosen.equals(chosen_objects(facts, vocab, seed, "P530"))
+    assert {draw["object_label"].iloc[0] for draw in draws.values()} == {"Canada", "Japan", "France", "Germany"}
 
 
 def test_two_relations_give_the_hand_computed_rows(service, make_client):

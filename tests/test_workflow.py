@@ -720,8 +720,8 @@ def test_lama_generated_corpora_build_and_score_offline(demo, tmp_path):
     assert set(trex_raw["relation"]) <= set(relations) and trex_raw["evidences"].map(len).min() >= 1
     assert read_metadata(datasets / "trex_raw.parquet")["seed"] == 1234
     conceptnet = read_parquet(datasets / "conceptnet_gen.parquet")
-    assert sorted(conceptnet["query"]) == ["A bird can [MASK] .", "You are likely to find a book in a [MASK] .",
-                                          "a dog is an [MASK] .", "a fish can [MASK] ."]
+    assert sorted(conceptnet["query"]) == ["A bird can [MASK].", "A dog is an [MASK].", "A fish can [MASK].",
+                                          "You are likely to find a book in a [MASK]."]
     assert list(conceptnet["obj_label"]) == ["library", "fly", "swim", "animal"]
     edges = read_parquet(demo / "results/sources/conceptnet/english_edges.parquet")
     assert len(edges) == 4, "the French edge is not English"

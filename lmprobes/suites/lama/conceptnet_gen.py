@@ -1,10 +1,14 @@
 """The ``conceptnet_gen`` LAMA corpus: facts regenerated from ConceptNet 5.7 surface texts.
 
 Input is the English edges table (``EDGE_SCHEMA``) written by ``conceptnet.stream_to_parquet``
-(or by ``conceptnet_lite.edges_from_conceptnet_lite``). An edge of one of LAMA's 16 ConceptNet
-relations whose surfaceText holds two bracketed spans, e.g. ``[[a dog]] can [[bark]]``, gives one
-masked sentence: the object span replaced by ``[MASK]``, the subject span's brackets removed, the
-rest verbatim (``a dog can [MASK]``). A span's leading article (or ``to``: the words ConceptNet
+(or by ``conceptnet_lite.edges_from_conceptnet_lite``). LAMA queried "the OMCS sentence that
+contains both the subject and the object", so only edges of Open Mind Common Sense
+(``/d/conceptnet/4/en``; ConceptNet's other sources write WordNet, Wiktionary, ... templates) are
+read. An edge of one of LAMA's 16 ConceptNet relations whose surfaceText holds two bracketed spans,
+e.g. ``[[a dog]] can [[bark]]``, gives one masked sentence: the object span replaced by ``[MASK]``,
+the subject span's brackets removed, the rest verbatim (``a dog can [MASK]``), written as the
+release writes its sentences: ConceptNet's ``*`` frame marker dropped, the first letter capitalised
+and a period closing it (``A dog can [MASK].``). A span's leading article (or ``to``: the words ConceptNet
 drops from terms) stays in the sentence and out of the label, as in LAMA's own sentences:
 ``in [[a field]]`` gives ``in a [MASK]`` and the object ``field``; ``[[A dog]]`` the subject
 ``dog``. Which span is the object is decided by matching the spans against the edge's start and
@@ -13,8 +17,8 @@ end terms (OMCS templates sometimes put the object first: ``*Something you find 
 
 Facts are (relation, subject, object) with a single-word object (LAMA kept single-token objects;
 multi-word ones are dropped and counted). A fact stated by several edges
-is one row whose ``evidences`` are all its masked sentences and whose query is the first of them
-in sorted order. At most ``max_per_relation`` facts per relation are sampled, seeded, among those
+is one row whose ``evidences`` are all its masked sentences and whose query is one of them drawn at
+random, seeded per fact ("If there are several sentences for a triple, we pick one at random"). At most ``max_per_relation`` facts per relation are sampled, seeded, among those
 whose object is in the common vocabulary. The edges table is read in record batches; only one
 small aggregate per fact is kept in memory.
 """
@@ -44,7 +48,8 @@ LAMA_CONCEPTNET_RELATIONS = (
     "HasProperty", "HasSubevent", "IsA", "MadeOf", "MotivatedByGoal", "NotDesires", "PartOf",
     "ReceivesAction", "UsedFor",
 )
-REQUIRED_COLUMNS = ("relation", "start_uri", "end_uri", "start_term", "end_term", "surface_text")
+REQUIRED_COLUMNS = ("relation", "start_uri", "end_uri", "start_term", "end_term", "dataset", "surface_text")
+OMCS_DATASET = "/d/conceptnet/4/en"  # Open Mind Common Sense, as ConceptNet 5.7 imports it
 BATCH_ROWS = 65_536
 SPAN = re.compile(r"\[\[(.*?)\]\]")
 UUID_NAMESPACE = uuid.uuid5(uuid.NAMESPACE_URL, "https://github.com/commonsense/conceptnet5")
@@ -64,7 +69,7 @@ class ConceptNetGenError(ValueError):
 
 def new_stats() -> dict:
     return {
-        "edges_read": 0, "other_relation": 0, "no_surface_text": 0, "bad_surface_text": 0,
+        "edges_read": 0, "other_relation": 0, "not_omcs": 0, "no_surface_text": 0, "bad_surface_text": 0,
         "unresolved_object_span": 0, "multiword_object_facts": 0, "facts": 0,
         "not_in_common_vocab_facts": 0, "candidates": {}, "sampled": {},
     }
@@ -155,11 +160,14 @@ def edge_batches(path: Path) -> Iterator[pa.RecordBatch]:
 
 
 def usable_rows(batch: pa.RecordBatch, relations: set[str], stats: dict) -> pa.RecordBatch:
-    """The batch's edges of the wanted relations that have a surface text, counting the others."""
+    """The batch's OMCS edges of the wanted relations that have a surface text, counting the others."""
     stats["edges_read"] += batch.num_rows
     wanted = pc.fill_null(pc.is_in(batch.column("relation"), value_set=pa.array(sorted(relations), pa.string())), False)
     batch = batch.filter(wanted)
     stats["other_relation"] += len(wanted) - batch.num_rows
+    omcs = pc.fill_null(pc.starts_with(batch.column("dataset"), OMCS_DATASET), False)
+    stats["not_omcs"] += batch.num_rows - pc.sum(omcs).as_py()
+    batch = batch.filter(omcs)
     has_text = pc.fill_null(pc.invert(pc.is_null(batch.column("surface_text"))), False)
     kept = batch.filter(has_text)
     stats["no_surface_text"] += batch.num_rows - kept.num_rows
@@ -217,19 +225,23 @@ def fact_uuid(relation: str, subject: str, obj: str) -> str:
     return str(uuid.uuid5(UUID_NAMESPACE, f"{CORPUS}/{relation}/{subject}/{obj}"))
 
 
-def end_sentence(text: str, ending: str) -> str:
-    """``ending`` after a sentence that has no final punctuation (surface texts have none; LAMA's
-    ConceptNet queries read ``Ravens can [MASK] .``)."""
-    text = text.rstrip()
+def as_sentence(text: str, ending: str) -> str:
+    """A masked surface text as the release writes its ConceptNet sentences (``One of the things you
+    do when you are alive is [MASK].``): ConceptNet's ``*`` frame marker dropped, the first letter
+    capitalised, and ``ending`` after a text without final punctuation (surface texts have none)."""
+    text = text.strip().removeprefix("*").strip()
+    text = text[:1].upper() + text[1:]
     return text if not ending or text.endswith((".", "!", "?")) else text + ending
 
 
-def fact_row(path: Path, lineno: int, key: FactKey, fact: Fact, objects: list[str], sentence_end: str) -> dict:
+def fact_row(path: Path, lineno: int, key: FactKey, fact: Fact, objects: list[str], sentence_end: str,
+             seed: int) -> dict:
     relation, subject, obj = key
-    evidences = sorted({end_sentence(sentence, sentence_end) for sentence in fact.sentences})
+    evidences = sorted({as_sentence(sentence, sentence_end) for sentence in fact.sentences})
+    query = random.Random(f"{seed}:{relation}:{subject}:{obj}").choice(evidences)
     return make_row(
         CORPUS, relation, path, lineno,
-        sub_label=subject, obj_label=obj, masked_sentences=[evidences[0]],
+        sub_label=subject, obj_label=obj, masked_sentences=[query],
         relation_label=relation, sub_uri=fact.sub_uri, obj_uri=fact.obj_uri,
         uuid=fact_uuid(relation, subject, obj), valid_objects=objects, evidences=evidences,
     )
@@ -242,7 +254,7 @@ def build_conceptnet_gen(
     seed: int,
     max_per_relation: int = 1000,
     relations: Sequence[str] = LAMA_CONCEPTNET_RELATIONS,
-    sentence_end: str = " .",
+    sentence_end: str = ".",
     stats: dict | None = None,
 ) -> pd.DataFrame:
     """The ``conceptnet_gen`` dataset (release SCHEMA), relations in sorted order, facts sorted
@@ -267,6 +279,6 @@ def build_conceptnet_gen(
         sample = sample_relation(by_relation[relation], relation, seed, max_per_relation)
         stats["candidates"][relation] = len(by_relation[relation])
         stats["sampled"][relation] = len(sample)
-        rows += [fact_row(edges, lineno, key, facts[key], objects[key[:2]], sentence_end)
+        rows += [fact_row(edges, lineno, key, facts[key], objects[key[:2]], sentence_end, seed)
                  for lineno, key in enumerate(sample, start=1)]
     return facts_frame(rows, common_vocab, f"{edges}: no {CORPUS} facts (of {sorted(set(relations))}) found")

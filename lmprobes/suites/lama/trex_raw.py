@@ -35,7 +35,15 @@ from pathlib import Path
 import pandas as pd
 import pyarrow as pa
 
-from lmprobes.suites.lama.release import MASK, facts_frame, fill_template, load_common_vocab, load_relations, make_row
+from lmprobes.suites.lama.release import (
+    MASK,
+    RELATIONS_WITHOUT_TREX,
+    facts_frame,
+    fill_template,
+    load_common_vocab,
+    load_relations,
+    make_row,
+)
 
 CORPUS = "trex_raw"
 ITEM_PREFIX = "http://www.wikidata.org/entity/Q"
@@ -349,7 +357,8 @@ def build_trex_raw_with_objects(trex: Path, relations_path: Path, common_vocab_p
         raise ValueError(f"max_per_relation and max_evidences must be positive, got {max_per_relation}, {max_evidences}")
     relations = load_relations(relations_path)
     common_vocab = load_common_vocab(common_vocab_path)
-    order = sorted(relations, key=relation_order)
+    # LAMA's T-REx has 41 relations: relations.jsonl lists five more that it has no facts for.
+    order = sorted((r for r in relations if r not in RELATIONS_WITHOUT_TREX), key=relation_order)
     collected = FactCollector(order, max_evidences)
     for member, documents in iter_members(trex):
         collected.add_member(Path(trex), member, documents)

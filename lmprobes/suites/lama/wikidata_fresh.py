@@ -11,8 +11,10 @@ For each relation of relations.jsonl that has T-REx data, in numeric order:
    (LAMA kept objects that its models know as one token), sorted by numeric id; at most
    ``max_per_relation`` of them drawn with ``random.Random(f"{seed}:{relation}")``.
 3. Every statement of the relation for the drawn subjects (``relation_facts_query`` restricted to
-   at most ``SUBJECTS_PER_QUERY`` subjects a query). A row's object is the subject's smallest-id
-   object with a common-vocab label; ``valid_objects`` lists all its object labels.
+   at most ``SUBJECTS_PER_QUERY`` subjects a query). A row's object is one of the subject's
+   objects with a common-vocab label, drawn with ``random.Random(f"{seed}:{relation}:{subject}")``
+   (the smallest id would make the oldest, best-known item the answer of every subject of P530,
+   P47 or P1412); ``valid_objects`` lists all its object labels.
 4. English aliases of the drawn subjects and of the chosen objects (``aliases_query``, at most
    ``ENTITIES_PER_QUERY`` items a query).
 
@@ -196,7 +198,7 @@ def fresh_relation(
     eligible = subjects_with_vocab_object(candidates, vocab)
     sample = sample_subjects(eligible, max_per_relation, seed, relation)
     facts = facts_of_subjects(client, relation, sample)
-    chosen = chosen_objects(facts, vocab)
+    chosen = chosen_objects(facts, vocab, seed, relation)
     aliases = fetch_aliases(client, [*chosen["subject_id"], *chosen["object_id"]])
     rows = [
         fact_row(relation, meta, lineno, fact, facts, aliases, client.client.endpoint)
@@ -239,10 +241,13 @@ def facts_of_subjects(client: CountingClient, relation: str, subjects: list[str]
     return facts[facts["subject_id"].isin(set(subjects))].reset_index(drop=True)
 
 
-def chosen_objects(facts: pd.DataFrame, vocab: set[str]) -> pd.DataFrame:
-    """Per subject, its first fact (smallest object id) whose object label is in the vocabulary."""
+def chosen_objects(facts: pd.DataFrame, vocab: set[str], seed: int, relation: str) -> pd.DataFrame:
+    """Per subject (in the order of ``facts``), one of its facts whose object label is in the
+    vocabulary, drawn in object-id order with a generator seeded by the subject."""
     in_vocab = facts[facts["object_label"].isin(vocab)]
-    return in_vocab.drop_duplicates("subject_id", keep="first").reset_index(drop=True)
+    picks = [group.index[random.Random(f"{seed}:{relation}:{subject}").randrange(len(group))]
+             for subject, group in in_vocab.groupby("subject_id", sort=False)]
+    return in_vocab.loc[picks].reset_index(drop=True)
 
 
 def fetch_aliases(client: CountingClient, entities: list[str]) -> dict[str, list[str]]:
