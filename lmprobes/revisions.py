@@ -39,10 +39,10 @@ REVISIONS = {
     # oLMpics
     "olmpics_release": 2,
     "olmpics_grids": 1,
-    "olmpics_generated": 1,
-    "olmpics_encyclopedic": 1,
+    "olmpics_generated": 2,
+    "olmpics_encyclopedic": 2,
     "olmpics_single_hop": 2,
-    "olmpics_controls": 1,
+    "olmpics_controls": 2,
     "olmpics_zero_shot": 3,
     "olmpics_zero_shot_generated": 3,
     "olmpics_tables": 1,

@@ -5,6 +5,7 @@ from __future__ import annotations
 import itertools
 import json
 import re
+from collections import Counter
 from pathlib import Path
 
 import pytest
@@ -72,6 +73,24 @@ def test_multihop_items_follow_the_release_rules(split, low, high, size) -> None
         assert sorted(row["choices"]) == ["first", "second", "third"] and row["seed"] == 1
         assert re.sub(r"\d+", "N", row["stem"]) == re.sub(r"\d+", "N", released_stem)
     assert min(seen) == low and max(seen) == high
+
+
+# Measured on the release's compositional_comparison files (5,000 train and 500 dev items): the mean
+# oldest age, the mean gap between the oldest and the youngest, the lowest oldest age.
+RELEASE_MULTIHOP = {"train": (74.8, 23.0, 44), "dev": (27.3, 8.5, 17)}
+
+
+@pytest.mark.parametrize("split", ["train", "dev"])
+def test_multihop_ages_are_distributed_as_the_release_ones(split) -> None:
+    """The oldest is drawn first over its range, the others below it: not three uniform ages."""
+    mean_oldest, mean_gap, lowest_oldest = RELEASE_MULTIHOP[split]
+    triples = [numbers(row["stem"]) for row in age.multihop_composition(split, seed=0)]
+    oldest = [max(ages) for ages in triples]
+    assert abs(sum(oldest) / len(oldest) - mean_oldest) < 0.1 * mean_oldest
+    assert abs(sum(max(ages) - min(ages) for ages in triples) / len(triples) - mean_gap) < 0.15 * mean_gap
+    assert min(oldest) == lowest_oldest
+    positions = Counter(ages.index(max(ages)) for ages in triples)
+    assert all(abs(count - len(triples) / 3) < 0.1 * len(triples) / 3 for count in positions.values())
 
 
 def test_figure3_panels_cover_the_value_grids_with_template_answers() -> None:

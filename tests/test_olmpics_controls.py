@@ -4,13 +4,17 @@ from __future__ import annotations
 
 import json
 import re
+from pathlib import Path
 
 import pandas as pd
 import pyarrow as pa
 import pytest
 
 from lmprobes.suites.olmpics.controls import NONSENSE, ControlError, control_frame
+from lmprobes.suites.olmpics.release import build_release
 from lmprobes.suites.olmpics.schema import SCHEMA, make_item
+
+DATA = Path(__file__).parent / "data" / "olmpics"
 
 
 def item(task: str, row: int, stem: str, choices: list[str], answer: int, flavour: str = "release", **extra) -> dict:
@@ -111,6 +115,19 @@ def test_same_seed_same_controls_other_seed_other_words(controls: pd.DataFrame) 
     pd.testing.assert_frame_equal(controls, control_frame(FRAME, seed=17))
     other = rows_of(control_frame(FRAME, ["perturbed_lang"], seed=18), "perturbed_lang")
     assert [row["stem"] for row in other.values()] != [row["stem"] for row in rows_of(controls, "perturbed_lang").values()]
+
+
+@pytest.mark.parametrize(("task", "name"), [("age_comparison", "number_comparison_age_compare_masked_dev.jsonl"),
+                                            ("multihop_composition", "compositional_comparison_dev.jsonl")])
+def test_controls_of_release_age_rows_keep_their_numeric_arguments(task: str, name: str) -> None:
+    standard = build_release({(task, "dev"): DATA / name})
+    controls = control_frame(standard, seed=0)
+    arguments = dict(zip(standard["row"], standard["arguments"]))
+    assert all(values and all(isinstance(value, int) for value in values.values())
+               for values in map(json.loads, arguments.values()))
+    assert len(controls) == 2 * len(standard)
+    for row in controls.to_dict("records"):
+        assert json.loads(row["arguments"]) == json.loads(arguments[row["row"]]), row["row_id"]  # 41, not "41"
 
 
 def test_a_stem_no_template_matches_is_named() -> None:

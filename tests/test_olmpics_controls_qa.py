@@ -97,6 +97,13 @@ def test_encyclopedic_controls_keep_the_entity_and_replace_the_template_key_word
     assert control["choices"] == ["1962", "1964", "1961"]
 
 
+def test_encyclopedic_controls_keep_the_standard_arguments_as_they_are():
+    row = qa_row("encyclopedic_composition", "who is the spouse of the actor that played in 1917?",
+                 arguments={"entity": 1917, "bridge": "Q1"})
+    for variant in ("no_lang", "perturbed_lang"):
+        assert json.loads(qa_control_row(row, variant, seed=0)["arguments"]) == {"entity": 1917, "bridge": "Q1"}
+
+
 def test_unknown_encyclopedic_template_is_an_error_naming_the_row():
     row = qa_row("encyclopedic_composition", "who founded the band where Orelsan played?", row=9)
     with pytest.raises(ControlError, match="encyclopedic_composition:release:standard:dev:9"):

@@ -68,6 +68,21 @@ def test_no_pair_repeats_within_or_across_splits(frame: pd.DataFrame) -> None:
     assert not by_split["train"] & by_split["dev"]
 
 
+def split_words(frame: pd.DataFrame) -> dict[str, set[str]]:
+    words = {split: set() for split in ("train", "dev")}
+    for split, args in zip(frame["split"], map(json.loads, frame["arguments"])):
+        words[split] |= {args["w1"], args["w2"]}
+    return words
+
+
+@pytest.mark.parametrize("seed", range(5))
+def test_train_and_dev_share_no_word(wn, seed: int) -> None:
+    """The release's 918 dev words are none of its train words; here "large" (large/small, big/large)
+    or "night" (day/night, night/dark) must not cross, so train takes what dev's words leave."""
+    words = split_words(generate_antonym_negation(wn, n_train=100, n_dev=8, seed=seed))
+    assert words["train"] and words["dev"] and not words["train"] & words["dev"]
+
+
 def test_labels_follow_wordnet_and_stems_follow_the_pos_template(frame: pd.DataFrame, wn) -> None:
     for _, row in frame.iterrows():
         args, provenance = json.loads(row["arguments"]), json.loads(row["provenance"])
@@ -108,7 +123,7 @@ def test_odd_sizes_cannot_be_balanced(wn) -> None:
 def test_conceptnet_antonym_and_synonym_edges_as_the_alternative_source(tmp_path: Path) -> None:
     edges = tmp_path / "edges.parquet"
     stream_to_parquet(ASSERTIONS, edges)
-    frame = generate_antonym_negation_conceptnet(edges, n_train=4, n_dev=4, seed=0)
+    frame = generate_antonym_negation_conceptnet(edges, n_train=8, n_dev=0, seed=0)
     got = {(row["choices"][row["answer"]], row["stem"]) for _, row in frame.iterrows()}
     # Every usable edge: both terms one word with a part of speech; "up/down" (no POS), "ice cream"
     # (two words) and "fast/fast" (w1 == w2) are left out; "sell/buy" repeats "buy/sell".
@@ -119,8 +134,10 @@ def test_conceptnet_antonym_and_synonym_edges_as_the_alternative_source(tmp_path
         ("really", "He was [MASK] ready to begin, He was really ready to start."),
         ("really", "It was [MASK] a car, it was really a automobile."),
     }
-    assert Counter(frame["split"]) == {"train": 4, "dev": 4}
+    assert Counter(frame["split"]) == {"train": 8}
     assert all(json.loads(provenance)["source"] == "conceptnet" for provenance in frame["provenance"])
+    split = generate_antonym_negation_conceptnet(edges, n_train=4, n_dev=4, seed=0)
+    assert Counter(split["split"])["dev"] == 4 and not set.intersection(*split_words(split).values())
 
 
 def test_the_configured_min_count_reaches_the_generator_and_the_metadata(tmp_path) -> None:

@@ -4,7 +4,8 @@ answers with recorded SPARQL JSON results (tests/data/olmpics_sources/wikidata/)
 from __future__ import annotations
 
 import json
-from collections import defaultdict
+import random
+from collections import Counter, defaultdict
 from http.server import BaseHTTPRequestHandler
 from pathlib import Path
 from urllib.parse import parse_qs
@@ -19,6 +20,8 @@ from lmprobes.suites.olmpics.generate_encyclopedic import (
     company_query,
     film_query,
     generate_encyclopedic_composition,
+    quotas_per_type,
+    year_distractors,
 )
 from lmprobes.suites.olmpics.schema import SCHEMA
 from loopback import send, serve_http
@@ -78,11 +81,12 @@ def test_three_queries_then_everything_from_the_cache(service_and_frame) -> None
     pa.Table.from_pandas(frame, schema=SCHEMA, preserve_index=False)
 
 
-def test_all_three_question_types_in_both_splits(frame: pd.DataFrame) -> None:
+def test_all_three_question_types_in_both_splits_in_the_release_shares(frame: pd.DataFrame) -> None:
     counts = frame.groupby(["split", "template_id"]).size().to_dict()
-    for kind in ("band_inception", "film_spouse", "company_headquarters"):
-        assert counts[("train", f"encyclopedic_composition/{kind}")] == 4
-        assert counts[("dev", f"encyclopedic_composition/{kind}")] == 2
+    # 12 train items split as the release's 1,791 / 1,772 / 1,754; 6 dev items as its 238 / 214 / 48
+    for kind, n_train, n_dev in (("band_inception", 4, 3), ("film_spouse", 4, 2), ("company_headquarters", 4, 1)):
+        assert counts[("train", f"encyclopedic_composition/{kind}")] == n_train
+        assert counts[("dev", f"encyclopedic_composition/{kind}")] == n_dev
     stems = of_type(frame, "band_inception")["stem"]
     assert all(stem.startswith("when did the band where ") and stem.endswith(" played first form?") for stem in stems)
 
@@ -99,6 +103,29 @@ def test_year_distractors_are_one_or_two_years_off_and_never_right(frame: pd.Dat
         distractors = [int(choice) for index, choice in enumerate(row["choices"]) if index != row["answer"]]
         assert len(set(distractors)) == 2
         assert all(abs(year - answer) in (1, 2) and year not in years_of_member[member] for year in distractors)
+
+
+def test_type_quotas_at_the_release_sizes_are_the_release_counts() -> None:
+    assert quotas_per_type(500, "dev") == {"band_inception": 238, "film_spouse": 214, "company_headquarters": 48}
+    assert quotas_per_type(5317, "train") == {"band_inception": 1791, "film_spouse": 1772, "company_headquarters": 1754}
+    assert sum(quotas_per_type(7, "dev").values()) == 7 and quotas_per_type(0, "train") == dict.fromkeys(
+        ("band_inception", "film_spouse", "company_headquarters"), 0)
+
+
+def test_year_distractors_use_the_release_offset_pairs_so_the_answer_is_never_the_mean() -> None:
+    rng = random.Random(0)
+    patterns = Counter()
+    for year in range(1950, 2010):
+        for _ in range(40):
+            distractors = year_distractors(str(year), {str(year)}, rng)
+            years = [year, *map(int, distractors)]
+            assert sum(years) != 3 * year, years
+            patterns[tuple(sorted(int(d) - year for d in distractors))] += 1
+    assert set(patterns) == {(-2, -1), (1, 2), (-2, 1), (-1, 2)}
+    assert min(patterns.values()) > 0.2 * sum(patterns.values())  # about a quarter each, as in the release
+    for seed in range(20):  # 1991 is right too: only the pairs without it
+        assert year_distractors("1990", {"1990", "1991"}, random.Random(seed)) in (["1988", "1989"], ["1989", "1992"])
+    assert year_distractors("1990", {"1990", "1989", "1991"}, random.Random(0)) is None
 
 
 def test_spouse_and_headquarters_distractors_are_answers_of_the_relation_but_wrong(frame: pd.DataFrame) -> None:

@@ -71,12 +71,26 @@ def test_first_row_of_an_object_counts_and_provenance_names_it(frame: pd.DataFra
             json.loads(row["arguments"])["x"] + "\t")
 
 
-def test_all_pairs_when_fewer_than_asked(lengths) -> None:
-    animals = [obj for obj in TRAIN_OBJECTS if obj in lengths]
-    buckets = [math.floor(math.log10(lengths[obj])) for obj in animals]
-    expected = sum(1 for a in buckets for b in buckets if a != b)
+def cross_bucket_pairs(objects: tuple[str, ...], lengths: dict[str, float]) -> set[frozenset[str]]:
+    found = [obj for obj in objects if obj in lengths and lengths[obj] > 0]
+    bucket = {obj: math.floor(math.log10(lengths[obj])) for obj in found}
+    return {frozenset((x, y)) for x in found for y in found if bucket[x] != bucket[y]}
+
+
+def test_all_pairs_once_when_fewer_than_asked(lengths) -> None:
     frame = generate_objects_comparison(DOQ, n_train=10_000, n_dev=0, seed=0)
-    assert len(frame) == expected and frame["stem"].is_unique
+    asked = [frozenset(STEM.match(stem).groups()) for stem in frame["stem"]]
+    assert len(asked) == len(set(asked)) and set(asked) == cross_bucket_pairs(TRAIN_OBJECTS, lengths)
+
+
+def test_no_split_asks_about_a_pair_twice_and_both_orders_occur(lengths) -> None:
+    """The release's 500 dev items are 500 distinct pairs: none is asked again, reversed or not."""
+    n_train, n_dev = len(cross_bucket_pairs(TRAIN_OBJECTS, lengths)), len(cross_bucket_pairs(DEV_OBJECTS, lengths))
+    frame = generate_objects_comparison(DOQ, n_train=n_train, n_dev=n_dev, seed=5)
+    for split, n in (("train", n_train), ("dev", n_dev)):
+        ordered = [STEM.match(stem).groups() for stem in frame[frame["split"] == split]["stem"]]
+        assert len(ordered) == n and len({frozenset(pair) for pair in ordered}) == n
+        assert {x < y for x, y in ordered} == {True, False}  # the order is drawn, not the name order
 
 
 @pytest.mark.parametrize("line, problem", [

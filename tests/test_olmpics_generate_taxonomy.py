@@ -74,6 +74,18 @@ def test_dev_is_the_animal_and_food_trees_train_the_rest(wn, frame: pd.DataFrame
     assert answers["dev"] and answers["train"] and not answers["dev"] & answers["train"]
 
 
+@pytest.mark.parametrize("seed", range(4))
+def test_train_and_dev_share_no_choice_word(wn, seed: int) -> None:
+    """As in the release (no word shared). With birds and mammals as dev, "animal" answers dev items
+    (a crow and a horse) and would be a train distractor (a fish and an oak are both organisms; the
+    fish's nearest ancestor the oak lacks is animal)."""
+    frame = generate_taxonomy_conjunction(wn, n_train=40, n_dev=15, seed=seed, min_depth=1,
+                                          dev_roots=("bird.n.01", "mammal.n.01"))
+    words = {split: {choice for choices in frame[frame["split"] == split]["choices"] for choice in choices}
+             for split in ("train", "dev")}
+    assert "animal" in words["dev"] and words["train"] and not words["train"] & words["dev"]
+
+
 def test_term_pairs_are_unique_and_provenance_names_the_synsets(wn, frame: pd.DataFrame) -> None:
     pairs = [frozenset(STEM.match(stem).groups()) for stem in frame["stem"]]
     assert len(pairs) == len(set(pairs))

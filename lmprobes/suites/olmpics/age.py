@@ -5,9 +5,13 @@
   41-104 in row-major order (4,032 items); dev: the first 500 ordered pairs of ages 15-37. These
   are exactly the (a, b) pairs of the release, in the release's order. The release shuffled the
   choice order of each item; here the order is fixed (``younger``, ``older``) unless a seed is given.
-- Multi-hop composition (seeded): three ages drawn independently and uniformly (dev 15-37, train
-  41-105; repeats allowed, as in the release), redrawn until the maximum is unique; the answer is
-  the ordinal (first/second/third) of the oldest; the choice order is shuffled.
+- Multi-hop composition (seeded), drawn as the release's ages are distributed: the oldest first,
+  uniformly over the release's range of oldest ages (dev 17-37, train 44-105), then the two others
+  each uniformly from the lowest age (dev 15, train 41) to one below the oldest (they may repeat
+  each other, as in the release), the oldest put at a random position. So the maximum is unique
+  and at each position about a third of the time; the mean oldest age is about 27 in dev and 74.5
+  in train (the release's 27.3 and 74.8). The answer is the ordinal (first/second/third) of the
+  oldest; the choice order is shuffled.
 - Figure 3 (deterministic, dev only, one variant per panel), the full grid of ordered value pairs
   a != b: (A) the age template over ages, (B) the birth-year template ``A person born in {a} is
   [MASK] than me in age, If i was born in {b} .`` over years (born later = younger), (C) the age
@@ -41,6 +45,8 @@ ORDINALS = ("first", "second", "third")
 AGE_VALUES = {"train": range(41, 105), "dev": range(15, 38)}
 AGE_LIMIT = {"train": None, "dev": 500}
 MULTIHOP_VALUES = {"train": range(41, 106), "dev": range(15, 38)}
+# The oldest ages of the release's items span these ranges, about evenly (never 41-43 or 15-16).
+MULTIHOP_OLDEST = {"train": range(44, 106), "dev": range(17, 38)}
 MULTIHOP_SIZES = {"train": 5000, "dev": 500}
 
 # Figure 3's value ranges: the paper's "typical" ages (15-105) and birth years (1920-2000).
@@ -99,11 +105,10 @@ def multihop_composition(split: str, *, seed: int, n: int | None = None) -> list
     """``n`` seeded multi-hop items (default: the release's size of the split)."""
     _check_split(split)
     size = MULTIHOP_SIZES[split] if n is None else n
-    values = list(MULTIHOP_VALUES[split])
     rng = random.Random(f"{GENERATOR}:multihop:{split}:{seed}")
     rows = []
     for row in range(1, size + 1):
-        ages = _unique_max_triple(rng, values)
+        ages = _oldest_first_triple(rng, split)
         choices = list(ORDINALS)
         rng.shuffle(choices)
         answer = choices.index(ORDINALS[ages.index(max(ages))])
@@ -113,11 +118,11 @@ def multihop_composition(split: str, *, seed: int, n: int | None = None) -> list
     return rows
 
 
-def _unique_max_triple(rng: random.Random, values: list[int]) -> tuple[int, int, int]:
-    while True:
-        ages = (rng.choice(values), rng.choice(values), rng.choice(values))
-        if ages.count(max(ages)) == 1:
-            return ages
+def _oldest_first_triple(rng: random.Random, split: str) -> tuple[int, int, int]:
+    oldest = rng.choice(MULTIHOP_OLDEST[split])
+    ages = [rng.randint(MULTIHOP_VALUES[split].start, oldest - 1) for _ in range(2)]
+    ages.insert(rng.randrange(3), oldest)
+    return tuple(ages)
 
 
 def _age_rows(task: str, variant: str, split: str, template_id: str, pairs: list[tuple[int, int]],

@@ -12,7 +12,9 @@ nonsense words drawn without replacement from the paper's list of ten, seeded pe
 
 Both work on SCHEMA rows of either flavour (release or generated): the arguments are read back
 from the stem with the task's templates, so a stem no template matches is an error naming the
-row. Controls exist for the MC-MLM tasks; MC-QA rows are left out.
+row. A control row's arguments are the standard row's, values and types as they are (the
+release's ages are numbers), with those read back that the standard row lacks. Controls exist
+for the MC-MLM tasks; MC-QA rows are left out.
 """
 
 from __future__ import annotations
@@ -209,13 +211,19 @@ def control_row(row: dict, variant: str, seed: int) -> dict:
     return make_item(
         row["task"], row["flavour"], variant, row["split"], int(row["row"]), id=row["id"], stem=stem,
         choices=choices, answer=int(row["answer"]), template_id=f"{row['template_id'] or template.name}+{variant}",
-        arguments={**json.loads(row["arguments"] or "{}"), **argument_values(found)}, provenance=provenance,
+        arguments=kept_arguments(row, argument_values(found)), provenance=provenance,
         seed=None if pd.isna(item_seed) else int(item_seed),
     )
 
 
 def argument_values(found: re.Match) -> dict[str, str]:
     return {name: value for name, value in found.groupdict().items() if name != "_trailing"}
+
+
+def kept_arguments(row: dict, read_back: dict[str, str]) -> dict:
+    """The standard row's arguments as they are (the release's ages stay numbers), and those read
+    back from the stem that it lacks."""
+    return {**read_back, **json.loads(row["arguments"] or "{}")}
 
 
 def control_frame(frame: pd.DataFrame, variants: Sequence[str] = CONTROL_VARIANTS, *, seed: int = 0) -> pd.DataFrame:

@@ -1,11 +1,12 @@
 """NO LANG and PERTURBED LANG controls for the two MC-QA tasks (the MC-MLM ones are in ``controls``).
 
 Same conventions as ``controls``: a control row keeps the standard row's split, row number and id,
-its provenance names the control and the standard row, its arguments are read back from the stem (a
-stem that does not parse is an error naming the row), PERTURBED LANG draws its nonsense words from
-``controls.NONSENSE`` without replacement with ``random.Random(f"{seed}:{row_id}")``, and key words
-are replaced in the template text only, never inside an argument. The choices are open answer sets
-(concepts, years, people, cities), so both controls keep them unchanged.
+its provenance names the control and the standard row, its arguments are the standard row's with
+those read back from the stem added (a stem that does not parse is an error naming the row),
+PERTURBED LANG draws its nonsense words from ``controls.NONSENSE`` without replacement with
+``random.Random(f"{seed}:{row_id}")``, and key words are replaced in the template text only, never
+inside an argument. The choices are open answer sets (concepts, years, people, cities), so both
+controls keep them unchanged.
 
 Property conjunction, ``what {phrase(r1)} {x1} and {phrase(r2)} {x2}`` with the 21 relation phrasings
 of ``generate_property.PHRASINGS``: a phrasing is matched longest first ("has a property of" before
@@ -37,6 +38,7 @@ from lmprobes.suites.olmpics.controls import (
     ControlError,
     ControlTemplate,
     argument_values,
+    kept_arguments,
     perturbed_stem,
 )
 from lmprobes.suites.olmpics.generate_property import PHRASINGS
@@ -148,7 +150,7 @@ def qa_control_row(row: dict, variant: str, seed: int) -> dict:
         row["task"], row["flavour"], variant, row["split"], int(row["row"]), id=row["id"], stem=stem,
         choices=list(row["choices"]), answer=int(row["answer"]),
         template_id=f"{row['template_id'] or template}+{variant}",
-        arguments={**json.loads(row["arguments"] or "{}"), **arguments}, provenance=provenance, seed=item_seed,
+        arguments=kept_arguments(row, arguments), provenance=provenance, seed=item_seed,
     )
 
 

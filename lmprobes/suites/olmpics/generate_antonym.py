@@ -8,8 +8,9 @@ lemmas are dropped), optionally only those with WordNet tag counts of at least `
 ``vocabulary``. Pairs with w1 == w2, and pairs that are both antonyms and synonyms somewhere,
 are dropped; a pair is unordered and taken once (the first in synset-name order).
 
-Each split is balanced (half ``not``, half ``really``) and the two splits share no pair: the
-shuffled pairs of each label go to dev first, then to train. Templates by part of speech are the
+Each split is balanced (half ``not``, half ``really``) and the two splits share no word (as in
+the release, whose 918 dev words are none of its train words): the shuffled pairs of each label
+go to dev first, then to train those that use no dev word. Templates by part of speech are the
 release's; adjective satellites use the adjective template.
 
 ConceptNet's /r/Antonym and /r/Synonym edges are the alternative source
@@ -118,18 +119,20 @@ def without_ambiguous(found: dict[str, dict[tuple[str, str], WordPair]]) -> dict
 
 def split_pairs(pairs: dict[str, list[WordPair]], n_train: int, n_dev: int,
                 rng: random.Random) -> dict[str, list[WordPair]]:
-    """Balanced, pair-disjoint splits: dev takes its half of each label first, train the next."""
+    """Balanced splits that share no word: dev takes its half of each label first, then train
+    takes the next pairs of each label that use none of dev's words."""
     for name, count in (("n_train", n_train), ("n_dev", n_dev)):
         if count < 0 or count % 2:
             raise ValueError(f"{name} must be an even number >= 0 (half antonyms, half synonyms), got {count}")
     shuffled = {relation: rng.sample(found, len(found)) for relation, found in sorted(pairs.items())}
-    available = min(len(found) for found in shuffled.values())
-    per_dev = min(n_dev // 2, available)
-    per_train = min(n_train // 2, available - per_dev)
-    splits = {"dev": [], "train": []}
-    for found in shuffled.values():
-        splits["dev"] += found[:per_dev]
-        splits["train"] += found[per_dev:per_dev + per_train]
+    per_dev = min([n_dev // 2, *(len(found) for found in shuffled.values())])
+    dev = {relation: found[:per_dev] for relation, found in shuffled.items()}
+    dev_words = {word for found in dev.values() for pair in found for word in (pair.w1, pair.w2)}
+    train = {relation: [pair for pair in found[per_dev:] if not {pair.w1, pair.w2} & dev_words]
+             for relation, found in shuffled.items()}
+    per_train = min([n_train // 2, *(len(found) for found in train.values())])
+    splits = {"dev": [pair for found in dev.values() for pair in found],
+              "train": [pair for found in train.values() for pair in found[:per_train]]}
     for split in splits.values():
         rng.shuffle(split)
     return splits
@@ -148,7 +151,7 @@ def pair_item(pair: WordPair, rng: random.Random) -> dict:
 
 
 def antonym_frame(pairs: dict[str, list[WordPair]], *, n_train: int, n_dev: int, seed: int) -> pd.DataFrame:
-    """SCHEMA rows from labelled pairs: balanced, pair-disjoint splits, seeded."""
+    """SCHEMA rows from labelled pairs: balanced splits sharing no word, seeded."""
     rng = random.Random(seed)
     splits = split_pairs(pairs, n_train, n_dev, rng)
     rows = []

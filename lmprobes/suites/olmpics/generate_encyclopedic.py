@@ -5,7 +5,8 @@ every answer is cached on disk and a rerun sends nothing):
 
 - ``band_inception``: ``when did the band where {member} played first form?``: a musical group
   (P31 Q215380) that has the member as part (P527); the answer is the year of its inception
-  (P571), the distractors are years 1 or 2 away from it;
+  (P571), the distractors are two years 1 or 2 away from it, offset as the release offsets them
+  (-2 -1, +1 +2, -2 +1 or -1 +2, at random), so the answer is never the mean of the three years;
 - ``film_spouse``: ``who is the spouse of the actor that played in {film}?``: a film (P31
   Q11424), a cast member (P161) and the cast member's spouse (P26);
 - ``company_headquarters``: ``where is the headquarters of the company that {founder} established
@@ -46,8 +47,15 @@ from lmprobes.suites.olmpics.controls import items_frame, numbered, shuffled_cho
 
 TASK = "encyclopedic_composition"
 YEAR = re.compile(r"^(\d{4})-\d\d-\d\dT")
-YEAR_OFFSETS = (-2, -1, 1, 2)
+# The release's four offset pairs, in about equal shares (composition_v2, band questions): the
+# answer is never the middle year, so "pick the mean of the three" cannot solve an item.
+YEAR_OFFSETS = ((-2, -1), (1, 2), (-2, 1), (-1, 2))
 DEFAULT_LIMIT = 20_000
+# Items per question type in the release's composition_v2 files.
+RELEASE_TYPE_COUNTS = {
+    "train": {"band_inception": 1791, "film_spouse": 1772, "company_headquarters": 1754},
+    "dev": {"band_inception": 238, "film_spouse": 214, "company_headquarters": 48},
+}
 
 
 def english_labels(*variables: str) -> str:
@@ -156,9 +164,11 @@ QUESTION_TYPES = (
 
 
 def year_distractors(answer: str, valid: set[str], rng: random.Random) -> list[str] | None:
-    """Two years 1 or 2 away from the answer, neither a valid answer."""
-    years = [str(int(answer) + offset) for offset in YEAR_OFFSETS if str(int(answer) + offset) not in valid]
-    return rng.sample(years, 2) if len(years) >= 2 else None
+    """Two years 1 or 2 away from the answer by one of ``YEAR_OFFSETS`` (drawn at random among
+    those whose years are no valid answer), or None when there is none."""
+    options = [[str(int(answer) + offset) for offset in offsets] for offsets in YEAR_OFFSETS]
+    options = [years for years in options if not valid.intersection(years)]
+    return rng.choice(options) if options else None
 
 
 def pool_distractors(fact: Fact, valid: set[str], pool: dict[str, tuple[str, str | None]],
@@ -239,21 +249,29 @@ def type_items(kind: QuestionType, facts: list[Fact], quotas: dict[str, int], rn
     return items
 
 
-def quotas_per_type(n: int) -> list[int]:
-    """``n`` spread over the question types as evenly as possible, earlier types first."""
-    share, extra = divmod(n, len(QUESTION_TYPES))
-    return [share + (index < extra) for index in range(len(QUESTION_TYPES))]
+def quotas_per_type(n: int, split: str) -> dict[str, int]:
+    """``n`` spread over the question types in the release's shares of ``split`` (the largest
+    remainders get the rounding, earlier types first on a tie)."""
+    counts = RELEASE_TYPE_COUNTS[split]
+    exact = {name: n * count / sum(counts.values()) for name, count in counts.items()}
+    quotas = {name: int(share) for name, share in exact.items()}
+    by_remainder = sorted(counts, key=lambda name: quotas[name] - exact[name])  # stable: type order on ties
+    for name in by_remainder[:n - sum(quotas.values())]:
+        quotas[name] += 1
+    return quotas
 
 
 def generate_encyclopedic_composition(client: SparqlClient, *, n_train: int, n_dev: int, seed: int,
                                       limit: int = DEFAULT_LIMIT) -> pd.DataFrame:
-    """SCHEMA rows: up to ``n_train`` / ``n_dev`` questions, split evenly over the three types."""
+    """SCHEMA rows: up to ``n_train`` / ``n_dev`` questions, spread over the three types in the
+    release's shares of each split."""
     rng = random.Random(seed)
     per_split = {"train": [], "dev": []}
-    for kind, n_train_type, n_dev_type in zip(QUESTION_TYPES, quotas_per_type(n_train), quotas_per_type(n_dev)):
+    quotas = {split: quotas_per_type(n, split) for split, n in (("dev", n_dev), ("train", n_train))}
+    for kind in QUESTION_TYPES:
         sparql = kind.query(limit)
         facts = kind.facts(client.query(sparql))
-        items = type_items(kind, facts, {"dev": n_dev_type, "train": n_train_type}, rng,
+        items = type_items(kind, facts, {split: quotas[split][kind.name] for split in quotas}, rng,
                            cache_key(client.endpoint, sparql))
         for split in per_split:
             per_split[split] += items[split]

@@ -8,11 +8,13 @@ table is tab-separated, without a header, one row per (object, dimension)::
     obj  head  dim  mean  perc_5  perc_25  median  perc_75  perc_95  std
 
 Objects are bucketed by the order of magnitude of their median (``floor(log10(median))``) and
-paired only across buckets, so each pair differs clearly in size. Dev uses the paper's 35
-hand-picked everyday objects, train its animals (``DEV_OBJECTS``, ``TRAIN_OBJECTS``: the objects
-of the release's size_comparison files, with the release's misspelling ``niddle`` as ``needle``);
-an object in both lists is dev only, so the splits share no object. Listed objects missing from
-DoQ, or with a non-positive median, are left out (``read_sizes`` reports them).
+paired only across buckets, so each pair differs clearly in size. A split asks about each
+unordered pair at most once, in a random order (the release's 500 dev items are 500 distinct
+pairs, never one pair both ways). Dev uses the paper's 35 hand-picked everyday objects, train
+its animals (``DEV_OBJECTS``, ``TRAIN_OBJECTS``: the objects of the release's size_comparison
+files, with the release's misspelling ``niddle`` as ``needle``); an object in both lists is dev
+only, so the splits share no object. Listed objects missing from DoQ, or with a non-positive
+median, are left out (``read_sizes`` reports them).
 """
 
 from __future__ import annotations
@@ -121,9 +123,14 @@ def parse_median(path: Path, number: int, text: str) -> float:
 
 
 def cross_bucket_pairs(sizes: dict[str, Size]) -> list[tuple[Size, Size]]:
-    """Every ordered pair of objects from different size buckets, in name order."""
+    """Every unordered pair of objects from different size buckets, once, in name order."""
     ordered = [sizes[obj] for obj in sorted(sizes)]
-    return [(x, y) for x in ordered for y in ordered if x.bucket != y.bucket]
+    return [(x, y) for i, x in enumerate(ordered) for y in ordered[i + 1:] if x.bucket != y.bucket]
+
+
+def sampled_pairs(pairs: list[tuple[Size, Size]], n: int, rng: random.Random) -> list[tuple[Size, Size]]:
+    """``n`` of the unordered ``pairs`` (all when fewer), each asked in a random order."""
+    return [(x, y) if rng.random() < 0.5 else (y, x) for x, y in rng.sample(pairs, min(n, len(pairs)))]
 
 
 def pair_item(x: Size, y: Size, dim: str, rng: random.Random) -> dict:
@@ -143,7 +150,8 @@ def generate_objects_comparison(doq_path: str | Path, *, n_train: int, n_dev: in
                                 train_objects: tuple[str, ...] = TRAIN_OBJECTS,
                                 dim: str = DEFAULT_DIM) -> pd.DataFrame:
     """SCHEMA rows: ``n_dev`` dev pairs of everyday objects and ``n_train`` train pairs of
-    animals (all cross-bucket pairs when there are fewer), sampled without replacement, seeded."""
+    animals (all cross-bucket pairs when there are fewer), seeded; no two items of a split ask
+    about the same two objects, in either order."""
     dev_set = {obj.lower() for obj in dev_objects}
     train_set = {obj.lower() for obj in train_objects} - dev_set
     sizes = read_sizes(doq_path, dev_set | train_set, dim=dim)
@@ -151,6 +159,5 @@ def generate_objects_comparison(doq_path: str | Path, *, n_train: int, n_dev: in
     rows = []
     for split, objects, n in (("train", train_set, n_train), ("dev", dev_set, n_dev)):
         pairs = cross_bucket_pairs({obj: size for obj, size in sizes.items() if obj in objects})
-        chosen = rng.sample(pairs, min(n, len(pairs)))
-        rows += numbered(TASK, split, [pair_item(x, y, dim, rng) for x, y in chosen], seed)
+        rows += numbered(TASK, split, [pair_item(x, y, dim, rng) for x, y in sampled_pairs(pairs, n, rng)], seed)
     return items_frame(rows)

@@ -8,8 +8,10 @@ used for writing``), so exactly one choice has both properties. Symmetric relati
 DistinctFrom, Antonym) hold both ways: ``wood --RelatedTo--> saw`` gives saw (RelatedTo, wood).
 
 Input is the English edge table of ``lmprobes.suites.lama.conceptnet`` (``EDGE_SCHEMA`` Parquet).
-Answers are disjoint across splits: the concepts that can be answers are shuffled (seeded) and
-split in the proportion of ``n_dev`` to ``n_train`` before any item is drawn.
+The splits share no choice (as in the release, whose train and dev choices have no concept in
+common): the concepts that can be answers are shuffled (seeded) and split in the proportion of
+``n_dev`` to ``n_train`` before any item is drawn; dev's items are drawn first, and no answer or
+distractor of a train item is a choice of a dev item.
 """
 
 from __future__ import annotations
@@ -115,11 +117,13 @@ class PropertyItem:
     distractor2: str  # has ``second`` only
 
 
-def draw_item(index: PropertyIndex, answer: str, rng: random.Random) -> PropertyItem | None:
+def draw_item(index: PropertyIndex, answer: str, rng: random.Random,
+              unusable: frozenset[str] = frozenset()) -> PropertyItem | None:
+    """An item about ``answer`` whose distractors are not ``unusable``, or None."""
     first, second = rng.sample(sorted(index.properties[answer]), 2)
     if first[1] == second[1]:
         return None
-    excluded = {answer, first[1], second[1]}
+    excluded = {answer, first[1], second[1], *unusable}
     only_first = sorted(index.holders[first] - index.holders[second] - excluded)
     only_second = sorted(index.holders[second] - index.holders[first] - excluded)
     if not only_first or not only_second:
@@ -139,13 +143,15 @@ def answer_pools(index: PropertyIndex, n_train: int, n_dev: int, rng: random.Ran
 
 
 def sample_items(index: PropertyIndex, pool: list[str], n: int, rng: random.Random,
-                 seen: set[frozenset[Property]]) -> list[PropertyItem]:
-    """Up to ``n`` items whose questions are not in ``seen`` (updated: one item per question)."""
+                 seen: set[frozenset[Property]], unusable: frozenset[str] = frozenset()) -> list[PropertyItem]:
+    """Up to ``n`` items whose questions are not in ``seen`` (updated: one item per question) and
+    whose choices are not ``unusable``."""
+    pool = [concept for concept in pool if concept not in unusable]
     items: list[PropertyItem] = []
     for _ in range(n * ATTEMPTS_PER_ITEM if pool else 0):
         if len(items) == n:
             break
-        item = draw_item(index, rng.choice(pool), rng)
+        item = draw_item(index, rng.choice(pool), rng, unusable)
         if item is None or (key := frozenset((item.first, item.second))) in seen:
             continue
         seen.add(key)
@@ -173,13 +179,16 @@ def row_item(index: PropertyIndex, item: PropertyItem, rng: random.Random) -> di
 
 
 def generate_property_conjunction(edges_path: str | Path, *, n_train: int, n_dev: int, seed: int) -> pd.DataFrame:
-    """SCHEMA rows: up to ``n_train`` train and ``n_dev`` dev questions, seeded; answers are
-    disjoint across splits and no question is asked twice."""
+    """SCHEMA rows: up to ``n_train`` train and ``n_dev`` dev questions, seeded; the splits share
+    no choice (dev is drawn first, train from what its choices leave) and no question is asked twice."""
     index = build_index(read_edges(edges_path))
     rng = random.Random(seed)
     pools = answer_pools(index, n_train, n_dev, rng)
-    rows, seen = [], set()
-    for split, n in (("train", n_train), ("dev", n_dev)):
-        items = sample_items(index, pools[split], n, rng, seen)
+    seen: set[frozenset[Property]] = set()
+    dev = sample_items(index, pools["dev"], n_dev, rng, seen)
+    dev_choices = frozenset(concept for item in dev for concept in (item.answer, item.distractor1, item.distractor2))
+    train = sample_items(index, pools["train"], n_train, rng, seen, unusable=dev_choices)
+    rows = []
+    for split, items in (("train", train), ("dev", dev)):
         rows += numbered(TASK, split, [row_item(index, item, rng) for item in items], seed)
     return items_frame(rows)

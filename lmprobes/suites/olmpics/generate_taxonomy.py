@@ -11,7 +11,9 @@ Terms are noun synsets named by their first lemma when it is a lower-case word o
 expression; answers and distractors are single lower-case words and no shallower than
 ``min_depth`` in the hierarchy (WordNet's top levels, entity, physical entity, matter ..., are
 too general to be answers). Dev = terms in the animal and food trees (``DEV_ROOTS``), train =
-all other terms, so terms are disjoint across splits; train answers exclude every dev answer.
+all other terms, so terms are disjoint across splits. Dev is drawn first, and no choice (answer
+or distractor) of a train item is a choice of a dev item, so the splits share no choice word (as
+in the release).
 """
 
 from __future__ import annotations
@@ -126,11 +128,16 @@ class Taxonomy:
         return min(candidates)[2] if candidates else None
 
 
+def choice_words(taxonomy: Taxonomy, item: TaxonomyItem) -> set[str]:
+    return {taxonomy.label(synset) for synset in (item.answer, item.distractor1, item.distractor2)}
+
+
 def sample_items(taxonomy: Taxonomy, split: str, n: int, rng: random.Random,
-                 excluded_answers: frozenset[str] = frozenset()) -> list[TaxonomyItem]:
-    """Up to ``n`` items with distinct term pairs, by seeded rejection sampling."""
+                 excluded_words: frozenset[str] = frozenset()) -> list[TaxonomyItem]:
+    """Up to ``n`` items with distinct term pairs and no choice among ``excluded_words``, by
+    seeded rejection sampling."""
     groups = taxonomy.groups(split)
-    answers = sorted((answer for answer in groups if taxonomy.label(answer) not in excluded_answers), key=Synset.name)
+    answers = sorted((answer for answer in groups if taxonomy.label(answer) not in excluded_words), key=Synset.name)
     items: list[TaxonomyItem] = []
     seen: set[frozenset[Synset]] = set()
     for _ in range(n * ATTEMPTS_PER_ITEM if answers else 0):
@@ -142,7 +149,7 @@ def sample_items(taxonomy: Taxonomy, split: str, n: int, rng: random.Random,
         t1, t2 = rng.choice(groups[answer][child1]), rng.choice(groups[answer][child2])
         pair = frozenset((t1, t2))
         item = None if pair in seen else taxonomy.item(t1, t2, answer)
-        if item is not None:
+        if item is not None and not choice_words(taxonomy, item) & excluded_words:
             seen.add(pair)
             items.append(item)
     return items
@@ -164,12 +171,12 @@ def generate_taxonomy_conjunction(wn: WordNetCorpusReader, *, n_train: int, n_de
                                   min_depth: int = 3, min_count: int = 0, vocabulary: frozenset[str] | None = None,
                                   dev_roots: tuple[str, ...] = DEV_ROOTS) -> pd.DataFrame:
     """SCHEMA rows: up to ``n_dev`` dev items (animal/food terms) and ``n_train`` train items
-    (other terms, answers unlike any dev answer), seeded."""
+    (other terms, no choice word of any dev item among their choices), seeded."""
     taxonomy = Taxonomy(wn, min_depth=min_depth, min_count=min_count, vocabulary=vocabulary, dev_roots=dev_roots)
     rng = random.Random(seed)
     dev = sample_items(taxonomy, "dev", n_dev, rng)
-    dev_answers = frozenset(taxonomy.label(item.answer) for item in dev)
-    train = sample_items(taxonomy, "train", n_train, rng, excluded_answers=dev_answers)
+    dev_words = frozenset(word for item in dev for word in choice_words(taxonomy, item))
+    train = sample_items(taxonomy, "train", n_train, rng, excluded_words=dev_words)
     rows = numbered(TASK, "train", [row_item(taxonomy, item, rng) for item in train], seed)
     rows += numbered(TASK, "dev", [row_item(taxonomy, item, rng) for item in dev], seed)
     return items_frame(rows)
