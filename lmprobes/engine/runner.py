@@ -135,7 +135,7 @@ def head_path_matches(lm: LM, projection: Projection) -> bool:
     batch = torch.zeros_like(positions)
     with forward_mode(lm):
         whole = run_model(lm.model, input_ids, attention_mask, **projection.forward_kwargs).logits[0]
-        rows = torch.cat(list(_row_logits(lm, projection, input_ids, attention_mask, batch, positions)))
+        rows = torch.cat(list(logits_at_rows(lm, projection, input_ids, attention_mask, batch, positions)))
     gap = (rows.float().log_softmax(-1) - whole.float().log_softmax(-1)).abs().max().item()
     return gap <= PROBE_TOLERANCE.get(lm.dtype, HALF_PROBE_TOLERANCE)
 
@@ -479,14 +479,14 @@ def _run_batch(
     *,
     needs_mask: bool,
 ) -> None:
-    """``fn`` over the wanted rows of the items in ``batch``, chunk by chunk (``needs_mask``: see ``_row_logits``)."""
+    """``fn`` over the wanted rows of the items in ``batch``, chunk by chunk (``needs_mask``: see ``logits_at_rows``)."""
     input_ids, attention_mask = table.padded(batch, pad_id, lm.device)
     items = np.asarray(batch, dtype=np.int64)
     rows = plan.rows_of(items)
     batch_index = to_device(np.repeat(np.arange(len(batch)), plan.counts[items]), lm.device)
     position_index = to_device(plan.position[rows], lm.device)
     start = 0
-    row_logits = _row_logits(lm, projection, input_ids, attention_mask, batch_index, position_index,
+    row_logits = logits_at_rows(lm, projection, input_ids, attention_mask, batch_index, position_index,
                              needs_mask=needs_mask)
     for logits in row_logits:
         fn(logits.float().log_softmax(dim=-1) if projection.log_softmax else logits.float(),
@@ -494,11 +494,11 @@ def _run_batch(
         start += logits.shape[0]
 
 
-def _row_logits(
+def logits_at_rows(
     lm: LM,
     projection: Projection,
     input_ids: torch.Tensor,
-    attention_mask: torch.Tensor,
+    attention_mask: torch.Tensor | None,
     batch_index: torch.Tensor,
     position_index: torch.Tensor,
     *,

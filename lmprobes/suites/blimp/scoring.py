@@ -154,11 +154,12 @@ def _joint_texts(pairs: pd.DataFrame) -> tuple[list, list]:
     """``two_prefix_joint``'s text of the good and the bad side of every pair (None where absent): the
     prefix and the word as running text spells them, ``prefix word``, as the good or bad sentence opens."""
 
+    words = pairs["two_prefix_word"].tolist()
+
     def texts(prefixes: list) -> list:
         return [f"{p.rstrip()} {w}" if isinstance(p, str) and isinstance(w, str) else None
                 for p, w in zip(prefixes, words, strict=True)]
 
-    words = pairs["two_prefix_word"].tolist()
     return texts(pairs["two_prefix_prefix_good"].tolist()), texts(pairs["two_prefix_prefix_bad"].tolist())
 
 

@@ -45,7 +45,8 @@ from tqdm.auto import tqdm
 from lmprobes.engine import map_mask_logprobs, pseudo_log_likelihoods, sequence_logprobs, tokenizer_kind, word_ids
 from lmprobes.engine.encoding import encode_ids
 from lmprobes.engine.lm import LM
-from lmprobes.engine.runner import forward_mode
+from lmprobes.engine.masked import masked_projection
+from lmprobes.engine.runner import forward_mode, logits_at_rows
 from lmprobes.engine.tokens import WordIds
 from lmprobes.suites.olmpics.schema import MASK, TASKS
 
@@ -207,14 +208,18 @@ def released_batch_scores(lm: LM, stems: list[str], targets: list[list[int]], ta
     if pad is None:
         raise ZeroShotError(f"{lm.name}: the released batches are padded, but its tokenizer has no padding token")
     ids = encode_ids(lm.tokenizer, [stem_for_masked(lm, stem, mask_encoding) for stem in stems])
+    projection = masked_projection(lm)
     scores: list[list[float]] = [[] for _ in stems]
     with forward_mode(lm):
         for batch in tqdm(released_batches(tasks), desc=f"{lm.name} released batches", disable=not progress):
             inputs = torch.full((len(batch), max(len(ids[i]) for i in batch)), pad, dtype=torch.long)
             for row, i in enumerate(batch):
                 inputs[row, :len(ids[i])] = torch.tensor(ids[i])
-            logits = lm.model(input_ids=inputs.to(lm.device)).logits  # no attention mask, as released
-            at_mask = torch.stack([logits[row, ids[i].index(lm.tokenizer.mask_token_id)] for row, i in enumerate(batch)])
+            rows = torch.arange(len(batch), device=lm.device)
+            masks = torch.tensor([ids[i].index(lm.tokenizer.mask_token_id) for i in batch], device=lm.device)
+            # No attention mask, as released: the LM head runs at the mask rows only.
+            at_mask = torch.cat(list(logits_at_rows(lm, projection, inputs.to(lm.device), None, rows, masks,
+                                                    needs_mask=False)))
             logprobs = torch.log_softmax(at_mask.float(), dim=-1).cpu()
             for row, i in enumerate(batch):
                 scores[i] = logprobs[row, targets[i]].tolist()
