@@ -106,6 +106,24 @@ def test_no_weight_decay_on_biases_and_layer_norm_weights():
     assert len(decay["params"]) == 4 and not no_decay["params"]
 
 
+def test_the_transformer_optimiser_is_allennlps_adamw():
+    """AllenNLP's ``adamw`` is torch's AdamW: decoupled decay, eps 1e-8 (transformers' AdamW has 1e-6).
+
+    After one step from gradient g, Adam's bias-corrected update is lr * g / (|g| + eps); a gradient of
+    1e-7 tells the two eps apart (0.909 against 0.091 of lr)."""
+    model = nn.Linear(2, 1, bias=False)
+    with torch.no_grad():
+        model.weight.copy_(torch.tensor([[1.0, -2.0]]))
+    optimizer = training.make_optimizer(model, TRANSFORMER)
+    grad = torch.tensor([[1e-7, -3.0]])
+    model.weight.grad = grad.clone()
+    before = model.weight.detach().clone()
+    optimizer.step()
+    lr, decay = TRANSFORMER.lr, TRANSFORMER.weight_decay
+    expected = before * (1 - lr * decay) - lr * grad / (grad.abs() + 1e-8)
+    torch.testing.assert_close(model.weight.detach(), expected, rtol=0, atol=5e-7)  # eps 1e-6: 8e-6 off
+
+
 def test_hyper_parameters_from_config_name_unknown_options():
     hp = HyperParameters.from_config({"lr": 2e-5, "betas": [0.9, 0.98], "epochs": 2})
     assert hp.betas == (0.9, 0.98) and hp.epochs == 2 and hp.batch_size == 8

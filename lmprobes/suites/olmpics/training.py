@@ -6,7 +6,9 @@ choice, ``(batch, n_choices)``, trained here with cross-entropy over those logit
 
 Conventions of the original AllenNLP implementation (``oLMpics/allennlp_models/config``):
 
-- transformer settings: AdamW (weight decay 0.1, none on biases and LayerNorm weights, betas 0.9/0.98),
+- transformer settings: AdamW (weight decay 0.1, none on biases and LayerNorm weights, betas 0.9/0.98;
+  AllenNLP's ``adamw`` is ``torch.optim.AdamW``, so eps 1e-8 and bias correction, not transformers'
+  ``AdamW``, which its ``huggingface_adamw`` names),
   batches of 8 with 2 accumulation steps (the loss of each batch is divided by 2, as AllenNLP does), 4
   epochs, and AllenNLP's ``slanted_triangular`` schedule (cut_frac 0.06, ratio 32): the learning rate
   rises linearly from lr/32 over the first 6% of the optimiser steps, then falls linearly back to lr/32.
