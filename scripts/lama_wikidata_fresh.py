@@ -10,4 +10,5 @@ with rule_job(snakemake):
         settings=snakemake.params.settings,
         download=snakemake.config["download"],
         provenance=provenance(snakemake),
+        mirror=snakemake.config["mirror"],  # config, not params: switching it reruns nothing
     )

@@ -8,5 +8,6 @@ with rule_job(snakemake):
         snakemake.output[0],
         seed=snakemake.params.seed,
         provenance=provenance(snakemake),
+        mirror=snakemake.config["mirror"],  # config, not params: switching it reruns nothing
         wikidata=snakemake.params.wikidata,
     )

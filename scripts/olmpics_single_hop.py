@@ -8,4 +8,5 @@ with rule_job(snakemake):
         seed=snakemake.params.seed,
         wikidata=snakemake.params.wikidata,
         provenance=provenance(snakemake),
+        mirror=snakemake.config["mirror"],  # config, not params: switching it reruns nothing
     )

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 import threading
 from collections.abc import Callable
 from datetime import UTC, datetime
@@ -17,9 +18,11 @@ import requests
 from lmprobes.suites.lama.wikidata import (
     SparqlClient,
     WikidataError,
+    WikidataResponseError,
     aliases_query,
     cache_key,
     facts_frame,
+    is_loopback,
     relation_facts_query,
     retry_after_seconds,
     valid_objects,
@@ -312,6 +315,62 @@ def test_unreadable_cache_file_is_fetched_again(endpoint, make_client):
     assert len(client.query(sparql)) == 2
     assert len(endpoint.requests) == 1
     assert json.loads(client.cache_path(sparql).read_text())["query"] == sparql
+
+
+# ---------------------------------------------------------------------------------------------
+# Offline mirror
+
+
+WDQS = "https://query.wikidata.org/sparql"
+
+
+def no_network(client: SparqlClient) -> SparqlClient:
+    def refuse(*args, **kwargs):
+        raise AssertionError("the network was asked")
+
+    client._session.post = refuse
+    return client
+
+
+def mirrored(mirror: Path, sparql: str, response: dict) -> Path:
+    """An answer as a cache folder filled online holds it, copied into the mirror."""
+    key = cache_key(WDQS, sparql)
+    path = mirror / "query.wikidata.org" / "sparql" / key[:2] / f"{key}.json"
+    path.parent.mkdir(parents=True)
+    path.write_text(json.dumps({"endpoint": WDQS, "query": sparql, "response": response}))
+    return path
+
+
+def test_mirror_answers_a_query_the_cache_lacks_without_the_network(make_client, tmp_path):
+    sparql = "SELECT ?o WHERE {}"
+    mirrored(tmp_path / "mirror", sparql, json.loads(RESULT))
+    client = no_network(make_client(WDQS, cache_dir=tmp_path / "empty", mirror=tmp_path / "mirror"))
+    assert client.query("  " + sparql + "\n") == [{"subject": E + "Q1", "subjectLabel": "one"}, {"subject": E + "Q2"}]
+    assert not (tmp_path / "empty").exists()
+
+
+def test_mirror_without_the_answer_fails_naming_the_file_and_sends_nothing(make_client, tmp_path):
+    sparql = "SELECT ?p WHERE {}"
+    client = no_network(make_client(WDQS, mirror=tmp_path / "mirror"))
+    key = cache_key(WDQS, sparql)
+    with pytest.raises(WikidataError, match="mirror has no answer") as caught:
+        client.query(sparql)
+    assert str(tmp_path / "mirror" / "query.wikidata.org" / "sparql" / key[:2] / f"{key}.json") in str(caught.value)
+    assert sparql in str(caught.value)
+
+
+def test_malformed_mirror_file_is_an_error_naming_it(make_client, tmp_path):
+    sparql = "SELECT ?q WHERE {}"
+    path = mirrored(tmp_path / "mirror", sparql, {"results": {"bindings": [1]}})
+    with pytest.raises(WikidataResponseError, match=f"mirror file {re.escape(str(path))}.*row 1"):
+        no_network(make_client(WDQS, mirror=tmp_path / "mirror")).query(sparql)
+
+
+def test_a_query_service_on_this_machine_is_asked_mirror_or_not(endpoint, make_client, tmp_path):
+    rows = make_client(endpoint.url, mirror=tmp_path / "mirror").query("SELECT ?r WHERE {}")
+    assert len(rows) == 2 and len(endpoint.requests) == 1
+    assert is_loopback("http://localhost:9999/sparql") and is_loopback("http://[::1]/sparql")
+    assert not is_loopback(WDQS) and not is_loopback("http://10.0.0.1/sparql")
 
 
 # ---------------------------------------------------------------------------------------------

@@ -114,12 +114,13 @@ def make_conceptnet_gen(edges: Path, common_vocab: Path, out: Path, *, seed: int
 
 
 def make_wikidata_fresh(relations: Path, common_vocab: Path, out: Path, *, seed: int, settings: dict,
-                        download: dict, provenance: dict) -> dict:
+                        download: dict, provenance: dict, mirror: str | None = None) -> dict:
     """Facts from the Wikidata Query Service; every answer is cached under ``settings['cache']``,
-    so a rerun sends no query it has sent before."""
+    so a rerun sends no query it has sent before (with ``mirror``, answers the cache lacks come from
+    the mirror folder, never the network)."""
     client = SparqlClient(settings["endpoint"], cache_dir=Path(settings["cache"]), user_agent=settings["user_agent"],
                           timeout=download["timeout"], retries=download["retries"], backoff=download["backoff"],
-                          min_interval=settings["min_interval"])
+                          min_interval=settings["min_interval"], mirror=mirror)
     with client:
         df, stats = wikidata_fresh_with_stats(client, relations, common_vocab, seed=seed,
                                               max_per_relation=settings["max_per_relation"],

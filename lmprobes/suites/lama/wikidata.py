@@ -4,7 +4,13 @@
 with a descriptive User-Agent (the Wikidata Query Service policy), and retries transient
 failures the way ``lmprobes.sources.fetch`` does (same back-off and Retry-After handling).
 Each answer is cached under ``cache_dir`` by the sha256 of the endpoint and the normalised
-query, so a rerun of the workflow sends no request it has sent before.
+query, so a rerun of the workflow sends no request it has sent before. With ``mirror`` (the
+workflow's offline mirror folder) the network is never used: an answer missing from the cache is
+read from ``<mirror>/<endpoint host>/<endpoint path>/``, laid out as the cache is (so a cache folder
+filled where the network is can be copied there as it is), and one the mirror lacks either fails
+with a WikidataError that names the file it looked for. A query service on this machine
+(``localhost``, a loopback address) is asked as usual, mirror or not, as ``file://`` sources are
+read: it is the user's own stand-in for the network, not the network.
 
 The query builders return SPARQL for the T-REx relations of LAMA (truthy ``wdt:P<id>``
 statements between items with English labels: all of them, those of given subjects, or a bounded
@@ -23,6 +29,7 @@ from __future__ import annotations
 
 import email.utils
 import hashlib
+import ipaddress
 import json
 import logging
 import re
@@ -32,6 +39,7 @@ from collections.abc import Callable, Iterable
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Self
+from urllib.parse import urlsplit
 
 import pandas as pd
 import requests
@@ -113,10 +121,12 @@ class SparqlClient:
         log: Log | None = None,
         sleep: Callable[[float], None] | None = None,
         clock: Callable[[], float] | None = None,
+        mirror: str | Path | None = None,
     ) -> None:
         check_user_agent(user_agent)
         self.endpoint = endpoint
         self.cache_dir = Path(cache_dir)
+        self.mirror_dir = None if mirror is None or is_loopback(endpoint) else sources.mirror_path(mirror, endpoint)
         self.user_agent = user_agent
         self.timeout, self.retries, self.backoff = timeout, retries, backoff
         self.min_interval = min_interval
@@ -146,6 +156,8 @@ class SparqlClient:
             with self._lock:
                 # Another thread may have answered the same query while this one waited.
                 cached = self._read_cache(key)
+                if cached is None and self.mirror_dir is not None:
+                    return self._read_mirror(key, sparql)
                 if cached is None:
                     cached = self._fetch_with_retries(key, sparql)
                     flatten_bindings(key, cached)  # a malformed answer raises before it is cached
@@ -158,8 +170,19 @@ class SparqlClient:
 
     # -- cache ---------------------------------------------------------------------------------
 
-    def _path_of(self, key: str) -> Path:
-        return self.cache_dir / key[:2] / f"{key}.json"
+    def _path_of(self, key: str, folder: Path | None = None) -> Path:
+        return (folder or self.cache_dir) / key[:2] / f"{key}.json"
+
+    def _read_mirror(self, key: str, sparql: str) -> list[Row]:
+        path = self._path_of(key, self.mirror_dir)
+        if not path.is_file():
+            raise WikidataError(key, f"offline (mirror set), and the mirror has no answer at {path}: run the "
+                                     f"workflow where the network is and copy its {self.cache_dir} into "
+                                     f"{self.mirror_dir}; the query was:\n{sparql}")
+        try:
+            return flatten_bindings(key, loads_strict(path.read_text(encoding="utf-8"))["response"])
+        except (ValueError, KeyError, TypeError, RecursionError) as error:
+            raise WikidataResponseError(key, f"mirror file {path} is not a cached answer: {error!r:.300}") from None
 
     def _read_cache(self, key: str) -> dict | None:
         path = self._path_of(key)
@@ -284,6 +307,17 @@ def normalize_query(sparql: str) -> str:
     so string literals are not changed)."""
     lines = (line.strip() for line in sparql.splitlines())
     return "\n".join(line for line in lines if line)
+
+
+def is_loopback(url: str) -> bool:
+    """Whether ``url`` names a service on this machine."""
+    host = urlsplit(url).hostname or ""
+    if host == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
 
 
 def cache_key(endpoint: str, sparql: str) -> str:
