@@ -8,6 +8,7 @@ The fixtures cover every quirk: the ``syntax/semantics`` field typo and identica
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import pandas as pd
@@ -15,6 +16,8 @@ import pytest
 
 from lmprobes.io import read_parquet, write_parquet
 from lmprobes.suites.blimp.dataset import FLAG_KEYS, SCHEMA, BlimpDataError, build_blimp
+from lmprobes.suites.blimp.pipeline import read_release_manifest
+from lmprobes.suites.blimp.scoring import score_pairs
 
 FIXTURES = Path(__file__).parent / "data" / "blimp"
 FILES = sorted(FIXTURES.glob("*.jsonl"))
@@ -145,3 +148,78 @@ def test_the_same_file_twice_is_an_error() -> None:
     path = FIXTURES / "passive_1.jsonl"
     with pytest.raises(BlimpDataError, match=rf"{path}:1: pair passive_1:0 already read at {path}:1"):
         build_blimp([path, path])
+
+
+# Texts with no letter or digit, which a tokenizer may drop entirely (a zero-width space, a BOM, a soft
+# hyphen, a control character, a lone combining accent): a sentence of no token scores 0.0 and "wins".
+NO_WORD = ["\u200b", "\ufeff", "\u00ad", "\x07", "\u0301", " \u200b ", "..."]
+
+
+def one_bad_line(tmp_path: Path, record: dict) -> Path:
+    path = tmp_path / "anaphor_gender_agreement.jsonl"
+    path.write_text(json.dumps(GOOD) + "\n" + json.dumps(record) + "\n", encoding="utf-8")
+    return path
+
+
+@pytest.mark.parametrize("key", ["sentence_good", "sentence_bad"])
+@pytest.mark.parametrize("text", NO_WORD)
+def test_a_sentence_without_a_letter_or_digit_is_refused(tmp_path, key, text) -> None:
+    path = one_bad_line(tmp_path, edited(pairID="1", **{key: text}))
+    with pytest.raises(BlimpDataError, match=re.escape(f"{path}:2: {key} must contain a letter or digit, got {text!r}")):
+        build_blimp([path])
+
+
+@pytest.mark.parametrize("key", ["one_prefix_prefix", "one_prefix_word_good", "one_prefix_word_bad"])
+def test_a_scored_prefix_field_without_a_letter_or_digit_is_refused(tmp_path, key) -> None:
+    path = one_bad_line(tmp_path, edited(pairID="1", **{key: "\u200b"}))
+    with pytest.raises(BlimpDataError, match=re.escape(f"{path}:2: one_prefix_method is true but {key}")):
+        build_blimp([path])
+
+
+def test_a_sentence_of_digits_only_is_accepted(tmp_path) -> None:
+    path = one_bad_line(tmp_path, edited(pairID="1", sentence_good="1984."))
+    assert build_blimp([path])["sentence_good"].tolist()[1] == "1984."
+
+
+def test_a_pair_with_a_sentence_of_no_scored_token_is_skipped(tiny_bert) -> None:
+    """The scorer's guard behind the builder's check (frames built in code skip the builder): a
+    sentence with no scored token would score 0.0, more than any real sentence, and always win."""
+    pairs = build_blimp([FIXTURES / "anaphor_gender_agreement.jsonl"]).head(3).reset_index(drop=True)
+    pairs.loc[1, "sentence_good"] = "\u200b"
+    assert tiny_bert.tokenizer("\u200b", add_special_tokens=False)["input_ids"] == []
+    for method in ("pll_original", "pll_original_mean"):
+        scores = score_pairs(tiny_bert, pairs, method, progress=False)
+        assert scores["kept"].tolist() == [True, False, True], method
+        assert scores["skip_reason"].tolist() == ["", "no_scored_token", ""], method
+        assert pd.isna(scores.loc[1, "correct"]) and pd.isna(scores.loc[1, "score_good"]), method
+
+
+def write_manifest(tmp_path: Path, text: str) -> Path:
+    path = tmp_path / "release.tsv"
+    path.write_text(text, encoding="utf-8")
+    return path
+
+
+SHA = "ab" * 32
+
+
+@pytest.mark.parametrize(
+    ("text", "where", "message"),
+    [
+        ("uid\tsha256\tbytes\n", "", "no paradigm files listed"),
+        ("", "", "no paradigm files listed"),
+        (f"uid\tsha256\tbytes\npassive_1\t{SHA}\t1\npassive_2\t{SHA}\t1\npassive_1\t{SHA}\t1\n", ":4",
+         "paradigm 'passive_1' is already listed on line 2"),
+        (f"uid\tsha256\tbytes\npassive_1\t{SHA}\t1\n\npassive_2\tab\t1\n", ":4", "expected a paradigm uid"),
+    ],
+)
+def test_a_bad_release_manifest_names_itself_and_the_line(tmp_path, text, where, message) -> None:
+    path = write_manifest(tmp_path, text)
+    with pytest.raises(BlimpDataError, match=re.escape(f"{path}{where}: {message}")):
+        read_release_manifest(path)
+
+
+def test_the_committed_release_manifests_list_the_67_paradigms() -> None:
+    root = Path(__file__).parent.parent / "resources"
+    for manifest in (root / "blimp" / "release.tsv", root / "demo" / "blimp_release.tsv"):
+        assert len({row["uid"] for row in read_release_manifest(manifest)}) == 67, manifest

@@ -208,3 +208,79 @@ def test_neg_simp_trailing_whitespace_after_the_slot_is_fine(tmp_path):
     assert D.build_dataset("neg_simp", ok)["context"].tolist() == [
         "A robin is a", "A robin is a", "A robin is not a", "A robin is not a",
     ]
+
+
+CPRAG_HEADER = "\t".join(D.COLUMNS["cprag"])
+CPRAG_ROW = "1\tHe caught the pass.\tHe was a good\treceiver\tquarterback\tbrother\tH"
+NEG_NAT_HEADER = "\t".join(D.COLUMNS["neg_nat"])
+NEG_NAT_ROW = "1\tTraveling in Baghdad is very\tTraveling in Baghdad isn't very\tdangerous\tsafe\tY"
+
+
+@pytest.mark.parametrize(
+    ("row", "column"),
+    [
+        ("2\t\t\treceiver\tquarterback\tbrother\tH", "context_s1"),
+        ("2\tHe caught the pass.\t \treceiver\tquarterback\tbrother\tH", "context_s2"),
+        ("2\t\u200b\tHe was a good\treceiver\tquarterback\tbrother\tH", "context_s1"),
+    ],
+)
+def test_cprag_empty_context_is_refused(tmp_path, row, column):
+    bad = _write(tmp_path / "C.tsv", f"{CPRAG_HEADER}\n{CPRAG_ROW}\n{row}\n")
+    with pytest.raises(D.DatasetError, match=rf"C\.tsv:3: item '2': {column} has no word"):
+        D.build_dataset("cprag", bad)
+
+
+@pytest.mark.parametrize("context", ["", "   ", "\u00ad"])
+def test_role_empty_context_is_refused(tmp_path, context):
+    bad = _role_file(tmp_path, f"1-a\t{context}\tcrook\t0.5\tcrook\t0.5\t0.5")
+    with pytest.raises(D.DatasetError, match=r"ROLE\.tsv:2: item '1-a': context has no word"):
+        D.build_dataset("role", bad)
+
+
+@pytest.mark.parametrize(
+    ("aff", "neg", "column"),
+    [
+        ("", "Traveling in Baghdad isn't very", "context_aff"),
+        ("Traveling in Baghdad is very", " ", "context_neg"),
+    ],
+)
+def test_neg_nat_empty_context_is_refused(tmp_path, aff, neg, column):
+    bad = _write(tmp_path / "NEG.tsv", f"{NEG_NAT_HEADER}\n{NEG_NAT_ROW}\n2\t{aff}\t{neg}\tdangerous\tsafe\tY\n")
+    with pytest.raises(D.DatasetError, match=rf"NEG\.tsv:3: item '2': {column} has no word"):
+        D.build_dataset("neg_nat", bad)
+
+
+def test_neg_simp_context_of_only_the_article_slot_is_refused(tmp_path):
+    header = "\t".join(D.COLUMNS["neg_simp"])
+    bad = _write(tmp_path / "NEG.tsv", f"{header}\n1\tA trout is (a|an)\tA trout is not (a|an)\tfish\ttree\n"
+                                       "2\t(a|an)\tA robin is not (a|an)\tbird\ttree\n")
+    with pytest.raises(D.DatasetError, match=r"NEG\.tsv:3: item '2': context_aff has no word"):
+        D.build_dataset("neg_simp", bad)
+
+
+@pytest.mark.parametrize("item", ["01", "00", "001"])
+def test_cprag_item_with_a_leading_zero_is_refused(tmp_path, item):
+    """'1' and '01' would be two items (their ids differ as strings) that sort as one number."""
+    bad = _write(tmp_path / "C.tsv", f"{CPRAG_HEADER}\n{CPRAG_ROW}\n{CPRAG_ROW.replace('1', item, 1)}\n")
+    with pytest.raises(D.DatasetError, match=rf"C\.tsv:3: item '{item}': item must be a number .*no leading zero"):
+        D.build_dataset("cprag", bad)
+
+
+def test_neg_item_with_a_leading_zero_is_refused(tmp_path):
+    bad = _write(tmp_path / "NEG.tsv", f"{NEG_NAT_HEADER}\n{NEG_NAT_ROW}\n0{NEG_NAT_ROW}\n")
+    with pytest.raises(D.DatasetError, match=r"NEG\.tsv:3: item '01': item must be a number .*no leading zero"):
+        D.build_dataset("neg_nat", bad)
+
+
+def test_role_pair_with_a_leading_zero_is_refused(tmp_path):
+    header = "\t".join(D.COLUMNS["role"])
+    rows = [f"{pair}-{role}\tthe cop arrested the\tcrook\t0.5\tcrook\t0.5\t0.5" for pair in ("1", "01") for role in "ab"]
+    bad = _write(tmp_path / "ROLE.tsv", "\n".join([header, *rows]) + "\n")
+    with pytest.raises(D.DatasetError, match=r"ROLE\.tsv:4: item '01-a': item must look like '61-a'"):
+        D.build_dataset("role", bad)
+
+
+def test_item_zero_is_a_number(tmp_path):
+    """The released files number their items from 0."""
+    ok = _write(tmp_path / "C.tsv", f"{CPRAG_HEADER}\n{CPRAG_ROW.replace('1', '0', 1)}\n")
+    assert set(D.build_dataset("cprag", ok, shuffles=1)["item"]) == {"0"}

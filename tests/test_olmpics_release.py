@@ -119,3 +119,61 @@ def test_unknown_task_or_split_is_refused() -> None:
         read_release(FILES["age_comparison", "dev"], "age", "dev")
     with pytest.raises(ReleaseError, match="unknown split"):
         build_release({("age_comparison", "test"): FILES["age_comparison", "dev"]})
+
+
+def two_choices(first: str, second: str) -> dict:
+    return broken(choices=[{"label": "A", "text": first}, {"label": "B", "text": second}])
+
+
+@pytest.mark.parametrize(
+    ("bad", "message"),
+    [
+        (two_choices("", "older"), "choice 'A' must contain a letter or digit, got ''"),
+        (two_choices("younger", "  "), "choice 'B' must contain a letter or digit, got '  '"),
+        (two_choices("\u200b", "older"), "choice 'A' must contain a letter or digit, got '\\u200b'"),
+        (two_choices("older", "older"), "choices 'A' and 'B' are both 'older'"),
+        (two_choices("older", " older "), "choices 'A' and 'B' are both 'older'"),
+    ],
+)
+def test_empty_and_repeated_choice_texts_are_refused(tmp_path, bad, message) -> None:
+    path = write_lines(tmp_path, [GOOD, bad])
+    with pytest.raises(ReleaseError, match=re.escape(f"{path}:2: {message}")):
+        read_release(path, "age_comparison", "dev")
+
+
+def write_manifest(tmp_path: Path, *rows: str) -> Path:
+    path = tmp_path / "release.tsv"
+    path.write_text("".join(line + "\n" for line in ("task\tsplit\tfile\tsha256", *rows)), encoding="utf-8")
+    return path
+
+
+def manifest_row(task: str, split: str) -> str:
+    return f"{task}\t{split}\t{task}_{split}.jsonl\t{'ab' * 32}"
+
+
+@pytest.mark.parametrize(
+    ("rows", "where", "message"),
+    [
+        ((), "", "no release files listed"),
+        ((manifest_row("age_comparison", "train"), manifest_row("age_comparison", "dev"),
+          manifest_row("age_comparison", "train")), ":4", "age_comparison train is already listed on line 2"),
+        ((manifest_row("age_comparison", "train"), manifest_row("age_comparison", "dev").replace("\tdev\t", "\ttest\t")),
+         ":3", "split 'test' is not one of ['train', 'dev']"),
+        ((manifest_row("age_comparison", "dev"), "", manifest_row("age", "dev")), ":4", "expected a known task"),
+    ],
+)
+def test_a_bad_release_manifest_names_itself_and_the_line(tmp_path, rows, where, message) -> None:
+    from lmprobes.suites.olmpics.pipeline import read_release_manifest
+
+    path = write_manifest(tmp_path, *rows)
+    with pytest.raises(ReleaseError, match=re.escape(f"{path}{where}: {message}")):
+        read_release_manifest(path)
+
+
+def test_the_committed_release_manifests_list_every_task_and_split_once() -> None:
+    from lmprobes.suites.olmpics.pipeline import read_release_manifest
+
+    root = Path(__file__).parent.parent / "resources"
+    for manifest in (root / "olmpics" / "release.tsv", root / "demo" / "olmpics_release.tsv"):
+        rows = read_release_manifest(manifest)
+        assert sorted((row["task"], row["split"]) for row in rows) == sorted(FILES), manifest

@@ -10,7 +10,9 @@ Loader quirks of the release (spec/BLIMP.md), handled here:
   ``..._with_adj_...``: the UID is taken as written, never derived.
 
 Records are parsed strictly (``lmprobes.io.loads_strict``: a key given twice in one record, or NaN,
-is an error) from lines decoded one by one, so every malformed input names its file and line.
+is an error) from lines decoded one by one, so every malformed input names its file and line. A
+scored text (a sentence, or a prefix-method field whose flag is true) needs a letter or digit: text
+such as a zero-width space tokenizes to nothing, and a sentence of no token scores 0.0 and always wins.
 """
 
 from __future__ import annotations
@@ -25,7 +27,8 @@ import pyarrow as pa
 from lmprobes.io import loads_strict, utf8_lines
 from lmprobes.suites.blimp.paradigms import FIELD_FIXES, FIELDS, PARADIGM_CATEGORY, TERM_CATEGORY
 
-TEXT_KEYS = ("sentence_good", "sentence_bad", "field", "linguistics_term", "UID", "pairID")
+SENTENCE_KEYS = ("sentence_good", "sentence_bad")
+TEXT_KEYS = (*SENTENCE_KEYS, "field", "linguistics_term", "UID", "pairID")
 FLAG_KEYS = ("simple_LM_method", "one_prefix_method", "two_prefix_method", "lexically_identical")
 ONE_PREFIX_KEYS = ("one_prefix_prefix", "one_prefix_word_good", "one_prefix_word_bad")
 TWO_PREFIX_KEYS = ("two_prefix_prefix_good", "two_prefix_prefix_bad", "two_prefix_word")
@@ -98,6 +101,7 @@ def parse_record(raw: object, path: Path, lineno: int) -> dict:
     if not isinstance(raw, dict):
         raise BlimpDataError(f"{where}: expected a JSON object, got {type(raw).__name__}")
     _check_types(raw, where)
+    _check_sentences(raw, where)
     record = {key: raw[key] for key in TEXT_KEYS + FLAG_KEYS}
     for flag, keys in PREFIX_KEYS.items():
         for key in keys:
@@ -157,14 +161,26 @@ def _check_types(raw: dict, where: str) -> None:
         raise BlimpDataError(f"{where}: crucial_item must be a string, got {raw['crucial_item']!r}")
 
 
+def has_letter_or_digit(text: str) -> bool:
+    """Whether ``text`` holds a word character a tokenizer keeps (not only spaces, format or control
+    characters, punctuation or lone combining marks)."""
+    return any(char.isalnum() for char in text)
+
+
+def _check_sentences(raw: dict, where: str) -> None:
+    for key in SENTENCE_KEYS:
+        if not has_letter_or_digit(raw[key]):
+            raise BlimpDataError(f"{where}: {key} must contain a letter or digit, got {raw[key]!r}")
+
+
 def _prefix_field(raw: dict, key: str, flag: str, where: str) -> str | None:
-    """A prefix-method field, stripped; required (non-empty) when its method flag is true."""
+    """A prefix-method field, stripped; required (with a letter or digit) when its method flag is true."""
     value = raw.get(key)
     if value is not None and not isinstance(value, str):
         raise BlimpDataError(f"{where}: {key} must be a string, got {value!r}")
     value = value.strip() if value is not None else None
-    if raw[flag] and not value:
-        raise BlimpDataError(f"{where}: {flag} is true but {key} is missing or empty")
+    if raw[flag] and not has_letter_or_digit(value or ""):
+        raise BlimpDataError(f"{where}: {flag} is true but {key} is missing or has no letter or digit, got {value!r}")
     return value
 
 
@@ -197,3 +213,17 @@ def _check_unique_pairs(records: Sequence[dict]) -> None:
                 "is a paradigm file given twice?"
             )
         seen[record["row_id"]] = record["_where"]
+
+
+def check_release_manifest(path: Path, rows: Sequence[tuple[int, dict]]) -> None:
+    """The rows (with their line numbers) of a release manifest (``pipeline.read_release_manifest``): at
+    least one, each a paradigm uid and a 64-character sha256, each uid once."""
+    if not rows:
+        raise BlimpDataError(f"{path}: no paradigm files listed; expected a header and one row per paradigm")
+    first_line: dict[str, int] = {}
+    for line, row in rows:
+        if not row.get("uid") or len(row.get("sha256") or "") != 64:
+            raise BlimpDataError(f"{path}:{line}: expected a paradigm uid and a 64-hex sha256, got {row}")
+        if row["uid"] in first_line:
+            raise BlimpDataError(f"{path}:{line}: paradigm {row['uid']!r} is already listed on line {first_line[row['uid']]}")
+        first_line[row["uid"]] = line

@@ -11,7 +11,7 @@ import pandas as pd
 from lmprobes import __version__
 from lmprobes.io import read_metadata, read_parquet, write_parquet, write_table
 from lmprobes.suites.blimp.accuracy import overall, paradigm_accuracy
-from lmprobes.suites.blimp.dataset import SCHEMA, build_blimp
+from lmprobes.suites.blimp.dataset import SCHEMA, build_blimp, check_release_manifest
 from lmprobes.suites.blimp.methods import METHODS
 from lmprobes.suites.blimp.tables import read_published, read_published_paradigms, write_tables
 
@@ -20,13 +20,13 @@ FIGURES = ("figure1", "figure2", "figure3", "figure4", "figure6")
 
 
 def read_release_manifest(path: Path) -> list[dict[str, str]]:
-    """The paradigm files of the release: one ``uid``, ``sha256`` per line (a committed TSV)."""
+    """The paradigm files of the release: one ``uid``, ``sha256`` per line (a committed TSV), each uid
+    once, at least one (``check_release_manifest``)."""
     with open(path, encoding="utf-8", newline="") as handle:
-        rows = list(csv.DictReader(handle, delimiter="\t"))
-    for line, row in enumerate(rows, start=2):
-        if not row.get("uid") or len(row.get("sha256") or "") != 64:
-            raise ValueError(f"{path}:{line}: expected a paradigm uid and a 64-hex sha256, got {row}")
-    return rows
+        reader = csv.DictReader(handle, delimiter="\t")
+        numbered = [(reader.line_num, row) for row in reader]
+    check_release_manifest(path, numbered)
+    return [row for _, row in numbered]
 
 
 def make_dataset(files: list[Path], out: Path, *, provenance: dict, name: str = "blimp") -> pd.DataFrame:

@@ -65,7 +65,9 @@ def score_pairs(
     ``method`` defaults to the family's paper method; ``tie`` overrides the method's tie rule.
     Each distinct scored text runs once, so identical good and bad sentences get identical scores.
     A pair with an unknown token (``[UNK]``) among its scored tokens is skipped (``unk_token``):
-    the probability of ``[UNK]`` is never compared (spec/SCORING.md). A ``cache`` shared by the
+    the probability of ``[UNK]`` is never compared (spec/SCORING.md). A pair where either side has
+    no scored token at all (a text the tokenizer drops, such as a zero-width space) is skipped
+    (``no_scored_token``): its empty sum, 0.0, would beat every real sentence. A ``cache`` shared by the
     calls of one model and pairs lets a method and its ``_mean`` twin share their token scores.
     """
     name = method or DEFAULT_METHODS[lm.family]
@@ -76,9 +78,15 @@ def score_pairs(
     scoring = replace(chosen, reduction="sum", tie="wrong")  # all that decides the token scores
     if scoring not in cache:
         good, bad, reasons = _score_both(lm, pairs, chosen, progress)
+        reasons = _with_no_scored_token(good, bad, reasons)
         cache[scoring] = good, bad, _with_unknown_tokens(lm, good, bad, reasons)
     good, bad, reasons = cache[scoring]
     return _score_frame(lm.name, name, tie_rule, pairs, good, bad, reasons, chosen.reduction)
+
+
+def _with_no_scored_token(good: list[SequenceScore], bad: list[SequenceScore], reasons: list[str]) -> list[str]:
+    return [reason or ("no_scored_token" if not g.token_logprobs or not b.token_logprobs else "")
+            for g, b, reason in zip(good, bad, reasons, strict=True)]
 
 
 def _with_unknown_tokens(lm: LM, good: list[SequenceScore], bad: list[SequenceScore], reasons: list[str]) -> list[str]:

@@ -8,7 +8,9 @@ Perturbations follow the paper: CPRAG Shuf / Trunc / Shuf+Trunc (Table 4), ROLE 
 A TSV is decoded line by line, and each row remembers its line, so that every malformed input
 (bytes that are not UTF-8, a row of the wrong width, a bad value) is reported with its file and
 line. Item ids are keys: an id given twice is refused, as is a column name given twice in the
-header (a row would silently keep only the last of the two values).
+header (a row would silently keep only the last of the two values). An id is a number written
+without a leading zero, as the released files write them (``1`` and ``01`` would be two items of
+one number). A context needs a word (a letter or digit): an empty one would be scored as no context.
 """
 
 from __future__ import annotations
@@ -41,9 +43,12 @@ NEG_CONDITIONS = ("TA", "FA", "TN", "FN")
 # Upper edges of the max-cloze bins of Table 8 (applied to the cloze rounded to 2 decimals).
 ROLE_CLOZE_BINS = (0.17, 0.23, 0.33, 0.77)
 ROLE_CLOZES = ("exp_cloze", "tgt_cloze", "tgt_cloze(strict)")
-# Item numbers are sorted as integers; nine digits keep them far inside int64.
-ITEM_NUMBER = re.compile(r"[0-9]{1,9}")
-ROLE_ITEM = re.compile(r"([0-9]{1,9})-([ab])")
+# Item numbers are sorted as integers; nine digits keep them far inside int64. Canonical ("0", "7",
+# never "07"), so that two ids of one number cannot both pass the duplicate check.
+ITEM_NUMBER = re.compile(r"0|[1-9][0-9]{0,8}")
+ROLE_ITEM = re.compile(rf"({ITEM_NUMBER.pattern})-([ab])")
+# NEG-136-SIMP's article slot, filled with "a" or "an" to agree with each target.
+ARTICLE_SLOT = "(a|an)"
 
 _COMMON = [
     pa.field("row_id", pa.string()),
@@ -140,7 +145,16 @@ def _require(condition: bool, path: Path, row: Row, message: str) -> None:
 
 
 def _require_item_number(path: Path, row: Row) -> None:
-    _require(ITEM_NUMBER.fullmatch(row["item"].strip()) is not None, path, row, "item must be a number (1-9 digits)")
+    _require(ITEM_NUMBER.fullmatch(row["item"].strip()) is not None, path, row,
+             "item must be a number (1-9 digits, no leading zero)")
+
+
+def _require_words(path: Path, row: Row, columns: tuple[str, ...], ignore: str = "") -> None:
+    """Each column holds a letter or digit (once ``ignore`` is taken out)."""
+    for column in columns:
+        text = row[column].replace(ignore, "") if ignore else row[column]
+        _require(any(char.isalnum() for char in text), path, row,
+                 f"{column} has no word (no letter or digit), got {row[column]!r}")
 
 
 # --- CPRAG-102 ---------------------------------------------------------------------------
@@ -181,6 +195,7 @@ def build_cprag(path: Path, shuffles: int, seed: int) -> pd.DataFrame:
     records = []
     for row in read_tsv(path, "cprag"):
         _require_item_number(path, row)
+        _require_words(path, row, ("context_s1", "context_s2"))
         _require(row["constraint"] in ("H", "L"), path, row, f"constraint must be H or L, got {row['constraint']!r}")
         for col in CPRAG_COMPLETIONS:
             _require(bool(row[col].strip()), path, row, f"empty {col}")
@@ -243,7 +258,8 @@ def _role_clozes(path: Path, row: Row) -> list[float]:
 
 def _parse_role_row(path: Path, row: Row) -> dict:
     match = ROLE_ITEM.fullmatch(row["item"].strip())
-    _require(match is not None, path, row, "item must look like '61-a' or '61-b'")
+    _require(match is not None, path, row, "item must look like '61-a' or '61-b' (a pair number without a leading zero)")
+    _require_words(path, row, ("context",))
     clozes = _role_clozes(path, row)
     _require(bool(row["target"].split()), path, row, "empty target")
     expected = [alt.split()[0] for alt in row["expected"].split("|") if alt.split()]
@@ -324,8 +340,8 @@ def _require_simp_article(path: Path, row: Row) -> None:
     for col in ("context_aff", "context_neg"):
         context = row[col].rstrip()
         _require(
-            context.endswith("(a|an)") and context.count("(a|an)") == 1,
-            path, row, f"SIMP {col} must end with '(a|an)' and hold it once, got {row[col]!r}",
+            context.endswith(ARTICLE_SLOT) and context.count(ARTICLE_SLOT) == 1,
+            path, row, f"SIMP {col} must end with '{ARTICLE_SLOT}' and hold it once, got {row[col]!r}",
         )
 
 
@@ -333,6 +349,7 @@ def build_neg(path: Path, dataset: str) -> pd.DataFrame:
     records = []
     for row in read_tsv(path, dataset):
         _require_item_number(path, row)
+        _require_words(path, row, ("context_aff", "context_neg"), ignore=ARTICLE_SLOT)
         for col in ("target_aff", "target_neg"):
             _require(bool(row[col].strip()), path, row, f"empty {col}")
         if dataset == "neg_nat":
@@ -341,7 +358,7 @@ def build_neg(path: Path, dataset: str) -> pd.DataFrame:
             _require_simp_article(path, row)
         for condition, polarity, truth, context, target, true_target in neg_conditions(row):
             if dataset == "neg_simp":
-                context = context.replace("(a|an)", indefinite_article(target))
+                context = context.replace(ARTICLE_SLOT, indefinite_article(target))
             record = {
                 "row_id": f"{row['item']}:{condition}",
                 "item": row["item"],

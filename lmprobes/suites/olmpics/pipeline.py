@@ -25,7 +25,7 @@ from lmprobes.suites.olmpics.objects_matrix import (
     read_objects_matrix,
     write_objects_matrix,
 )
-from lmprobes.suites.olmpics.release import build_release
+from lmprobes.suites.olmpics.release import build_release, check_release_manifest
 from lmprobes.suites.olmpics.schema import SCHEMA, TASKS
 from lmprobes.suites.olmpics.tables import read_published, write_zero_shot, zero_shot_table
 
@@ -33,13 +33,13 @@ log = logging.getLogger("lmprobes.olmpics")
 
 
 def read_release_manifest(path: Path) -> list[dict[str, str]]:
-    """The release files: task, split, file name and sha256 per line (a committed TSV)."""
+    """The release files: task, split, file name and sha256 per line (a committed TSV), each (task,
+    split) once, at least one (``check_release_manifest``)."""
     with open(path, encoding="utf-8", newline="") as handle:
-        rows = list(csv.DictReader(handle, delimiter="\t"))
-    for line, row in enumerate(rows, start=2):
-        if row.get("task") not in TASKS or len(row.get("sha256") or "") != 64 or not row.get("file"):
-            raise ValueError(f"{path}:{line}: expected a known task, a split, a file name and a 64-hex sha256, got {row}")
-    return rows
+        reader = csv.DictReader(handle, delimiter="\t")
+        numbered = [(reader.line_num, row) for row in reader]
+    check_release_manifest(path, numbered)
+    return [row for _, row in numbered]
 
 
 def make_release(files: list[Path], manifest: list[dict[str, str]], out: Path, *, provenance: dict) -> pd.DataFrame:

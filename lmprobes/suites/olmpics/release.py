@@ -11,14 +11,16 @@ items.
 Lines are decoded one by one and parsed strictly (``lmprobes.io``: a key given twice in one
 record, or NaN, is an error), so bytes that are not UTF-8 and a gzip file cut short are reported
 with their line, like any malformed record. A file without a single record is an error too (a
-failed or truncated download), not an empty task.
+failed or truncated download), not an empty task. A choice text needs a letter or digit (an empty
+one fails in scoring, a blank one is scored as if it were a word), and the choices of one item
+differ (the same text twice would be a tie under every method); no released item breaks either.
 """
 
 from __future__ import annotations
 
 import gzip
 import re
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
 
 import pandas as pd
@@ -134,7 +136,20 @@ def _choices(where: str, choices: list) -> tuple[list[str], list[str]]:
         texts.append(_field(where, choice, "text", str))
     if len(set(labels)) != len(labels):
         raise ReleaseError(f"{where}: repeated choice labels {labels}")
+    _check_choice_texts(where, labels, texts)
     return labels, texts
+
+
+def _check_choice_texts(where: str, labels: list[str], texts: list[str]) -> None:
+    label_of: dict[str, str] = {}
+    for label, text in zip(labels, texts, strict=True):
+        if not any(char.isalnum() for char in text):
+            raise ReleaseError(f"{where}: choice {label!r} must contain a letter or digit, got {text!r}")
+        word = text.strip()
+        if word in label_of:
+            raise ReleaseError(f"{where}: choices {label_of[word]!r} and {label!r} are both {word!r}; "
+                               "every method would score them as a tie")
+        label_of[word] = label
 
 
 def _template(task: str, stem: str) -> tuple[str, dict]:
@@ -145,3 +160,25 @@ def _template(task: str, stem: str) -> tuple[str, dict]:
     if match is None:
         return "", {}
     return template_id, {name: int(value) for name, value in match.groupdict().items()}
+
+
+def check_release_manifest(path: Path, rows: Sequence[tuple[int, dict]]) -> None:
+    """The rows (with their line numbers) of a release manifest (``pipeline.read_release_manifest``): at
+    least one; each a known task, a split of SPLITS, a file name and a 64-character sha256; each (task,
+    split) once, since ``build_release`` keys the files by it and would silently keep the last."""
+    if not rows:
+        raise ReleaseError(f"{path}: no release files listed; expected a header and one row per file")
+    first_line: dict[tuple[str, str], int] = {}
+    for line, row in rows:
+        _check_manifest_row(path, line, row)
+        key = (row["task"], row["split"])
+        if key in first_line:
+            raise ReleaseError(f"{path}:{line}: {key[0]} {key[1]} is already listed on line {first_line[key]}")
+        first_line[key] = line
+
+
+def _check_manifest_row(path: Path, line: int, row: dict) -> None:
+    if row.get("task") not in TASKS or len(row.get("sha256") or "") != 64 or not row.get("file"):
+        raise ReleaseError(f"{path}:{line}: expected a known task, a split, a file name and a 64-hex sha256, got {row}")
+    if row.get("split") not in SPLITS:
+        raise ReleaseError(f"{path}:{line}: split {row.get('split')!r} is not one of {list(SPLITS)}")
