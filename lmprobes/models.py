@@ -19,6 +19,7 @@ them) and checks the snapshot by the same rules before it becomes ``resources/mo
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 import logging
@@ -51,6 +52,23 @@ PICKLE_WEIGHTS = ("pytorch_model.bin", "pytorch_model.bin.index.json")
 CODE_CONFIGS = ("config.json", "tokenizer_config.json")
 # Written into a downloaded snapshot: the hub commit it was taken at (its revision resolved).
 COMMIT_FILE = "lmprobes_commit.txt"
+# What transformers builds a tokenizer from: tokenizer.json, or a vocabulary (WordPiece vocab.txt, BPE
+# vocab.json + merges.txt or bpe.codes, sentencepiece *.model), or tokenizer_config.json alone for a
+# byte-level tokenizer (ByT5, Perceiver). Without any, transformers 5 builds an empty one.
+TOKENIZER_FILES = ("tokenizer.json", "tokenizer_config.json", "vocab.txt", "vocab.json", "merges.txt", "bpe.codes")
+TOKENIZER_PATTERNS = ("*.model",)
+TOKENIZER_JSON = ("tokenizer.json", "tokenizer_config.json", "special_tokens_map.json", "added_tokens.json",
+                  "vocab.json")
+# A tokenizer with fewer tokens than this share of the model's input embeddings is refused. Real checkpoints
+# pad the rows to a multiple of 64 or 128 or keep some free for tokens to come (t5 32100 tokens for 32128
+# rows, Qwen2.5 151665 for 151936, phi-2 50295 for 51200, deepseek-llm 100015 for 102400); a tokenizer built
+# without its vocabulary has a handful (transformers 5: BERT 5, GPT-2 1). Half is far from both.
+MIN_TOKENIZER_SHARE = 0.5
+# What transformers raises for a folder it cannot load a model from (a bug's AssertionError is not wrapped).
+MODEL_LOAD_ERRORS = (OSError, ValueError, RuntimeError, KeyError, TypeError, AttributeError, ImportError)
+# The options of a model's entry in config.yaml that ``load_lm`` reads (the others say where it comes from).
+LOADING_OPTIONS = ("family", "dtype", "batch_tokens", "packing", "padding", "head_dtype", "residual_dtype",
+                   "trust_remote_code", "allow_pickle", "allow_missing_weights")
 
 
 class ModelError(RuntimeError):
@@ -59,6 +77,10 @@ class ModelError(RuntimeError):
 
 class UnsafeModelError(ModelError, ValueError):
     """A model folder that would run code or unpickle objects without the config allowing it."""
+
+
+class ModelFileError(ModelError, OSError):
+    """A file of a model folder that transformers could not find or open (its OSError, named)."""
 
 
 # ---------------------------------------------------------------------------------------------
@@ -233,13 +255,17 @@ def folder_sha256(model_dir: Path) -> str:
 
 
 def check_loaded_weights(slug: str, model_dir: Path, model_class: str, loading: dict, allow: bool) -> None:
-    """Refuse a checkpoint that left weights of ``model_class`` at their random initialisation."""
+    """Refuse a checkpoint whose weights have other shapes than config.json gives ``model_class``, or one
+    that left weights of ``model_class`` at their random initialisation (unless ``allow``)."""
+    mismatched = sorted(loading.get("mismatched_keys") or [], key=str)
+    if mismatched:
+        raise ModelError(f"model {slug!r}: the weights of {len(mismatched)} tensors in {model_dir} do not have the "
+                         f"shapes its config.json gives {model_class} ({_first_few(map(_shapes, mismatched))}); "
+                         "config.json and weights come from different models")
     missing = sorted(loading.get("missing_keys") or [])
-    mismatched = sorted(str(key) for key in loading.get("mismatched_keys") or [])
-    if not missing and not mismatched:
+    if not missing:
         return
-    problem = (f"{model_dir} has no weights for {len(missing) + len(mismatched)} tensors of {model_class} "
-               f"({', '.join((missing + mismatched)[:4])}{', ...' if len(missing) + len(mismatched) > 4 else ''})")
+    problem = f"{model_dir} has no weights for {len(missing)} tensors of {model_class} ({_first_few(missing)})"
     if allow:
         log.warning("model %r: %s; scored anyway with them at random (allow_missing_weights)", slug, problem)
         return
@@ -248,9 +274,53 @@ def check_loaded_weights(slug: str, model_dir: Path, model_class: str, loading: 
                      "`allow_missing_weights: true` in its entry in config.yaml to run it anyway")
 
 
+def _first_few(names, shown: int = 4) -> str:
+    names = list(names)
+    return ", ".join(names[:shown]) + (", ..." if len(names) > shown else "")
+
+
+def _shapes(mismatch) -> str:
+    """transformers' ``(name, shape in the weights, shape the config gives)`` as words."""
+    if not (isinstance(mismatch, tuple) and len(mismatch) == 3):
+        return str(mismatch)
+    name, stored, expected = mismatch
+    return f"{name}: {'x'.join(map(str, stored))} in the weights, {'x'.join(map(str, expected))} in the config"
+
+
+@functools.cache
+def _config_schema() -> dict:
+    """config.yaml's schema, whose allowed values ``load_lm`` checks a spec against: a spec that did not
+    come through the workflow's validation is held to the same sets."""
+    import yaml
+
+    from lmprobes.config import SCHEMA
+
+    return yaml.safe_load(SCHEMA.read_text(encoding="utf-8"))
+
+
+def check_spec(slug: str, spec: dict) -> None:
+    """Refuse a value of ``LOADING_OPTIONS`` that config.yaml's schema refuses, naming the option and what
+    the schema allows."""
+    import jsonschema
+
+    options = _config_schema()["properties"]["models"]["additionalProperties"]["properties"]
+    if "family" not in spec:
+        raise ModelError(f"model {slug!r}: no family given (one of {', '.join(options['family']['enum'])})")
+    for option in LOADING_OPTIONS:
+        if option not in spec:
+            continue
+        validator = jsonschema.validators.validator_for(_config_schema())(options[option])
+        error = jsonschema.exceptions.best_match(validator.iter_errors(spec[option]))
+        if error is not None:
+            raise ModelError(f"model {slug!r}: {option}: {error.message}")
+
+
 def resolve_device(device: str) -> torch.device:
     import torch
 
+    devices = _config_schema()["properties"]["device"]["enum"]
+    if device not in devices:
+        raise ModelError(f"device: {device!r} is not one of {devices}")
     if device == "auto":
         return torch.device("cuda" if torch.cuda.is_available() else "cpu")
     if device == "cuda" and not torch.cuda.is_available():
@@ -274,27 +344,94 @@ def check_special_ids(slug: str, model_dir: Path, tokenizer, model, family: str)
                              f"embeddings (ids 0 to {rows - 1}); tokenizer and weights do not match")
 
 
+def check_tokenizer_files(slug: str, model_dir: Path) -> list[str]:
+    """The tokenizer files in ``model_dir``. A folder with none is refused, as is one with a tokenizer JSON
+    file that does not parse."""
+    present = [name for name in TOKENIZER_FILES if (model_dir / name).is_file()]
+    present += sorted(path.name for pattern in TOKENIZER_PATTERNS for path in model_dir.glob(pattern))
+    if not present:
+        raise ModelError(f"model {slug!r}: no tokenizer files in {model_dir} (looked for "
+                         f"{', '.join((*TOKENIZER_FILES, *TOKENIZER_PATTERNS))}); copy them with the weights")
+    for name in TOKENIZER_JSON:
+        if (model_dir / name).is_file():
+            read_json_object(slug, model_dir / name)
+    return present
+
+
+def check_tokenizer_size(slug: str, model_dir: Path, tokenizer, model) -> None:
+    """Refuse a tokenizer whose ids go beyond the model's input embeddings, or one with far fewer tokens
+    than the embeddings have rows (``MIN_TOKENIZER_SHARE``): one built without its vocabulary file."""
+    rows = getattr(model.get_input_embeddings(), "num_embeddings", None)
+    if rows is None:
+        return
+    top = max(tokenizer.get_vocab().values(), default=-1)
+    if top >= rows:
+        raise ModelError(f"model {slug!r}: the tokenizer in {model_dir} has ids up to {top}, but the model has "
+                         f"{rows} input embeddings (ids 0 to {rows - 1}); tokenizer and weights do not match")
+    if len(tokenizer) < MIN_TOKENIZER_SHARE * rows:
+        raise ModelError(f"model {slug!r}: the tokenizer in {model_dir} has {len(tokenizer)} tokens for the model's "
+                         f"{rows} input embeddings: its vocabulary file is missing or from another model")
+
+
+def load_tokenizer(slug: str, model_dir: Path, trust_remote_code: bool):
+    """The folder's tokenizer (``check_tokenizer_files`` first). Its config.json is read before it, so that
+    a config transformers cannot read is named as such, not as the tokenizer (which reads it too)."""
+    from transformers import AutoConfig, AutoTokenizer
+
+    files = check_tokenizer_files(slug, model_dir)
+    with _load_errors_named(slug, str(model_dir / "config.json")):
+        AutoConfig.from_pretrained(model_dir, local_files_only=True, trust_remote_code=trust_remote_code)
+    with _load_errors_named(slug, f"the tokenizer files in {model_dir} ({', '.join(files)})"):
+        return AutoTokenizer.from_pretrained(model_dir, local_files_only=True, trust_remote_code=trust_remote_code)
+
+
+@contextmanager
+def _load_errors_named(slug: str, what: str) -> Iterator[None]:
+    """What transformers raises while loading ``what`` (a file or files of a model folder) as a ModelError
+    naming the model and ``what``, with transformers' own message."""
+    try:
+        yield
+    except ModelError:
+        raise
+    except Exception as error:  # transformers and tokenizers raise ValueError, OSError, KeyError, plain Exception...
+        raise _named(f"model {slug!r}: {what} cannot be loaded", error) from error
+
+
+def _named(message: str, error: Exception) -> ModelError:
+    """``error`` as a ModelError with ``message`` before its own; still an OSError if it was one."""
+    kind = ModelFileError if isinstance(error, OSError) else ModelError
+    return kind(f"{message} ({type(error).__name__}: {error})")
+
+
+def _weights_error(slug: str, family: str, model_dir: Path, error: Exception) -> ModelError:
+    return _named(f"model {slug!r}: the weights in {model_dir} cannot be loaded as a {family} LM", error)
+
+
 def load_lm(slug: str, spec: dict, model_dir: Path, device: str = "auto") -> LM:
     """Load a configured model from a local folder, offline, on ``device`` in ``spec['dtype']``.
 
-    The folder is checked first (``check_model_folder``). A masked model whose tokenizer has no
-    mask token is refused here, before any scoring. Meant for a scoring job (one model per
-    process): everything alive once the model is loaded is frozen out of the cyclic collector
-    (``engine.runner.freeze_collector``).
+    The spec (``check_spec``) and the folder (``check_model_folder``, ``check_tokenizer_files``) are
+    checked first; what transformers raises on the folder is a ModelError naming the model and the
+    file. A masked model whose tokenizer has no mask token is refused here, before any scoring, and
+    so is a tokenizer that does not fit the weights (``check_tokenizer_size``). Meant for a scoring
+    job (one model per process): everything alive once the model is loaded is frozen out of the
+    cyclic collector (``engine.runner.freeze_collector``).
     """
     from safetensors import SafetensorError
-    from transformers import AutoModelForCausalLM, AutoModelForMaskedLM, AutoTokenizer
+    from transformers import AutoModelForCausalLM, AutoModelForMaskedLM
 
     from lmprobes.engine.lm import DTYPES, LM
     from lmprobes.engine.precision import load_dtype
     from lmprobes.engine.runner import freeze_collector
 
+    check_spec(slug, spec)
+    target = resolve_device(device)
     model_dir = Path(model_dir)
     if not (model_dir / "config.json").exists():
         raise ModelError(f"model {slug!r}: no config.json in {model_dir} (download or build it first)")
     check_model_folder(slug, spec, model_dir)
     trust_remote_code = bool(spec.get("trust_remote_code", False))
-    tokenizer = AutoTokenizer.from_pretrained(model_dir, local_files_only=True, trust_remote_code=trust_remote_code)
+    tokenizer = load_tokenizer(slug, model_dir, trust_remote_code)
     family = spec["family"]
     if family == "masked" and tokenizer.mask_token is None:
         raise ModelError(
@@ -305,7 +442,6 @@ def load_lm(slug: str, spec: dict, model_dir: Path, device: str = "auto") -> LM:
     check_family_before_loading(slug, family, auto, model_dir, trust_remote_code)
     dtype = DTYPES[spec.get("dtype", "float32")]
     residual_dtype = spec.get("residual_dtype", "auto")
-    target = resolve_device(device)
     try:
         model, loading = auto.from_pretrained(
             model_dir,
@@ -315,10 +451,11 @@ def load_lm(slug: str, spec: dict, model_dir: Path, device: str = "auto") -> LM:
             # None lets transformers prefer safetensors and fall back to the pickle only when allowed.
             use_safetensors=None if spec.get("allow_pickle", False) else True,
             output_loading_info=True,
+            ignore_mismatched_sizes=True,  # reported in ``loading`` and refused, named, by check_loaded_weights
         )
     except ValueError as error:
         if "Unrecognized configuration class" not in str(error):
-            raise
+            raise _weights_error(slug, family, model_dir, error) from error
         raise ModelError(
             f"model {slug!r}: {model_dir} holds a {_model_type(slug, model_dir)!r} model, which transformers has "
             f"no {family} LM class for; is its `family: {family}` in config.yaml right?"
@@ -327,8 +464,11 @@ def load_lm(slug: str, spec: dict, model_dir: Path, device: str = "auto") -> LM:
         weights = ", ".join(sorted(p.name for p in model_dir.glob("*.safetensors"))) or "its weights"
         raise ModelError(f"model {slug!r}: {weights} in {model_dir} cannot be read ({error}); "
                          "download or copy the model again") from None
+    except MODEL_LOAD_ERRORS as error:
+        raise _weights_error(slug, family, model_dir, error) from error
     check_loaded_weights(slug, model_dir, type(model).__name__, loading, spec.get("allow_missing_weights", False))
     check_special_ids(slug, model_dir, tokenizer, model, family)
+    check_tokenizer_size(slug, model_dir, tokenizer, model)
     model = model.to(target).eval()
     lm = LM(
         name=slug,

@@ -1,9 +1,12 @@
 """A model folder whose attention does not fit its configured ``family`` is refused when loaded,
-naming the model and the folder; every causal type of the zoo passes the look-ahead probe."""
+naming the model and the folder; every causal type of the zoo passes the look-ahead probe. So is a
+folder whose tokenizer, config or weights transformers cannot load or that do not fit each other,
+and a spec that config.yaml's schema would refuse, naming the file or the option."""
 
 from __future__ import annotations
 
 import json
+import re
 import shutil
 import warnings
 from pathlib import Path
@@ -24,10 +27,10 @@ def saved_masked(model_type: str, tokenizer, folder: Path) -> Path:
     return folder
 
 
-def load(slug: str, family: str, folder: Path, dtype: str = "float32") -> LM:
+def load(slug: str, family: str, folder: Path, dtype: str = "float32", **options) -> LM:
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        return load_lm(slug, {"family": family, "path": str(folder), "dtype": dtype}, folder, "cpu")
+        return load_lm(slug, {"family": family, "path": str(folder), "dtype": dtype, **options}, folder, "cpu")
 
 
 # Encoders that transformers also has a causal class for: loaded by it without ``is_decoder``, each
@@ -201,3 +204,185 @@ def test_a_model_with_its_own_code_is_not_built_before_loading(tiny_bert, tmp_pa
     monkeypatch.setattr(transformers.AutoConfig, "from_pretrained", lambda *a, **k: pytest.fail("config read"))
     monkeypatch.setattr(AutoModelForCausalLM, "from_config", lambda *a, **k: pytest.fail("class built"))
     check_family_before_loading("mine", "causal", AutoModelForCausalLM, folder, True)
+
+
+# ---------------------------------------------------------------------------------------------
+# A folder whose tokenizer, config or weights are broken, or a spec the schema would refuse, is
+# refused naming the model, the folder and the file or option.
+
+
+def copied(tiny_dir, arch: str, tmp_path: Path) -> Path:
+    return Path(shutil.copytree(tiny_dir(arch), tmp_path / arch))
+
+
+def edit_config(folder: Path, **changes) -> None:
+    config = json.loads((folder / "config.json").read_text())
+    (folder / "config.json").write_text(json.dumps({**config, **changes}))
+
+
+FAMILY = {"bert": "masked", "gpt2": "causal"}
+
+
+@pytest.mark.parametrize("arch", ["bert", "gpt2"])
+def test_a_folder_without_tokenizer_files_is_refused_naming_them(arch, tiny_dir, tmp_path, monkeypatch):
+    """transformers 5 builds an empty tokenizer for such a folder (BERT: 5 tokens, GPT-2: 1), so every
+    word would be unknown and the run would score noise."""
+    folder = copied(tiny_dir, arch, tmp_path)
+    for name in ("tokenizer.json", "tokenizer_config.json"):
+        (folder / name).unlink()
+    weights_never_load(monkeypatch)
+    with pytest.raises(ModelError, match=f"model 'mine': no tokenizer files in {re.escape(str(folder))} "
+                                         r"\(looked for tokenizer\.json, tokenizer_config\.json, vocab\.txt, "
+                                         r"vocab\.json, merges\.txt, bpe\.codes, \*\.model\)"):
+        load("mine", FAMILY[arch], folder)
+
+
+@pytest.mark.parametrize("arch", ["bert", "gpt2"])
+def test_a_tokenizer_without_its_vocabulary_is_refused(arch, tiny_dir, tmp_path):
+    """tokenizer_config.json alone (its vocabulary file lost) gives the same empty tokenizer."""
+    folder = copied(tiny_dir, arch, tmp_path)
+    (folder / "tokenizer.json").unlink()
+    with pytest.raises(ModelError, match=f"model 'mine': the tokenizer in {re.escape(str(folder))} has [1-5] tokens "
+                                         "for the model's 1200 input embeddings"):
+        load("mine", FAMILY[arch], folder)
+
+
+def test_a_folder_with_only_its_vocabulary_file_loads(tiny_dir, tmp_path):
+    """vocab.txt alone makes a BERT tokenizer: no more than that is asked of a folder."""
+    folder = copied(tiny_dir, "bert", tmp_path)
+    vocab = json.loads((folder / "tokenizer.json").read_text())["model"]["vocab"]
+    (folder / "vocab.txt").write_text("".join(f"{token}\n" for token in sorted(vocab, key=vocab.get)))
+    for name in ("tokenizer.json", "tokenizer_config.json"):
+        (folder / name).unlink()
+    assert len(load("mine", "masked", folder).tokenizer) == 1200
+
+
+def test_a_tokenizer_with_ids_beyond_the_embeddings_is_refused(tiny_dir, tmp_path):
+    from transformers import AutoTokenizer
+
+    folder = copied(tiny_dir, "bert", tmp_path)
+    tokenizer = AutoTokenizer.from_pretrained(folder)
+    tokenizer.add_tokens(["quokka", "axolotl"])  # ids 1200 and 1201, beyond the 1200 rows
+    tokenizer.save_pretrained(folder)
+    with pytest.raises(ModelError, match=f"model 'mine': the tokenizer in {re.escape(str(folder))} has ids up to "
+                                         "1201, but the model has 1200 input embeddings"):
+        load("mine", "masked", folder)
+
+
+def test_embeddings_padded_beyond_the_tokenizer_load(tiny_bert, tmp_path):
+    """Rows padded past the tokenizer's tokens (t5: 32100 tokens, 32128 rows) are no mismatch."""
+    from transformers import BertConfig, BertForMaskedLM
+
+    folder = tmp_path / "padded"
+    BertForMaskedLM(BertConfig(vocab_size=1280, hidden_size=32, num_hidden_layers=1, num_attention_heads=2,
+                               intermediate_size=64)).save_pretrained(folder)
+    tiny_bert.tokenizer.save_pretrained(folder)
+    assert load("mine", "masked", folder).model.get_input_embeddings().num_embeddings == 1280
+
+
+def test_a_tokenizer_file_that_is_not_json_is_named(tiny_dir, tmp_path):
+    folder = copied(tiny_dir, "bert", tmp_path)
+    (folder / "tokenizer.json").write_text("{not json")
+    with pytest.raises(ModelError, match=f"model 'mine': {re.escape(str(folder / 'tokenizer.json'))} is not valid "
+                                         "JSON \\(Expecting property name") as caught:
+        load("mine", "masked", folder)
+    assert isinstance(caught.value.__cause__, json.JSONDecodeError)
+
+
+def test_a_tokenizer_transformers_cannot_read_is_named(tiny_dir, tmp_path):
+    folder = copied(tiny_dir, "bert", tmp_path)
+    (folder / "tokenizer.json").write_text('{"version": "1.0"}')
+    with pytest.raises(ModelError, match=f"model 'mine': the tokenizer files in {re.escape(str(folder))} "
+                                         r"\(tokenizer\.json, tokenizer_config\.json\) cannot be loaded "
+                                         r"\(KeyError: 'added_tokens'\)") as caught:
+        load("mine", "masked", folder)
+    assert isinstance(caught.value.__cause__, KeyError)
+
+
+def test_an_unknown_model_type_is_named_with_its_config(tiny_dir, tmp_path):
+    folder = copied(tiny_dir, "bert", tmp_path)
+    edit_config(folder, model_type="bertt")
+    with pytest.raises(ModelError, match=f"model 'mine': {re.escape(str(folder / 'config.json'))} cannot be loaded "
+                                         r"\(ValueError: The checkpoint you are trying to load has model type "
+                                         "`bertt`") as caught:
+        load("mine", "masked", folder)
+    assert isinstance(caught.value.__cause__, ValueError)
+
+
+@pytest.mark.parametrize("allow_missing_weights", [False, True])
+def test_weights_of_other_shapes_than_the_config_are_named(allow_missing_weights, tiny_dir, tmp_path):
+    """A config.json that does not describe the weights is refused even with allow_missing_weights: its
+    weights are there, the model transformers would build is another one."""
+    folder = copied(tiny_dir, "bert", tmp_path)
+    edit_config(folder, hidden_size=128)
+    with pytest.raises(ModelError, match=f"model 'mine': the weights of 39 tensors in {re.escape(str(folder))} do "
+                                         r"not have the shapes its config\.json gives BertForMaskedLM "
+                                         r"\(bert\.embeddings\.LayerNorm\.bias: 64 in the weights, 128 in the "
+                                         r"config.*\); config\.json and weights come from different models"):
+        load("mine", "masked", folder, allow_missing_weights=allow_missing_weights)
+
+
+@pytest.mark.parametrize(("change", "named"), [
+    ({"dtype": "fp16"}, r"dtype: 'fp16' is not one of \['float32', 'bfloat16', 'float16'\]"),
+    ({"family": "encoder"}, r"family: 'encoder' is not one of \['masked', 'causal'\]"),
+    ({"packing": "tree"}, r"packing: 'tree' is not one of \['auto', 'trie', 'none'\]"),
+    ({"batch_tokens": 0}, "batch_tokens: 0 is less than the minimum of 16"),
+    ({"allow_pickle": "yes"}, "allow_pickle: 'yes' is not of type 'boolean'"),
+])
+def test_a_spec_value_the_schema_refuses_is_named(change, named, tiny_dir, monkeypatch):
+    weights_never_load(monkeypatch)
+    with pytest.raises(ModelError, match=f"model 'mine': {named}"):
+        load_lm("mine", {"family": "masked", **change}, tiny_dir("bert"), "cpu")
+
+
+def test_a_spec_without_a_family_is_named(tiny_dir, monkeypatch):
+    weights_never_load(monkeypatch)
+    with pytest.raises(ModelError, match=r"model 'mine': no family given \(one of masked, causal\)"):
+        load_lm("mine", {"dtype": "float32"}, tiny_dir("bert"), "cpu")
+
+
+def test_an_unknown_device_is_named(tiny_dir, monkeypatch):
+    weights_never_load(monkeypatch)
+    with pytest.raises(ModelError, match=r"device: 'gpu' is not one of \['auto', 'cpu', 'cuda'\]"):
+        load_lm("mine", {"family": "masked"}, tiny_dir("bert"), "gpu")
+
+
+def test_a_missing_weights_shard_is_named_and_still_an_os_error(tiny_dir, tmp_path):
+    from safetensors.torch import load_file
+
+    folder = copied(tiny_dir, "bert", tmp_path)
+    names = sorted(load_file(folder / "model.safetensors"))
+    (folder / "model.safetensors").rename(folder / "model-00001-of-00002.safetensors")
+    shards = {name: f"model-0000{1 + index % 2}-of-00002.safetensors" for index, name in enumerate(names)}
+    (folder / "model.safetensors.index.json").write_text(json.dumps({"metadata": {}, "weight_map": shards}))
+    with pytest.raises(OSError, match=f"model 'mine': the weights in {re.escape(str(folder))} cannot be loaded as a "
+                                      r"masked LM \(FileNotFoundError: .*model-00002-of-00002\.safetensors") as caught:
+        load("mine", "masked", folder)
+    assert isinstance(caught.value, ModelError)
+
+
+class SizedTokenizer:
+    """A tokenizer of ``size`` tokens with ids 0 to size - 1, as far as ``check_tokenizer_size`` looks."""
+
+    def __init__(self, size: int) -> None:
+        self.size = size
+
+    def __len__(self) -> int:
+        return self.size
+
+    def get_vocab(self) -> dict[str, int]:
+        return {str(token): token for token in range(self.size)}
+
+
+# (tokens, embedding rows) of real checkpoints: bert-base-cased, gpt2, roberta-base, t5-base, Qwen2.5-0.5B, phi-2.
+@pytest.mark.parametrize(("tokens", "rows"), [(28996, 28996), (50257, 50257), (50265, 50265), (32100, 32128),
+                                              (151665, 151936), (50295, 51200)])
+def test_the_tokenizer_size_check_passes_real_checkpoints(tokens, rows):
+    from types import SimpleNamespace
+
+    from lmprobes.models import check_tokenizer_size
+
+    model = SimpleNamespace(get_input_embeddings=lambda: SimpleNamespace(num_embeddings=rows))
+    check_tokenizer_size("real", Path("folder"), SizedTokenizer(tokens), model)
+    with pytest.raises(ModelError, match=f"has 5 tokens for the model's {rows} input embeddings"):
+        check_tokenizer_size("real", Path("folder"), SizedTokenizer(5), model)

@@ -191,20 +191,21 @@ class PretrainedEncoder:
 def load_encoder(model_dir: str | Path, *, slug: str, device: torch.device, spec: dict | None = None) -> PretrainedEncoder:
     """Tokenizer and ``AutoModel`` encoder from a local folder, offline, in float32 (safetensors and no
     shipped code unless the model's config entry allows them, as ``load_lm``)."""
-    from transformers import AutoModel, AutoTokenizer
+    from transformers import AutoModel
 
-    from lmprobes.models import check_model_folder
+    from lmprobes.models import check_model_folder, check_tokenizer_size, load_tokenizer
 
     model_dir, spec = Path(model_dir), spec or {}
     if not (model_dir / "config.json").exists():
         raise McQaError(f"model {slug!r}: no config.json in {model_dir}")
     check_model_folder(slug, spec, model_dir)
     trust = bool(spec.get("trust_remote_code", False))
-    tokenizer = AutoTokenizer.from_pretrained(model_dir, local_files_only=True, trust_remote_code=trust)
+    tokenizer = load_tokenizer(slug, model_dir, trust)
     encoder, info = AutoModel.from_pretrained(model_dir, local_files_only=True, dtype=torch.float32,
                                               output_loading_info=True, trust_remote_code=trust,
                                               use_safetensors=None if spec.get("allow_pickle") else True)
     check_encoder_weights(slug, model_dir, info["missing_keys"], bool(spec.get("allow_missing_weights", False)))
+    check_tokenizer_size(slug, model_dir, tokenizer, encoder)
     encoder.to(device)
     config = encoder.config
     trim = trims_padding(slug, getattr(config, "model_type", None), spec.get("padding", "auto"))
