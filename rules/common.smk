@@ -314,6 +314,12 @@ def get_olmpics_generated_zero_shot_settings(wildcards):
     candidates = {k: v for k, v in OLMPICS.get("candidates", {}).items() if k == read}
     if family == "causal":
         return {"candidates": candidates}
+        # Passed only when asked for: the default adds no param, so it reruns no causal job.
+        if OLMPICS["causal_methods"] != ["candidates"]:
+            return {
+                "causal_methods": OLMPICS["causal_methods"],
+                "candidates": candidates,
+            }
     return {
         "masked_methods": OLMPICS["masked_methods"],
         "candidates": candidates,

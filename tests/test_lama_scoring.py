@@ -367,3 +367,85 @@ def test_count_true_at_counts_each_rows_own_columns():
     assert count_true_at(flags, [[0, 1, 3], [], [2]]) == [2, 0, 1]  # row 1's padding (column 0) is not counted
     assert count_true_at(flags, [[], [], []]) == [0, 0, 0]
     assert count_true_at(flags[:0], []) == []
+
+
+# --- candidates_mean: the per-token mean reduction (engine.ranking) ---------------------------
+
+MEAN_ROWS = [
+    {"row_id": "a", "relation": "P31", "sub_label": "robin", "obj_label": "bird", "query": "a robin is a [MASK] ."},
+    {"row_id": "b", "relation": "P31", "sub_label": "robin", "obj_label": "fish", "query": "a robin is a [MASK] ."},
+    {"row_id": "c", "relation": "P31", "sub_label": "cat", "obj_label": "quickly", "query": "a cat is [MASK] ."},
+    {"row_id": "e", "relation": "P2", "sub_label": "oak", "obj_label": "tree", "query": "an oak is a [MASK] ."},
+    {"row_id": "f", "relation": "P2", "sub_label": "rose", "obj_label": "flower", "query": "a rose is a [MASK] ."},
+]
+
+
+def test_candidates_mean_ranks_by_the_plain_per_token_mean(tiny_gpt2):
+    """The filled sentence's token log-probs after BOS, averaged: ranks, gold score and top list."""
+    tok = tiny_gpt2.tokenizer
+    scores = score_facts(tiny_gpt2, facts(MEAN_ROWS), COMMON, method="candidates_mean", progress=False)
+    summed = score_facts(tiny_gpt2, facts(MEAN_ROWS), COMMON, method="candidates", progress=False)
+
+    def mean_score(text):
+        ids = [tok.bos_token_id] + tok.encode(text)
+        logprobs = plain_causal_logprobs(tiny_gpt2, ids)
+        return sum(logprobs[i, ids[i + 1]].item() for i in range(len(ids) - 1)) / (len(ids) - 1)
+
+    candidates = {"P31": ["bird", "fish", "quickly"], "P2": ["flower", "tree"]}
+    assert set(scores["method"]) == {"candidates_mean"} and scores["kept"].all()
+    for fact, got in zip(MEAN_ROWS, scores.itertuples()):
+        values = {c: mean_score(fact["query"].replace("[MASK]", c)) for c in candidates[fact["relation"]]}
+        gold = values[fact["obj_label"]]
+        assert got.gold_logprob == pytest.approx(gold, abs=1e-4)
+        assert got.rank_raw == 1 + sum(v > gold for v in values.values())
+        assert list(got.top_tokens) == sorted(values, key=values.get, reverse=True)
+        assert list(got.top_logprobs) == pytest.approx(sorted(values.values(), reverse=True), abs=1e-4)
+    assert (scores["gold_logprob"] > summed["gold_logprob"]).all(), "a mean of negative terms, not their sum"
+
+
+def test_candidates_mean_is_allowed_but_not_a_default():
+    from lmprobes.suites.lama.scoring import CAUSAL_METHODS, methods_for, reduction_of
+
+    assert "candidates_mean" in CAUSAL_METHODS
+    assert methods_for("causal") == ("left_context", "candidates")
+    assert methods_for("causal", ["candidates_mean"]) == ("candidates_mean",)
+    assert [reduction_of(m) for m in ("masked", "left_context", "candidates", "candidates_mean")] == [
+        None, None, "sum", "mean"]
+
+
+def test_score_files_record_each_methods_reduction(tiny_dir, tiny_gpt2, tmp_path):
+    from lmprobes.io import read_metadata, read_parquet
+    from lmprobes.suites.lama.pipeline import score_datasets
+
+    dataset, vocab, out = tmp_path / "trex.parquet", tmp_path / "common_vocab.txt", tmp_path / "scores.parquet"
+    facts(MEAN_ROWS).to_parquet(dataset)
+    vocab.write_text("\n".join(COMMON) + "\n", encoding="utf-8")
+    methods = ["left_context", "candidates", "candidates_mean"]
+    score_datasets([dataset], {"cased": vocab, "lowercase": vocab}, tiny_dir("gpt2"), [out], slug="tiny-gpt2",
+                   spec={"family": "causal"}, device="cpu", top_k=3, causal_methods=methods, progress=False)
+    metadata = read_metadata(out)
+    assert metadata["reductions"] == {"left_context": None, "candidates": "sum", "candidates_mean": "mean"}
+    assert metadata["methods"] == methods and metadata["causal_policy"] == "bos"
+    got = read_parquet(out)
+    expected = score_facts(tiny_gpt2, facts(MEAN_ROWS), COMMON, method="candidates_mean", top_k=3, progress=False)
+    mine = got[got["method"] == "candidates_mean"]
+    assert mine["rank_raw"].tolist() == expected["rank_raw"].tolist()
+    assert mine["gold_logprob"].tolist() == pytest.approx(expected["gold_logprob"].tolist(), abs=1e-5)
+
+
+def test_candidates_mean_systems_flow_through_table2(tiny_gpt2):
+    """A ``name (candidates_mean)`` system beside ``name (candidates)``, each with its own P@1."""
+    from lmprobes.suites.lama import tables as T
+
+    dataset = facts(MEAN_ROWS).assign(relation_label="is a", relation_type="N-1")
+    scores = pd.concat([score_facts(tiny_gpt2, dataset, COMMON, method=m, progress=False)
+                        for m in ("candidates", "candidates_mean")], ignore_index=True)
+    tidy = T.table2(T.per_relation(T.scored_facts(dataset, scores)))
+    total = tidy[tidy["row"] == "Total"].set_index("system")
+    assert set(total.index) == {"tiny-gpt2 (candidates)", "tiny-gpt2 (candidates_mean)"}
+    assert total.loc["tiny-gpt2 (candidates_mean)", "method"] == "candidates_mean"
+    mean = scores[scores["method"] == "candidates_mean"].assign(relation=[r["relation"] for r in MEAN_ROWS])
+    per_relation = mean.groupby("relation")["rank_raw"].apply(lambda ranks: 100.0 * (ranks == 1).mean())
+    assert total.loc["tiny-gpt2 (candidates_mean)", "p1"] == pytest.approx(per_relation.mean())
+    wide = T.table2_wide(tidy, ["trex"])
+    assert {"tiny-gpt2 (candidates)", "tiny-gpt2 (candidates_mean)"} <= set(wide.columns)

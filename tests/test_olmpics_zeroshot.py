@@ -380,3 +380,84 @@ def test_score_generated_refuses_files_without_mc_mlm_dev_items(tiny_dir, tmp_pa
         score_generated([], tiny_dir("bert"), out, slug="tiny-bert", spec={"family": "masked"}, device="cpu",
                         settings={"masked_methods": ["mc_mlm"]}, progress=False)
     assert not out.exists()
+
+
+# --- candidates_mean: the per-token mean reduction (engine.ranking) ---------------------------
+
+
+def test_causal_candidates_mean_ranks_by_the_plain_per_token_mean(tiny_gpt2) -> None:
+    frame = release("always_never").head(3)
+    scores = score_zero_shot(tiny_gpt2, frame, "candidates_mean", progress=False)
+    summed = score_zero_shot(tiny_gpt2, frame, "candidates", progress=False)
+    tokenizer = tiny_gpt2.tokenizer
+    assert set(scores["method"]) == {"candidates_mean"}
+    for item, score in zip(frame.itertuples(), scores.itertuples()):
+        plain = []
+        for choice in item.choices:
+            ids = [tokenizer.bos_token_id] + tokenizer.encode(item.stem.replace("[MASK]", choice).rstrip())
+            with torch.no_grad():
+                logprobs = torch.log_softmax(tiny_gpt2.model(torch.tensor([ids])).logits[0], dim=-1)
+            plain.append(sum(logprobs[i, ids[i + 1]].item() for i in range(len(ids) - 1)) / (len(ids) - 1))
+        assert list(score.scores) == pytest.approx(plain, abs=1e-4)
+        assert score.predicted == max(range(len(plain)), key=lambda k: (plain[k], -k))
+    assert all(m > s for mean, total in zip(scores["scores"], summed["scores"]) for m, s in zip(mean, total))
+
+
+def test_masked_candidates_mean_is_the_pll_per_scored_token(tiny_bert) -> None:
+    frame = release("antonym_negation").head(2)
+    scores = score_zero_shot(tiny_bert, frame, "candidates_mean", progress=False)
+    summed = score_zero_shot(tiny_bert, frame, "candidates", progress=False)
+    tokenizer = tiny_bert.tokenizer
+    for item, mean, total in zip(frame.itertuples(), scores["scores"], summed["scores"]):
+        n_scored = [len(tokenizer(item.stem.replace("[MASK]", c).rstrip())["input_ids"]) - 2 for c in item.choices]
+        assert list(mean) == pytest.approx([t / n for t, n in zip(total, n_scored)], abs=1e-6)
+    assert scores["predicted"].tolist() == [max(range(len(s)), key=lambda k: (s[k], -k)) for s in scores["scores"]]
+
+
+def test_a_candidates_mean_tie_goes_to_the_earlier_choice(tiny_gpt2) -> None:
+    frame = items("always_never", [("A bird can [MASK] fly .", ["always", "always"], 1)])
+    score = score_zero_shot(tiny_gpt2, frame, "candidates_mean", progress=False).iloc[0]
+    assert score["scores"][0] == score["scores"][1]
+    assert score["tie"] and score["predicted"] == 0 and not score["correct"]
+
+
+def test_causal_methods_are_configurable_and_each_reduction_is_recorded(tiny_dir, tiny_gpt2, tmp_path) -> None:
+    from lmprobes.io import read_metadata, read_parquet
+    from lmprobes.suites.olmpics.pipeline import methods_for, score_model
+    from lmprobes.suites.olmpics.tables import read_published, zero_shot_table
+
+    assert methods_for("causal", {"candidates": {}}) == ["candidates"], "the default, as the workflow passes it"
+    frame = release("always_never").head(3)
+    frame.to_parquet(tmp_path / "release.parquet")
+    frame.to_parquet(tmp_path / "grids.parquet")
+    outs = {"zero_shot": tmp_path / "zero_shot.parquet", "grids": tmp_path / "grid_scores.parquet"}
+    settings = {"causal_methods": ["candidates", "candidates_mean"], "candidates": {"causal_policy": "bos"}}
+    score_model(tmp_path / "release.parquet", tmp_path / "grids.parquet", tiny_dir("gpt2"), outs, slug="tiny-gpt2",
+                spec={"family": "causal", "tiny": {"arch": "gpt2"}}, device="cpu", settings=settings, progress=False)
+    metadata = read_metadata(outs["zero_shot"])
+    assert metadata["methods"] == ["candidates", "candidates_mean"]
+    assert metadata["reductions"] == {"candidates": "sum", "candidates_mean": "mean"}
+    assert metadata["candidates"] == {"causal_policy": "bos"}
+    got = read_parquet(outs["zero_shot"])
+    expected = score_zero_shot(tiny_gpt2, frame, "candidates_mean", progress=False)
+    assert got.loc[got["method"] == "candidates_mean", "predicted"].tolist() == expected["predicted"].tolist()
+    published = read_published(Path(__file__).resolve().parents[1] / "resources" / "olmpics" / "published.csv")
+    table = zero_shot_table(got, published)
+    ours = table[table["source"] == "reproduction"]
+    assert set(ours["system"]) == {"tiny-gpt2 (candidates)", "tiny-gpt2 (candidates_mean)"}
+
+
+def test_masked_score_files_record_no_reduction_for_mc_mlm(tiny_dir, tmp_path) -> None:
+    from lmprobes.io import read_metadata
+    from lmprobes.suites.olmpics.pipeline import score_model
+
+    frame = release("antonym_negation").head(2)
+    frame.to_parquet(tmp_path / "release.parquet")
+    frame.to_parquet(tmp_path / "grids.parquet")
+    outs = {"zero_shot": tmp_path / "zero_shot.parquet", "grids": tmp_path / "grid_scores.parquet"}
+    settings = {"masked_methods": ["mc_mlm", "candidates_mean"], "candidates": {}}
+    score_model(tmp_path / "release.parquet", tmp_path / "grids.parquet", tiny_dir("bert"), outs, slug="tiny-bert",
+                spec={"family": "masked", "tiny": {"arch": "bert"}}, device="cpu", settings=settings, progress=False)
+    metadata = read_metadata(outs["grids"])
+    assert metadata["reductions"] == {"mc_mlm": None, "candidates_mean": "mean"}
+    assert metadata["candidates"] == {"pll_variant": "original"}

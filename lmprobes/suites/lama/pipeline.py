@@ -141,7 +141,14 @@ def score_datasets(datasets: list[Path], common_vocabs: dict[str, Path], model_d
     """
     # Imported here so that the suite's dataset and table jobs start without torch (~2 s each).
     from lmprobes.models import load_lm
-    from lmprobes.suites.lama.scoring import SCORE_SCHEMA, applied_tokenization, case_for, methods_for, score_facts
+    from lmprobes.suites.lama.scoring import (
+        SCORE_SCHEMA,
+        applied_tokenization,
+        case_for,
+        methods_for,
+        reduction_of,
+        score_facts,
+    )
 
     lm = load_lm(slug, spec, model_dir, device)
     mode = case_for(lm.tokenizer, case)
@@ -165,7 +172,8 @@ def score_datasets(datasets: list[Path], common_vocabs: dict[str, Path], model_d
             "suite": "lama",
             "dataset": read_metadata(dataset).get("dataset"),
             "methods": list(methods),
-            "causal_policy": policy if "candidates" in methods else None,
+            "causal_policy": policy if any(reduction_of(m) for m in methods) else None,
+            "reductions": {m: reduction_of(m) for m in methods},
             "top_k": top_k,
             "case": mode,
             "tokenization": applied_tokenization(lm, tokenization),

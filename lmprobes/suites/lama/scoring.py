@@ -12,7 +12,12 @@ Methods (one row per fact and method, ``method`` column):
   ``tokenization="huggingface"`` among the sentence-initial forms (``word``) instead.
 - ``candidates``: every object of the relation (the distinct objects of its facts that pass the
   model-independent filters) is filled into the query and the filled sentence is scored by its
-  causal log-likelihood (BEAR / lm-pub-quiz style); multi-token objects take part.
+  causal log-likelihood (BEAR / lm-pub-quiz style; ``engine.ranking``), summed over its tokens;
+  multi-token objects take part.
+- ``candidates_mean``: ``candidates`` with the filled sentence's mean log-probability per scored
+  token instead of the sum (spec/SCORING.md's ``mean`` reduction; ``gold_logprob`` and
+  ``top_logprobs`` are then per-token means); not a default. The score files record each method's
+  reduction (``reduction_of``).
 
 ``rank_raw`` is the gold's 1-based rank (1 + the number of entries scoring higher, or equal with a
 lower id, or earlier among the sorted candidates: a tie goes to the lower id, as the top-k list
@@ -21,13 +26,13 @@ are rare, bfloat16 logits tie often);
 ``rank_filtered`` also removes the other valid objects of the same (subject, relation) that rank
 above it (the paper's filter, never in the released code). Skip reasons, in the released order:
 too long, outside the common vocabulary, object not one token (its single piece must spell the
-label exactly; for ``candidates``, not spelled with the unknown token), Google-RE judgments,
+label exactly; for the ``candidates`` methods, not spelled with the unknown token), Google-RE judgments,
 duplicate. Uncased models are scored in the released code's
 ``lowercase`` mode by default (``case_for``).
 
 A sentence that holds the mask more than once (ConceptNet's and SQuAD's are the release's own) is
 scored at its first, the others staying masks, as the released code does ("score only first mask");
-``left_context`` reads the text left of the first, ``candidates`` fills every one.
+``left_context`` reads the text left of the first, the ``candidates`` methods fill every one.
 """
 
 from __future__ import annotations
@@ -42,7 +47,7 @@ import pandas as pd
 import pyarrow as pa
 import torch
 
-from lmprobes.engine import WordIds, leading_space, map_mask_logprobs, sequence_logprobs, tokenizer_kind, words_ids
+from lmprobes.engine import WordIds, candidate_scores, leading_space, map_mask_logprobs, tokenizer_kind, words_ids
 from lmprobes.engine.causal import map_next_token_logprobs
 from lmprobes.engine.encoding import encode_ids
 from lmprobes.engine.lm import LM
@@ -51,7 +56,10 @@ from lmprobes.suites.lama.release import MASK, lowercased, valid_objects
 
 TOP_K = 10
 MASKED_METHODS = ("masked",)
-CAUSAL_METHODS = ("left_context", "candidates")
+# The reduction of each whole-sentence method's token log-probs; the others score one token.
+CANDIDATE_REDUCTIONS = {"candidates": "sum", "candidates_mean": "mean"}
+CAUSAL_METHODS = ("left_context", *CANDIDATE_REDUCTIONS)
+DEFAULT_CAUSAL_METHODS = ("left_context", "candidates")
 METHODS = MASKED_METHODS + CAUSAL_METHODS
 CASES = ("cased", "lowercase")
 TOKENIZATIONS = ("released", "huggingface")
@@ -78,9 +86,15 @@ SCORE_SCHEMA = pa.schema(
 )
 
 
-def methods_for(family: str, causal_methods: Sequence[str] = CAUSAL_METHODS) -> tuple[str, ...]:
+def methods_for(family: str, causal_methods: Sequence[str] = DEFAULT_CAUSAL_METHODS) -> tuple[str, ...]:
     """The methods a model of ``family`` is scored with."""
     return MASKED_METHODS if family == "masked" else tuple(causal_methods)
+
+
+def reduction_of(method: str) -> str | None:
+    """How ``method`` reduces a sentence's token log-probs (``sum``, ``mean``); None for a method
+    that scores one token."""
+    return CANDIDATE_REDUCTIONS.get(method)
 
 
 def piece_text(tokenizer, token_id: int) -> str:
@@ -164,8 +178,8 @@ def score_facts(lm: LM, facts: pd.DataFrame, common_vocab: list[str], *, method:
         raise ValueError(f"unknown LAMA tokenization {tokenization!r}; choose one of {TOKENIZATIONS}")
     if case == "lowercase":
         facts = lowercased(facts, set(common_vocab))
-    if method == "candidates":
-        return _score_candidates(lm, facts, top_k=top_k, policy=policy, progress=progress)
+    if method in CANDIDATE_REDUCTIONS:
+        return _score_candidates(lm, facts, method=method, top_k=top_k, policy=policy, progress=progress)
     return _score_tokens(lm, facts, common_vocab, method=method, top_k=top_k, tokenization=tokenization,
                          progress=progress)
 
@@ -401,21 +415,23 @@ def relation_candidates(facts: pd.DataFrame) -> dict[str, list[str]]:
     return {relation: sorted(set(group)) for relation, group in passing.groupby("relation")["obj_label"]}
 
 
-def _score_candidates(lm: LM, facts: pd.DataFrame, *, top_k: int, policy: str, progress: bool) -> pd.DataFrame:
+def _score_candidates(lm: LM, facts: pd.DataFrame, *, method: str, top_k: int, policy: str,
+                      progress: bool) -> pd.DataFrame:
     objects = object_ids(lm.tokenizer, facts)
     candidates = {relation: [label for label in labels if not objects[label].is_unk]
                   for relation, labels in relation_candidates(facts).items()}
     records = list(facts.itertuples(index=False))
     reasons = [candidate_skip_reason(fact, objects[fact.obj_label]) for fact in records]
-    kept = [fact for fact, reason in zip(records, reasons) if not reason]
-    sentences = sorted({_fill(fact.query, c) for fact in kept for c in candidates[fact.relation]})
-    scored = sequence_logprobs(lm, sentences, policy=policy, progress=progress)
-    loglik = dict(zip(sentences, (s.total for s in scored)))
+    kept = [i for i, reason in enumerate(reasons) if not reason]
+    filled = [[_fill(records[i].query, c) for c in candidates[records[i].relation]] for i in kept]
+    scores = candidate_scores(lm, filled, reduction=CANDIDATE_REDUCTIONS[method], causal_policy=policy,
+                              progress=progress)
+    by_row = dict(zip(kept, scores, strict=True))
     valid = valid_objects(facts)
     rows = []
-    for fact, reason in zip(records, reasons):
-        result = None if reason else _rank_candidates(fact, candidates[fact.relation], loglik, valid, top_k)
-        row = _score_row(lm, "candidates", fact, reason, None, objects[fact.obj_label].n_pieces, result)
+    for i, (fact, reason) in enumerate(zip(records, reasons)):
+        result = None if reason else _rank_candidates(fact, candidates[fact.relation], by_row[i], valid, top_k)
+        row = _score_row(lm, method, fact, reason, None, objects[fact.obj_label].n_pieces, result)
         row["n_candidates"] = None if reason else len(candidates[fact.relation])
         rows.append(row)
     return _frame(rows)
@@ -425,8 +441,9 @@ def _fill(query: str, candidate: str) -> str:
     return query.replace(MASK, candidate)
 
 
-def _rank_candidates(fact, candidates: list[str], loglik: dict[str, float], valid, top_k: int) -> dict:
-    scores = np.array([loglik[_fill(fact.query, c)] for c in candidates])
+def _rank_candidates(fact, candidates: list[str], candidate_logliks: list[float], valid, top_k: int) -> dict:
+    """The gold's ranks among the scores of ``candidates`` filled into the fact's query (in that order)."""
+    scores = np.array(candidate_logliks)
     position = {c: j for j, c in enumerate(candidates)}
     others = [position[o] for o in valid.get((fact.relation, fact.sub_label), set()) - {fact.obj_label} if o in position]
     top = np.argsort(-scores, kind="stable")[:top_k]

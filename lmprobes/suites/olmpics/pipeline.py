@@ -172,7 +172,14 @@ def candidate_settings(family: str, settings: dict) -> dict:
 
 
 def methods_for(family: str, settings: dict) -> list[str]:
-    return list(settings["masked_methods"] if family == "masked" else ["candidates"])
+    """A masked model's ``masked_methods``; a causal model's ``causal_methods`` (default ``candidates``)."""
+    if family == "masked":
+        return list(settings["masked_methods"])
+    return list(settings.get("causal_methods", DEFAULT_CAUSAL_METHODS))
+# What a causal model is scored with unless ``causal_methods`` says otherwise.
+DEFAULT_CAUSAL_METHODS = ("candidates",)
+
+
 
 
 def score_model(release: Path, grids: Path, model_dir: Path, outs: dict[str, Path], *, slug: str, spec: dict,
@@ -214,7 +221,7 @@ def _score_datasets(datasets: dict[str, pd.DataFrame], outs: dict[str, Path], mo
                     spec: dict, device: str, settings: dict, progress: bool) -> None:
     # Imported here so that the suite's dataset and table jobs start without torch (~2 s each).
     from lmprobes.models import load_lm
-    from lmprobes.suites.olmpics.zeroshot import SCORE_SCHEMA, score_zero_shot
+    from lmprobes.suites.olmpics.zeroshot import SCORE_SCHEMA, reduction_of, score_zero_shot
 
     lm = load_lm(slug, spec, model_dir, device)
     methods = methods_for(lm.family, settings)
@@ -225,7 +232,8 @@ def _score_datasets(datasets: dict[str, pd.DataFrame], outs: dict[str, Path], mo
         scores = pd.concat([score_zero_shot(lm, items, method, **candidates, **masked, **replay, progress=progress)
                             for method in methods], ignore_index=True)
         metadata = {**lm.describe(), "suite": "olmpics", "dataset": name, "methods": methods,
-                    "candidates": candidates if "candidates" in methods else None, **masked, **replay,
+                    "candidates": candidates if any(reduction_of(m) for m in methods) else None,
+                    "reductions": {m: reduction_of(m) for m in methods}, **masked, **replay,
                     "generator": f"lmprobes {__version__}"}
         write_parquet(scores, outs[name], SCORE_SCHEMA, metadata)
 

@@ -15,17 +15,20 @@ Methods:
   masked; ``batches="original"`` replays the released evaluation's padded batches instead
   (``released_batch_scores``).
 - ``candidates`` (any LM, MC-MLM tasks): each choice is filled into the stem and the whole
-  sentence is scored, pseudo-log-likelihood for masked LMs (``pll_variant``) and the causal
-  sentence log-probability (``causal_policy``) for causal LMs, both summed; this is how causal
-  models and multi-piece answers take part.
+  sentence is scored (``engine.ranking``), pseudo-log-likelihood for masked LMs (``pll_variant``)
+  and the causal sentence log-probability (``causal_policy``) for causal LMs, both summed; this is
+  how causal models and multi-piece answers take part.
+- ``candidates_mean`` (any LM, MC-MLM tasks; not a default): ``candidates`` with the mean
+  log-probability per scored token instead of the sum (spec/SCORING.md's ``mean`` reduction).
+  Score files record each method's reduction (``reduction_of``).
 
 The prediction is the argmax over the item's choices only; a tie goes to the earlier choice
-(``numpy.argmax``, as in the original), flagged in ``tie``. With first-piece scoring two answers
-sharing a first piece get the same score (``candidate_ids`` shows it; the job's log counts such
-items): a SentencePiece vocabulary may split a word as a bare ``▁`` and pieces. A choice whose
-tokens include the unknown token makes the row unscorable (``kept`` false, ``skip_reason``). Stems
-are right-stripped before tokenizing (a trailing space would be its own BPE token). MC-QA tasks
-have no zero-shot setting and are refused.
+(``engine.ranking.best_candidate``: ``numpy.argmax``, as in the original), flagged in ``tie``.
+With first-piece scoring two answers sharing a first piece get the same score (``candidate_ids``
+shows it; the job's log counts such items): a SentencePiece vocabulary may split a word as a bare
+``▁`` and pieces. A choice whose tokens include the unknown token makes the row unscorable
+(``kept`` false, ``skip_reason``). Stems are right-stripped before tokenizing (a trailing space
+would be its own BPE token). MC-QA tasks have no zero-shot setting and are refused.
 """
 
 from __future__ import annotations
@@ -36,13 +39,12 @@ import math
 import re
 from collections.abc import Sequence
 
-import numpy as np
 import pandas as pd
 import pyarrow as pa
 import torch
 from tqdm.auto import tqdm
 
-from lmprobes.engine import map_mask_logprobs, pseudo_log_likelihoods, sequence_logprobs, tokenizer_kind, word_ids
+from lmprobes.engine import best_candidate, candidate_scores, map_mask_logprobs, tokenizer_kind, word_ids
 from lmprobes.engine.encoding import encode_ids
 from lmprobes.engine.lm import LM
 from lmprobes.engine.masked import masked_projection
@@ -52,7 +54,9 @@ from lmprobes.suites.olmpics.schema import MASK, TASKS
 
 logger = logging.getLogger(__name__)
 
-METHODS = {"mc_mlm": ("masked",), "candidates": ("masked", "causal")}
+# The reduction of each whole-sentence method's token log-probs (mc_mlm scores one token).
+CANDIDATE_REDUCTIONS = {"candidates": "sum", "candidates_mean": "mean"}
+METHODS = {"mc_mlm": ("masked",), **{name: ("masked", "causal") for name in CANDIDATE_REDUCTIONS}}
 DEFAULT_METHODS = {"masked": "mc_mlm", "causal": "candidates"}
 MASK_ENCODINGS = ("original", "tokenizer")
 BATCHES = ("independent", "original")
@@ -98,6 +102,12 @@ def method_for(lm: LM, method: str | None) -> str:
     return name
 
 
+def reduction_of(method: str) -> str | None:
+    """How ``method`` reduces a sentence's token log-probs (``sum``, ``mean``); None for ``mc_mlm``,
+    which scores one token."""
+    return CANDIDATE_REDUCTIONS.get(method)
+
+
 def score_zero_shot(lm: LM, items: pd.DataFrame, method: str | None = None, *, pll_variant: str = "original",
                     causal_policy: str = "bos", mask_encoding: str = "original", batches: str = "independent",
                     progress: bool = True) -> pd.DataFrame:
@@ -122,7 +132,8 @@ def score_zero_shot(lm: LM, items: pd.DataFrame, method: str | None = None, *, p
         scores = _mc_mlm_scores(lm, [stems[i] for i in kept], [pieces[i] for i in kept], mask_encoding, progress)
     else:
         sentences = [[fill(stems[i], c) for c in choices[i]] for i in kept]
-        scores = _sentence_scores(lm, sentences, pll_variant, causal_policy, progress)
+        scores = candidate_scores(lm, sentences, reduction=CANDIDATE_REDUCTIONS[name], pll_variant=pll_variant,
+                                  causal_policy=causal_policy, progress=progress)
     by_item = dict(zip(kept, scores, strict=True))
     rows = [_row(lm, name, item, pieces[i], by_item.get(i), reasons[i])
             for i, item in enumerate(items.itertuples(index=False))]
@@ -236,21 +247,10 @@ def released_batches(tasks: Sequence[str], size: int = RELEASED_BATCH) -> list[l
     return batches
 
 
-def _sentence_scores(lm: LM, sentences: list[list[str]], pll_variant: str, causal_policy: str,
-                     progress: bool) -> list[list[float]]:
-    unique = sorted({s for row in sentences for s in row})
-    if lm.family == "masked":
-        scored = pseudo_log_likelihoods(lm, unique, variant=pll_variant, progress=progress)
-    else:
-        scored = sequence_logprobs(lm, unique, policy=causal_policy, progress=progress)
-    total = {s: score.total for s, score in zip(unique, scored, strict=True)}
-    return [[total[s] for s in row] for row in sentences]
-
-
 def _row(lm: LM, method: str, item, pieces: Sequence[WordIds], scores: list[float] | None, reason: str) -> dict:
     n_pieces = [w.n_pieces for w in pieces]
     kept = scores is not None
-    predicted = int(np.argmax(scores)) if kept else None
+    predicted = best_candidate(scores) if kept else None
     return {
         "row_id": item.row_id, "task": item.task, "flavour": item.flavour, "variant": item.variant,
         "split": item.split, "model": lm.name, "method": method, "kept": kept, "skip_reason": reason,
