@@ -206,6 +206,14 @@ def require_masked_for_curves(models: dict, slug: str, *, where: str = "model ")
                           "masked LM (MC-MLM heads on its mask states, MC-QA fine-tuning of its encoder)")
 
 
+def require_masked_for_method(models: dict, slug: str, suite: str, method: str) -> None:
+    """A suite whose ``method`` is ``masked`` scores masked LMs only: a causal model asked for by a
+    target path (not in the suite's checked list) is refused before any job."""
+    if method == "masked" and models[slug]["family"] != "masked":
+        raise ConfigError(f"model {slug!r} is a causal model but suites.{suite}.method is 'masked' "
+                          "(masked-only scoring); use method 'auto' or a masked model")
+
+
 def model_kind(spec: dict) -> str:
     """``hub`` (downloaded), ``local`` (a path used as is) or ``tiny`` (built by the workflow)."""
     for kind, key in zip(("hub", "local", "tiny"), ORIGINS, strict=True):

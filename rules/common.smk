@@ -12,6 +12,7 @@ from lmprobes.config import (
     model_kind,
     published_systems,
     require_masked_for_curves,
+    require_masked_for_method,
     scoring_spec,
     source_path,
     validate_config,
@@ -313,13 +314,13 @@ def get_olmpics_generated_zero_shot_settings(wildcards):
     read = OLMPICS_CANDIDATE_SETTING[family]
     candidates = {k: v for k, v in OLMPICS.get("candidates", {}).items() if k == read}
     if family == "causal":
-        return {"candidates": candidates}
         # Passed only when asked for: the default adds no param, so it reruns no causal job.
         if OLMPICS["causal_methods"] != ["candidates"]:
             return {
                 "causal_methods": OLMPICS["causal_methods"],
                 "candidates": candidates,
             }
+        return {"candidates": candidates}
     return {
         "masked_methods": OLMPICS["masked_methods"],
         "candidates": candidates,
@@ -348,6 +349,18 @@ def get_tiny_spec(wildcards):
 
 def get_model_dir(wildcards):
     return str(model_dir(config, wildcards.model))
+
+
+def get_method_model_dir(suite):
+    """A model's folder for a suite with a ``method`` option: under ``masked``, a causal model asked
+    for by a target path fails here, before any job."""
+
+    def model(wildcards):
+        method = config["suites"][suite]["method"]
+        require_masked_for_method(MODELS, wildcards.model, suite, method)
+        return get_model_dir(wildcards)
+
+    return model
 
 
 def get_masked_model_dir(wildcards):

@@ -22,7 +22,7 @@ rule ettinger_score:
         datasets=expand(
             "results/datasets/ettinger/{dataset}.parquet", dataset=ETTINGER_DATASETS
         ),
-        model=get_model_dir,
+        model=get_method_model_dir("ettinger"),
     output:
         expand(
             "results/scores/ettinger/{{model}}/{dataset}.parquet",

@@ -142,7 +142,7 @@ rule lama_score:
         ),
         common_vocab=get_lama_source("common_vocab"),
         common_vocab_lowercased=get_lama_lowercased_vocab,
-        model=get_model_dir,
+        model=get_method_model_dir("lama"),
     output:
         expand("results/scores/lama/{{model}}/{corpus}.parquet", corpus=LAMA["corpora"]),
     log:

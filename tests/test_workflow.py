@@ -338,6 +338,18 @@ def test_causal_model_asked_for_curves_by_path_fails_before_any_job(demo):
     assert "rule olmpics_encode:" not in out and not (demo / "results/cache/olmpics/tiny-gpt2").exists()
 
 
+@pytest.mark.parametrize("suite, target", [
+    ("lama", "results/scores/lama/tiny-gpt2/google_re.parquet"),
+    ("ettinger", "results/scores/ettinger/tiny-gpt2/cprag.parquet"),
+])
+def test_causal_model_asked_for_by_path_under_masked_method_fails_before_any_job(demo, suite, target):
+    models = {"lama": {"models": ["tiny-bert"]}, "ettinger": {"models": ["tiny-bert", "tiny-roberta"]}}[suite]
+    name = write_config(demo, f"masked_{suite}.yaml", {"suites": {suite: {"method": "masked", **models}}})
+    out = failing(demo, target, name)
+    assert f"model 'tiny-gpt2' is a causal model but suites.{suite}.method is 'masked'" in out
+    assert f"rule {suite}_score:" not in out
+
+
 def test_wrong_key_fails_naming_it(demo):
     name = write_config(demo, "typo.yaml", {"suites": {"ettinger": {"shufles": 3}}})
     assert "shufles" in failing(demo, "all", name)
