@@ -17,7 +17,7 @@ REVISIONS = {
     "build_tiny_model": 1,
     # Ettinger
     "ettinger_dataset": 2,
-    "ettinger_score": 2,
+    "ettinger_score": 3,
     "ettinger_tables": 2,
     # LAMA
     "lama_dataset": 2,

@@ -76,6 +76,14 @@ def test_multi_piece_and_unknown_targets_are_kept_false(tiny_bert):
     assert not scores.loc["b", "kept"] and scores.loc["b", "skip_reason"].startswith("target_")
     assert scores.loc["c", "skip_reason"] == "target_unk"
     assert not scores.loc["c", "expected_scorable"]
+    assert [list(scores.loc[r, "expected_unscorable"]) for r in "abc"] == [[], ["quickly"], ["☃"]]
+
+
+def test_partly_unscorable_expected_words_are_listed_per_row(tiny_bert):
+    items = pd.DataFrame({"row_id": ["a"], "context": ["A robin is a"], "target": ["bird"],
+                          "expected": [["bird", "quickly", "☃"]]})
+    (row,) = score_items(tiny_bert, items, progress=False).itertuples()
+    assert row.expected_scorable and list(row.expected_unscorable) == ["quickly", "☃"]
 
 
 def test_causal_model_under_masked_only_method_is_refused(tiny_gpt2, neg_simp):
@@ -119,3 +127,17 @@ def test_causal_multi_piece_targets_can_be_summed_over_their_pieces(tiny_gpt2, t
     assert masked["kept"].tolist() == (masked["target_pieces"] == 1).tolist() and not masked["kept"].all()
     with pytest.raises(ScoringError, match="multi_piece_targets 'first'"):
         score_items(tiny_gpt2, items, multi_piece_targets="first", progress=False)
+
+
+def test_a_dataset_that_fails_leaves_no_score_file_of_the_others(tiny_dir, neg_simp, tmp_path):
+    from lmprobes.suites.ettinger.pipeline import score_datasets
+
+    good, bad = tmp_path / "neg_simp.parquet", tmp_path / "broken.parquet"
+    neg_simp.to_parquet(good)
+    neg_simp.drop(columns=["target"]).to_parquet(bad)
+    outs = [tmp_path / "out" / "neg_simp.parquet", tmp_path / "out" / "broken.parquet"]
+    with pytest.raises(KeyError):
+        score_datasets([good, bad], tiny_dir("bert"), outs, slug="tiny-bert", spec={"family": "masked"},
+                       method="auto", top_k=5, device="cpu", progress=False)
+    assert not any(out.exists() for out in outs)
+

@@ -41,6 +41,7 @@ SCORE_SCHEMA = pa.schema(
         pa.field("target_prob", pa.float64()),
         pa.field("expected_rank", pa.int32()),
         pa.field("expected_scorable", pa.bool_()),
+        pa.field("expected_unscorable", pa.list_(pa.string())),
         pa.field("top_ids", pa.list_(pa.int64())),
         pa.field("top_tokens", pa.list_(pa.string())),
         pa.field("top_probs", pa.list_(pa.float64())),
@@ -136,6 +137,8 @@ def score_items(lm: LM, items: pd.DataFrame, *, top_k: int = 5, method: str = "a
                 "target_prob": math.exp(logprob) if not reason else math.nan,
                 "expected_rank": rank,
                 "expected_scorable": bool(expected_ids),
+                # The expected words the top-k check leaves out (not one token, or [UNK], for this model).
+                "expected_unscorable": [w for w in row.expected if not resolved[w].single],
                 "top_ids": list(pred.top_ids),
                 "top_tokens": [display_token(tokenizer, t) for t in pred.top_ids],
                 "top_probs": [math.exp(lp) for lp in pred.top_logprobs],
