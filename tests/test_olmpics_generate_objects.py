@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gzip
 import json
 import math
 import re
@@ -101,6 +102,18 @@ def test_malformed_lines_are_named(tmp_path: Path, line: str, problem: str) -> N
     path = tmp_path / "noun.tsv"
     path.write_text(DOQ.read_text() + line)
     with pytest.raises(DoqError, match=rf"noun.tsv, line 39: {re.escape(problem)}"):
+        generate_objects_comparison(path, n_train=1, n_dev=1, seed=0)
+
+
+@pytest.mark.parametrize("damage", ["latin-1", "cut gzip"])
+def test_unreadable_bytes_are_an_error_naming_the_file(tmp_path: Path, damage: str) -> None:
+    text = DOQ.read_bytes()
+    if damage == "latin-1":
+        path, data = tmp_path / "noun.tsv", text + "p\u00f6t\tp\u00f6t\tLENGTH\t1\t1\t1\t1\t1\t1\t1\n".encode("latin-1")
+    else:
+        path, data = tmp_path / "noun.tsv.gz", gzip.compress(text, mtime=0)[:-20]
+    path.write_bytes(data)
+    with pytest.raises(DoqError, match=rf"{re.escape(path.name)}, after line \d+: cannot read"):
         generate_objects_comparison(path, n_train=1, n_dev=1, seed=0)
 
 

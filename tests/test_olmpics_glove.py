@@ -83,12 +83,21 @@ def test_vocabulary_keeps_only_the_asked_words_in_file_order():
     assert vectors[1].tolist() == pytest.approx(expected["dog"], abs=1e-6)
 
 
-@pytest.mark.parametrize("bad", ["cat 0.1 0.2", "cat " + " ".join(["0.5"] * 49) + " x"])
+@pytest.mark.parametrize("bad", ["cat 0.1 0.2", "cat " + " ".join(["0.5"] * 49) + " x",
+                                 "cat " + " ".join(["0.5"] * 49) + " nan", "cat 1e999 " + " ".join(["0.5"] * 49)])
 def test_malformed_line_is_an_error_naming_file_and_line(tmp_path, bad):
     path = tmp_path / "glove.6B.50d.txt"
     good = FIXTURE.read_text(encoding="utf-8").splitlines()[:2]
     path.write_text("\n".join([*good, bad]) + "\n", encoding="utf-8")
     with pytest.raises(GloveError, match=rf"{path.name}:3"):
+        read_glove(path)
+
+
+def test_bytes_that_are_not_utf8_are_an_error_naming_the_file_and_the_last_good_line(tmp_path):
+    path = tmp_path / "glove.6B.50d.txt"
+    good = FIXTURE.read_bytes().splitlines(keepends=True)[:2]
+    path.write_bytes(b"".join(good) + b"caf\xe9 " + b" ".join([b"0.5"] * 50) + b"\n")
+    with pytest.raises(GloveError, match=rf"{path.name}, after line \d+: cannot read .*utf-8"):
         read_glove(path)
 
 

@@ -23,6 +23,8 @@ import gzip
 import logging
 import math
 import random
+import zlib
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -94,24 +96,36 @@ def read_sizes(path: str | Path, objects: set[str], *, dim: str = DEFAULT_DIM) -
     """
     path = Path(path)
     sizes: dict[str, Size] = {}
-    with open_text(path) as handle:
-        for number, text in enumerate(handle, start=1):
-            if not text.strip():
-                continue  # a blank line (a trailing one, say), as the release, GloVe and WordNet readers allow
-            fields = text.rstrip("\r\n").split("\t")
-            if number == 1 and fields[0] == "obj":
-                continue  # a header, should a copy carry one
-            if len(fields) != len(DOQ_COLUMNS):
-                raise DoqError(f"{path}, line {number}: {len(fields)} tab-separated fields, expected {len(DOQ_COLUMNS)}")
-            row = dict(zip(DOQ_COLUMNS, fields))
-            median = parse_median(path, number, row["median"])
-            obj = row["obj"].strip().lower()
-            if row["dim"] == dim and obj in objects and median > 0 and math.isfinite(median) and obj not in sizes:
-                sizes[obj] = Size(obj, median, number)
+    for number, text in _numbered_lines(path):
+        if not text.strip():
+            continue  # a blank line (a trailing one, say), as the release, GloVe and WordNet readers allow
+        fields = text.rstrip("\r\n").split("\t")
+        if number == 1 and fields[0] == "obj":
+            continue  # a header, should a copy carry one
+        if len(fields) != len(DOQ_COLUMNS):
+            raise DoqError(f"{path}, line {number}: {len(fields)} tab-separated fields, expected {len(DOQ_COLUMNS)}")
+        row = dict(zip(DOQ_COLUMNS, fields))
+        median = parse_median(path, number, row["median"])
+        obj = row["obj"].strip().lower()
+        if row["dim"] == dim and obj in objects and median > 0 and math.isfinite(median) and obj not in sizes:
+            sizes[obj] = Size(obj, median, number)
     missing = sorted(objects - sizes.keys())
     if missing:
         logger.warning("%s: no positive %s median for %d objects: %s", path, dim, len(missing), ", ".join(missing))
     return sizes
+
+
+def _numbered_lines(path: Path) -> Iterator[tuple[int, str]]:
+    """The file's lines from 1; bytes that are not UTF-8 or a cut-short gzip stream raise DoqError
+    naming the file and the last line read whole (text is decoded in blocks, so the bad byte is
+    somewhere after it)."""
+    number = 0
+    try:
+        with open_text(path) as handle:
+            for number, text in enumerate(handle, start=1):
+                yield number, text
+    except (UnicodeDecodeError, EOFError, gzip.BadGzipFile, zlib.error) as error:
+        raise DoqError(f"{path}, after line {number}: cannot read ({error})") from None
 
 
 def parse_median(path: Path, number: int, text: str) -> float:

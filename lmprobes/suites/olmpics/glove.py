@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import gzip
 import io
+import math
 import re
 import unicodedata
 import zipfile
@@ -82,19 +83,24 @@ def parse_line(line: str, dim: int, where: str) -> tuple[str, list[float]]:
     if len(fields) != dim + 1 or not fields[0]:
         raise GloveError(f"{where}: expected a word and {dim} numbers, found {len(fields)} fields")
     try:
-        return fields[0], [float(value) for value in fields[1:]]
+        values = [float(value) for value in fields[1:]]
     except ValueError:
         raise GloveError(f"{where}: a vector value is not a number") from None
+    if not all(map(math.isfinite, values)):
+        raise GloveError(f"{where}: a vector value is not finite (nan or inf)")
+    return fields[0], values
 
 
 def _lines(path: Path, dim: int) -> Iterator[tuple[int, str]]:
+    lineno = 0
     try:
         with _open_text(path, dim) as handle:
             for lineno, line in enumerate(handle, start=1):
                 if line.strip():
                     yield lineno, line
     except (OSError, EOFError, UnicodeDecodeError, zipfile.BadZipFile) as err:
-        raise GloveError(f"{path}: cannot read ({err})") from None
+        # Text is decoded in blocks: the bad byte is somewhere after the last line read whole.
+        raise GloveError(f"{path}, after line {lineno}: cannot read ({err})") from None
 
 
 @contextmanager
