@@ -241,6 +241,18 @@ def model_source(spec: dict) -> str:
     return "tiny"
 
 
+def model_provenance(spec: dict, model_dir: Path) -> dict[str, str]:
+    """What identifies a model's weights, as ``LM.describe`` records it, for files made by code that loads
+    the model another way (the oLMpics fine-tuning): source, revision and hub commit, or the folder's sha256."""
+    hub = "hub_id" in spec
+    return {
+        "model_source": model_source(spec),
+        "model_revision": str(spec.get("revision") or "") if hub else "",
+        "model_commit": snapshot_commit(model_dir) or "",
+        "model_files_sha256": "" if hub else folder_sha256(model_dir),
+    }
+
+
 def folder_sha256(model_dir: Path) -> str:
     """One sha256 over the files at the top of a model folder, where transformers loads config,
     tokenizer and weights from (names and contents; hidden files and subfolders such as

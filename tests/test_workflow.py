@@ -752,18 +752,6 @@ def test_lama_generated_corpora_build_and_score_offline(demo, tmp_path):
     rerun = snakemake(demo, "results/datasets/lama/wikidata_fresh.parquet", configs=(DEMO, "fast.yaml", name))
     assert rerun.returncode == 0, rerun.stderr[-3000:]
     assert (datasets / "wikidata_fresh.parquet").read_bytes() == before
-
-
-def unlocked_sources(provenance) -> list[str]:
-    """The URLs in a dataset's provenance recorded without a sha256."""
-    if isinstance(provenance, list):
-        return [url for item in provenance for url in unlocked_sources(item)]
-    if not isinstance(provenance, dict):
-        return []
-    found = [url for value in provenance.values() for url in unlocked_sources(value)]
-    if isinstance(provenance.get("url"), str) and not provenance.get("sha256"):
-        found.append(provenance["url"])
-    return found
     # Offline: the answers, as a cache filled against query.wikidata.org holds them, copied into the
     # demo's mirror; the same facts, and no request (the fake service is gone).
     wdqs = "https://query.wikidata.org/sparql"
@@ -782,6 +770,18 @@ def unlocked_sources(provenance) -> list[str]:
     assert set(offline_facts["source_file"]) == {wdqs}
     pd.testing.assert_frame_equal(offline_facts.drop(columns="source_file"), fresh.drop(columns="source_file"))
     (datasets / "wikidata_fresh.parquet").write_bytes(before)
+
+
+def unlocked_sources(provenance) -> list[str]:
+    """The URLs in a dataset's provenance recorded without a sha256."""
+    if isinstance(provenance, list):
+        return [url for item in provenance for url in unlocked_sources(item)]
+    if not isinstance(provenance, dict):
+        return []
+    found = [url for value in provenance.values() for url in unlocked_sources(value)]
+    if isinstance(provenance.get("url"), str) and not provenance.get("sha256"):
+        found.append(provenance["url"])
+    return found
 
 
 OLMPICS = ROOT / "tests/data/olmpics"
@@ -836,6 +836,8 @@ def test_olmpics_release_to_zero_shot_tables(demo, tmp_path):
     assert "| nail |" in (demo / "results/tables/olmpics/table4_tiny-bert.md").read_text()
     controls = read_parquet(demo / "results/datasets/olmpics/controls.parquet")
     assert set(controls["variant"]) == {"no_lang", "perturbed_lang"}
+    release_sources = read_metadata(demo / "results/datasets/olmpics/release.parquet")["sources"]
+    assert release_sources and read_metadata(demo / "results/datasets/olmpics/controls.parquet")["sources"] == release_sources
     folder = demo / "results/datasets/olmpics/generated"
     for task in generated:
         items = read_parquet(folder / f"{task}.parquet")
@@ -944,6 +946,14 @@ def test_demo_learning_curves(demo):
                          ("tiny-bert/age_comparison", 4)):
         metadata = read_metadata(demo / f"results/curves/olmpics/{path}.parquet")
         assert (metadata["grid"], metadata["seeds"], metadata["hyper_parameters"]["epochs"]) == ([8, 16], [1], epochs)
+    # A model's curve files name its weights and the libraries, as its scores do (MC-MLM: from its cache).
+    hidden = read_metadata(demo / "results/cache/olmpics/tiny-bert/hidden/age_comparison.standard.parquet")
+    for path in ("tiny-bert/age_comparison", "tiny-roberta/age_comparison.standard"):
+        metadata = read_metadata(demo / f"results/curves/olmpics/{path}.parquet")
+        assert metadata["model_source"] == "tiny" and len(metadata["model_files_sha256"]) == 64, path
+        assert metadata["torch"] and metadata["transformers"] and metadata["dtype"] == "float32", path
+    mc_mlm = read_metadata(demo / "results/curves/olmpics/tiny-bert/age_comparison.parquet")
+    assert mc_mlm["model_files_sha256"] == hidden["model_files_sha256"]
     tables = demo / "results/tables/olmpics"
     markdown = (tables / "learning_curves.md").read_text()
     assert "### Table 2: Age comparison" in markdown and "RoBERTa-L (paper)" in markdown and "tiny-bert" in markdown

@@ -22,6 +22,23 @@ PADDINGS = ("auto", "right", "equal_length")
 PADDING_SENSITIVE_MODEL_TYPES = frozenset({"convbert", "fnet", "funnel", "yoso"})
 
 
+def library_versions() -> dict[str, str]:
+    """The thread count and the versions of the libraries a score depends on, for a file's metadata."""
+    import numpy
+    import pyarrow
+    import tokenizers
+    import transformers
+
+    return {
+        "threads": str(torch.get_num_threads()),
+        "torch": torch.__version__,
+        "transformers": transformers.__version__,
+        "tokenizers": tokenizers.__version__,
+        "numpy": numpy.__version__,
+        "pyarrow": pyarrow.__version__,  # writes the Parquet bytes
+    }
+
+
 @dataclass
 class LM:
     """A model, its tokenizer and how to run it.
@@ -115,11 +132,6 @@ class LM:
 
     def describe(self) -> dict[str, str]:
         """Provenance recorded in the metadata of every score file."""
-        import numpy
-        import pyarrow
-        import tokenizers
-        import transformers
-
         return {
             "model": self.name,
             "model_source": str(self.source or ""),
@@ -135,12 +147,7 @@ class LM:
             "padding": "equal_length" if self.equal_length_batches else "right",
             "head_dtype": self.head_dtype,
             "residual_dtype": self.residual_dtype,
-            "threads": str(torch.get_num_threads()),
-            "torch": torch.__version__,
-            "transformers": transformers.__version__,
-            "tokenizers": tokenizers.__version__,
-            "numpy": numpy.__version__,
-            "pyarrow": pyarrow.__version__,  # writes the Parquet bytes
+            **library_versions(),
         }
 
     def _describe_start(self) -> str:

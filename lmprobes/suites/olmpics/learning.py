@@ -18,8 +18,9 @@ from pathlib import Path
 import pandas as pd
 
 from lmprobes import __version__
-from lmprobes.io import read_parquet, write_parquet
-from lmprobes.models import load_lm
+from lmprobes.engine.lm import library_versions
+from lmprobes.io import read_metadata, read_parquet, write_parquet
+from lmprobes.models import load_lm, model_provenance
 from lmprobes.suites.olmpics.baselines import ESIM, baseline_curves, baseline_zero_shot, words_needed
 from lmprobes.suites.olmpics.glove import read_glove
 from lmprobes.suites.olmpics.heads import extract_head, load_head, save_head
@@ -57,6 +58,12 @@ def _curve_metadata(model: str, curves: dict, hp: HyperParameters, **extra) -> d
                      hyper_parameters=asdict(hp), **extra)
 
 
+def _cached_model_provenance(hidden: Path) -> dict:
+    """The model fields (``model_*``, dtype, library versions) of the run that cached ``hidden``."""
+    kept = ("dtype", *library_versions())
+    return {k: v for k, v in read_metadata(hidden).items() if k.startswith("model_") or k in kept}
+
+
 def encode_model(release: Path, controls: Path, model_dir: Path, hidden_outs: Sequence[Path], head_out: Path, *,
                  slug: str, spec: dict, tasks: Sequence[str], variants: Sequence[str], device: str,
                  mask_encoding: str = "original", progress: bool = True) -> None:
@@ -86,7 +93,8 @@ def mc_mlm_curves_file(hidden: Sequence[Path], head: Path, out: Path, *, model: 
     frame = mc_mlm_curves(caches, load_head(head), settings=curves["mc_mlm_settings"], grid=curves["grid"],
                           seeds=curves["seeds"], hp=hp, model=model, progress=progress)
     write_parquet(frame, out, CURVE_SCHEMA,
-                  _curve_metadata(model, curves, hp, mc_mlm_settings=list(curves["mc_mlm_settings"])))
+                  _curve_metadata(model, curves, hp, mc_mlm_settings=list(curves["mc_mlm_settings"]),
+                                  **_cached_model_provenance(hidden[0])))
     return frame
 
 
@@ -105,7 +113,8 @@ def mc_qa_seed_file(release: Path, controls: Path, model_dir: Path, out: Path, *
                          progress=progress, slug=slug, stage_one=None if stage is None else {stage.seed: stage},
                          segment_ids=segment_ids, **masked)
     first_stage = {} if stage is None else {"single_hop_items": stage.items}
-    write_parquet(frame, out, CURVE_SCHEMA, _curve_metadata(slug, {**curves, "seeds": [seed]}, hp,
+    model = {**model_provenance(spec, model_dir), "dtype": "float32", **library_versions()}
+    write_parquet(frame, out, CURVE_SCHEMA, _curve_metadata(slug, {**curves, "seeds": [seed]}, hp, **model,
                                                             mc_qa_segment_ids=segment_ids, **masked, **first_stage))
     return frame
 

@@ -9,7 +9,7 @@ from pathlib import Path
 import pandas as pd
 
 from lmprobes import __version__
-from lmprobes.io import read_parquet, to_markdown, write_parquet
+from lmprobes.io import read_metadata, read_parquet, to_markdown, write_parquet
 from lmprobes.suites.lama.wikidata import SparqlClient
 from lmprobes.suites.olmpics.age import age_comparison, figure3_sets, multihop_composition
 from lmprobes.suites.olmpics.controls import control_frame
@@ -137,10 +137,12 @@ def make_single_hop(release: Path, out: Path, *, seed: int, wikidata: dict, prov
 
 
 def make_controls(release: Path, out: Path, *, seed: int) -> pd.DataFrame:
-    """NO-LANG and PERTURBED-LANG variants of every release item (both splits; MC-MLM, then MC-QA)."""
+    """NO-LANG and PERTURBED-LANG variants of every release item (both splits; MC-MLM, then MC-QA),
+    with the release's sources (URLs and sha256s) in their metadata."""
     items = read_parquet(release)
     df = pd.concat([control_frame(items, seed=seed), qa_control_frame(items, seed=seed)], ignore_index=True)
     write_parquet(df, out, SCHEMA, {"suite": "olmpics", "dataset": "controls", "seed": seed,
+                                    "sources": read_metadata(release).get("sources"),
                                     "generator": f"lmprobes {__version__}"})
     return df
 
@@ -171,15 +173,15 @@ def candidate_settings(family: str, settings: dict) -> dict:
     return {key: settings.get("candidates", {}).get(key, CANDIDATE_DEFAULTS[key])}
 
 
+# What a causal model is scored with unless ``causal_methods`` says otherwise.
+DEFAULT_CAUSAL_METHODS = ("candidates",)
+
+
 def methods_for(family: str, settings: dict) -> list[str]:
     """A masked model's ``masked_methods``; a causal model's ``causal_methods`` (default ``candidates``)."""
     if family == "masked":
         return list(settings["masked_methods"])
     return list(settings.get("causal_methods", DEFAULT_CAUSAL_METHODS))
-# What a causal model is scored with unless ``causal_methods`` says otherwise.
-DEFAULT_CAUSAL_METHODS = ("candidates",)
-
-
 
 
 def score_model(release: Path, grids: Path, model_dir: Path, outs: dict[str, Path], *, slug: str, spec: dict,
