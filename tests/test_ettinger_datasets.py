@@ -284,3 +284,10 @@ def test_item_zero_is_a_number(tmp_path):
     """The released files number their items from 0."""
     ok = _write(tmp_path / "C.tsv", f"{CPRAG_HEADER}\n{CPRAG_ROW.replace('1', '0', 1)}\n")
     assert set(D.build_dataset("cprag", ok, shuffles=1)["item"]) == {"0"}
+
+
+def test_an_item_id_is_read_without_its_spaces(tmp_path):
+    path = _write(tmp_path / "C.tsv", f"{CPRAG_HEADER}\n {CPRAG_ROW}\n")
+    frame = D.build_dataset("cprag", path, shuffles=1, seed=0)
+    assert set(frame["item"]) == {"1"} and all(r.startswith("1:") for r in frame["row_id"])
+

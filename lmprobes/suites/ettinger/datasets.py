@@ -132,7 +132,7 @@ def _checked_rows(path: Path, dataset: str, reader) -> Iterator[Row]:
             raise DatasetError(f"{path}:{reader.line_num}: {len(fields)} fields, header has {len(header)}")
         row = Row(zip(header, fields))
         row.line = reader.line_num
-        item = row["item"].strip()
+        item = row["item"] = row["item"].strip()  # the id as the key and in row_id, spaces aside
         if item in first_line:
             raise DatasetError(f"{path}:{row.line}: item {item!r} already given on line {first_line[item]}")
         first_line[item] = row.line
