@@ -83,10 +83,18 @@ def _check_report_systems(config: dict, paper_systems: dict[str, set[str]] | Non
             if paper_systems is not None and paper_system not in paper_systems.get(suite, ()):
                 raise ConfigError(f"report.systems.{suite}[{paper_system!r}]: no published number names this "
                                   f"system; the {suite} paper systems: {', '.join(sorted(paper_systems.get(suite, ())))}")
-            if ours not in known:
+            if _system_model(ours) not in known:
                 raise ConfigError(f"report.systems.{suite}[{paper_system!r}]: unknown model {ours!r}; configured "
                                   f"models{' and baselines' if suite in REPORT_BASELINES else ''}: "
                                   f"{', '.join(sorted(known))}")
+
+
+def _system_model(system: object) -> object:
+    """The model of a report system, ``slug`` or ``slug (method)`` (a causal model's LAMA method, a
+    BLiMP method for a paper system that names none)."""
+    from lmprobes.report.reproduced import split_system
+
+    return split_system(system)[0] if isinstance(system, str) else system
 
 
 ORIGINS = ("hub_id", "path", "tiny")

@@ -95,7 +95,11 @@ REPORT_SUITE_MODELS = {
     "ettinger": ETTINGER["models"],
 }
 REPORT_MODELS = [s for s in MODELS if any(s in m for m in REPORT_SUITE_MODELS.values())]
-REPORT_TINY_MODELS = sorted(s for s in REPORT_MODELS if model_kind(MODELS[s]) == "tiny")
+# Tiny models, and the systems the config names stand-ins (the demo's baselines): never a reproduction.
+REPORT_TINY_MODELS = sorted(
+    {s for s in REPORT_MODELS if model_kind(MODELS[s]) == "tiny"}
+    | set(config["report"]["stand_ins"])
+)
 REPORT_RUN_SUITES = [suite for suite, models in REPORT_SUITE_MODELS.items() if models]
 
 

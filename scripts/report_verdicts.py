@@ -2,8 +2,8 @@
 
 input: ``tolerances`` (resources/report/tolerances.csv), the published-number files and the suite
 tables (named so the rule reruns when they change; read from ``params.resources`` and
-``params.tables``). params: ``systems`` (config ``report.systems``), ``tiny_models``. output: the
-verdict files, all in one folder.
+``params.tables``, only the tables this run makes). params: ``systems`` (config ``report.systems``),
+``tiny_models``. output: the verdict files, all in one folder.
 """
 
 from pathlib import Path
@@ -19,4 +19,5 @@ with rule_job(snakemake):
         set(snakemake.params.tiny_models),
         Path(snakemake.output[0]).parent,
         tolerances_path=Path(snakemake.input.tolerances),
+        table_files=list(snakemake.input.tables),
     )

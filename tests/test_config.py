@@ -173,6 +173,19 @@ def test_cross_checks_name_the_key(mutate, message):
         check_config(config, published_systems(ROOT / "resources"))
 
 
+def test_report_systems_may_name_a_method_beside_the_model():
+    """LAMA names a causal system 'gpt2 (left_context)', oLMpics 'gpt2 (candidates)', and a BLiMP paper
+    system without a method needs one: the model part is what must be configured."""
+    config = load()
+    validate(config, SCHEMA)
+    config["report"]["systems"]["lama"]["Txl"] = "gpt2 (left_context)"
+    config["report"]["systems"]["blimp"]["TXL"] = "gpt2 (blimp_paper)"
+    check_config(config, published_systems(ROOT / "resources"))
+    config["report"]["systems"]["blimp"]["TXL"] = "gpt3 (blimp_paper)"
+    with pytest.raises(ConfigError, match=r"report\.systems\.blimp\['TXL'\]: unknown model 'gpt3 \(blimp_paper\)'"):
+        check_config(config, published_systems(ROOT / "resources"))
+
+
 def test_model_locations():
     config = validated(load())
     config["models"]["mine"] = {"path": "/models/mine", "family": "masked"}

@@ -19,6 +19,8 @@ from lmprobes.report.verdicts import (
     VerdictError,
     judge,
     read_tolerances,
+    readable,
+    shown_delta,
     suite_summary,
     summary_line,
     write_verdicts,
@@ -290,6 +292,16 @@ def test_unmapped_systems_and_absent_tables_give_no_rows(tables):
     assert set(ours.loc[ours["suite"] == "blimp", "table"]) == {"table4"}
 
 
+def test_tables_this_run_does_not_make_are_not_read(tables):
+    """A table left by an earlier run with other suites (LAMA here) gives no numbers: its verdicts stay
+    missing, as for a suite not run."""
+    made = [path for path in tables.rglob("*.csv") if path.parent.name != "lama"]
+    ours = read_reproduced(tables, SYSTEMS, inputs=[str(path) for path in made])
+    assert "lama" not in set(ours["suite"]) and {"blimp", "olmpics", "ettinger"} <= set(ours["suite"])
+    pd.testing.assert_frame_equal(ours[ours["suite"] != "lama"].reset_index(drop=True),
+                       read_reproduced(tables, SYSTEMS).query("suite != 'lama'").reset_index(drop=True))
+
+
 @pytest.mark.parametrize(("systems", "message"), [
     ({"lamma": {}}, "unknown suite 'lamma'"),
     ({"blimp": {"LSTM": "gpt2"}}, "name the scoring method"),
@@ -326,6 +338,15 @@ def test_written_files_are_complete_deterministic_and_warn_about_stand_ins(tmp_p
     assert "\\toprule" in (tmp_path / "a/lama.tex").read_text()
     summary = pd.read_csv(tmp_path / "a/summary.csv")
     assert summary[["within", "outside", "missing"]].iloc[0].tolist() == [4, 2, 2]
+
+
+def test_a_delta_is_printed_with_the_decimals_that_tell_it_from_its_band():
+    """15.904 against 14.9 is 1.004 outside a band of 1.00: two decimals would print the band itself."""
+    assert [shown_delta(d, 1.0) for d in (15.904 - 14.9, 15.9 - 14.9, -0.25, -1.0004, np.nan)] == [
+        "1.004", "1.00", "-0.25", "-1.0004", ""]
+    published = published_frame([("x", "P", "acc", 14.9)])
+    verdicts = judge(published, reproduced_frame([("x", "P", "gpt2", 15.904)]), TOLERANCES, set())
+    assert verdicts["verdict"].tolist() == ["outside"] and readable(verdicts)["delta"].tolist() == ["1.004"]
 
 
 def test_neg_simp_table12_allows_no_item_off():

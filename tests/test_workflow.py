@@ -141,6 +141,11 @@ def test_demo_verdicts_cover_every_published_number_and_say_stand_in(demo):
                           for suite in ("lama", "blimp", "olmpics", "ettinger")])
     assert len(verdicts) == len(published)
     assert set(verdicts["verdict"]) <= {"within", "outside", "missing"}
+    # Every number of ours is a stand-in's: tiny models, and the baselines (report.stand_ins).
+    assert verdicts.loc[verdicts["model"].notna(), "stand_in"].all()
+    assert verdicts.loc[verdicts["model"] == "mlm_baseline", "stand_in"].any()
+    # LAMA is not run in the demo: its verdicts are missing, whatever an earlier run left in tables/.
+    assert set(verdicts.loc[verdicts["suite"] == "lama", "verdict"]) == {"missing"}
     summary = (demo / "results/report/verdicts/summary.md").read_text()
     for suite in ("LAMA", "BLiMP", "oLMpics", "Ettinger"):
         assert f"{suite}: " in summary and "published numbers reproduced within tolerance" in summary

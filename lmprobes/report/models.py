@@ -13,8 +13,9 @@ summary shows one, the first of ``METHOD_PREFERENCE`` that the table has for the
 alphabetically first), and names it in the column ``"<suite>: method"``:
 
 - LAMA (``lama/table2.csv``): ``P@1 <corpus>``, the paper's Table 2 mean P@1, i.e. the ``Total``
-  row (macro over relations) of each corpus scored, generated corpora included. Method: a masked
-  model's own protocol (``masked``), else ``left_context`` (LAMA's causal connector), else
+  row of each corpus scored, generated corpora included (macro over relations, but a mean over facts
+  for ConceptNet, SQuAD and conceptnet_gen, as the released run scores each of their files as one
+  relation: ``lama.tables.PER_FACT_CORPORA``). Method: a masked model's own protocol (``masked``), else ``left_context`` (LAMA's causal connector), else
   ``candidates``.
 - BLiMP (``blimp/table3.csv``): ``overall`` (mean of the paradigms) and the 12 categories of
   Table 3. Method: ``blimp_paper`` for causal models and ``pll_original`` for masked ones (the

@@ -22,7 +22,9 @@ published numbers ``missing``.
 
 from __future__ import annotations
 
+import functools
 import logging
+from collections.abc import Callable, Collection
 from pathlib import Path
 
 import pandas as pd
@@ -31,6 +33,8 @@ from lmprobes.report.published import DATASET, ETTINGER_TABLES, KEYS, OLMPICS_ME
 
 COLUMNS = [*KEYS, "model", "reproduced"]
 LOG = logging.getLogger(__name__)
+# Reads one suite table's reproduction rows given its path and the columns it must have (``_read_table``).
+TableReader = Callable[[Path, list[str]], "pd.DataFrame | None"]
 
 # The suite table files read here, relative to the tables folder.
 TABLE_FILES = {
@@ -61,13 +65,18 @@ def split_system(system: str) -> tuple[str, str]:
     return system, ""
 
 
-def read_reproduced(tables: Path, systems: dict[str, dict[str, str]]) -> pd.DataFrame:
-    """Our numbers for every paper system mapped in ``systems``, sorted by ``KEYS`` (unique)."""
+def read_reproduced(tables: Path, systems: dict[str, dict[str, str]],
+                    inputs: Collection[str | Path] | None = None) -> pd.DataFrame:
+    """Our numbers for every paper system mapped in ``systems``, sorted by ``KEYS`` (unique).
+
+    ``inputs``: the table files this run makes (the rule's inputs); another file under ``tables``, left
+    by an earlier run with other suites or settings, is read as absent (its numbers stay missing)."""
     check_systems(systems)
     tables = Path(tables)
+    read = functools.partial(_read_table, inputs=None if inputs is None else {Path(p) for p in inputs})
     readers = {"lama": lama_reproduced, "blimp": blimp_reproduced, "olmpics": olmpics_reproduced,
                "ettinger": ettinger_reproduced}
-    frames = [readers[suite](tables, systems.get(suite, {})) for suite in SUITES]
+    frames = [readers[suite](tables, systems.get(suite, {}), read) for suite in SUITES]
     frame = pd.concat([f for f in frames if not f.empty] or [pd.DataFrame(columns=COLUMNS)], ignore_index=True)
     frame = frame[COLUMNS].astype({"reproduced": float})
     duplicated = frame.duplicated(KEYS)
@@ -89,8 +98,12 @@ def check_systems(systems: dict) -> None:
                 raise ReproducedError(f"report systems.{suite}[{paper_system!r}]: expected a model slug, got {ours!r}")
 
 
-def _read_table(path: Path, columns: list[str]) -> pd.DataFrame | None:
-    """The reproduction rows of a suite table, or None (logged) when the file is absent."""
+def _read_table(path: Path, columns: list[str], inputs: set[Path] | None = None) -> pd.DataFrame | None:
+    """The reproduction rows of a suite table, or None (logged) when the file is absent or, with
+    ``inputs``, not one of them."""
+    if inputs is not None and Path(path) not in inputs:
+        LOG.warning("%s: not made by this run's suites, its published numbers stay missing", path)
+        return None
     if not path.is_file():
         LOG.warning("%s: absent, its published numbers stay missing", path)
         return None
@@ -113,10 +126,10 @@ def _empty() -> pd.DataFrame:
 # --- LAMA ------------------------------------------------------------------------------------
 
 
-def lama_reproduced(tables: Path, systems: dict[str, str]) -> pd.DataFrame:
+def lama_reproduced(tables: Path, systems: dict[str, str], read: TableReader = _read_table) -> pd.DataFrame:
     """Table 2 P@1 per mapped system (matched on the table's system name), and the dataset sizes."""
     path = tables / TABLE_FILES["lama"][0]
-    frame = _read_table(path, ["corpus", "row", "system", "p1", "n_facts", "n_kept", "n_relations"])
+    frame = read(path, ["corpus", "row", "system", "p1", "n_facts", "n_kept", "n_relations"])
     if frame is None:
         return _empty()
     item = frame["corpus"] + "/" + frame["row"]
@@ -134,10 +147,10 @@ def lama_reproduced(tables: Path, systems: dict[str, str]) -> pd.DataFrame:
 # --- BLiMP -----------------------------------------------------------------------------------
 
 
-def blimp_reproduced(tables: Path, systems: dict[str, str]) -> pd.DataFrame:
+def blimp_reproduced(tables: Path, systems: dict[str, str], read: TableReader = _read_table) -> pd.DataFrame:
     """Table 3 (overall, categories) and Table 4 (paradigms; ``accuracy`` and ``printed`` alike)."""
-    table3 = _read_table(tables / TABLE_FILES["blimp"][0], ["model", "method", "category", "value"])
-    table4 = _read_table(tables / TABLE_FILES["blimp"][1], ["model", "method", "paradigm", "value"])
+    table3 = read(tables / TABLE_FILES["blimp"][0], ["model", "method", "category", "value"])
+    table4 = read(tables / TABLE_FILES["blimp"][1], ["model", "method", "paradigm", "value"])
     parts = []
     for paper_system, ours in systems.items():
         model, method = _blimp_model_method(paper_system, ours)
@@ -163,11 +176,11 @@ def _blimp_model_method(paper_system: str, ours: str) -> tuple[str, str]:
 # --- oLMpics ---------------------------------------------------------------------------------
 
 
-def olmpics_reproduced(tables: Path, systems: dict[str, str]) -> pd.DataFrame:
+def olmpics_reproduced(tables: Path, systems: dict[str, str], read: TableReader = _read_table) -> pd.DataFrame:
     """Zero-shot from ``zero_shot.csv`` (release items); the learning-curve columns (and the baselines'
     zero-shot) from ``learning_curves.csv``."""
-    zero = _read_table(tables / TABLE_FILES["olmpics"][0], ["table", "task", "flavour", "model", "method", "accuracy"])
-    curves = _read_table(tables / TABLE_FILES["olmpics"][1], ["table", "task", "setup", "flavour", "model"])
+    zero = read(tables / TABLE_FILES["olmpics"][0], ["table", "task", "flavour", "model", "method", "accuracy"])
+    curves = read(tables / TABLE_FILES["olmpics"][1], ["table", "task", "setup", "flavour", "model"])
     parts = []
     for paper_system, ours in systems.items():
         model, method = split_system(ours)
@@ -199,11 +212,11 @@ def _olmpics_curves(curves: pd.DataFrame, paper_system: str, model: str) -> pd.D
 # --- Ettinger --------------------------------------------------------------------------------
 
 
-def ettinger_reproduced(tables: Path, systems: dict[str, str]) -> pd.DataFrame:
+def ettinger_reproduced(tables: Path, systems: dict[str, str], read: TableReader = _read_table) -> pd.DataFrame:
     """The quantitative tables' cells and, where present, their sd as ``<column> (sd)``."""
     parts = []
     for name in TABLE_FILES["ettinger"]:
-        frame = _read_table(tables / name, ["table", "model", "row", "column", "value", "sd"])
+        frame = read(tables / name, ["table", "model", "row", "column", "value", "sd"])
         if frame is None:
             continue
         for paper_system, ours in systems.items():

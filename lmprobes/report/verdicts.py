@@ -18,6 +18,7 @@ Conventions:
 from __future__ import annotations
 
 import math
+from collections.abc import Collection
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -149,11 +150,25 @@ def suite_summary(verdicts: pd.DataFrame) -> pd.DataFrame:
 
 
 def readable(verdicts: pd.DataFrame) -> pd.DataFrame:
-    """The Markdown/LaTeX layout: no suite column, the stand-in flag only when it is set somewhere."""
+    """The Markdown/LaTeX layout: no suite column, the stand-in flag only when it is set somewhere, and
+    each delta with the decimals that tell it from its band (``shown_delta``)."""
     shown = verdicts.drop(columns=["suite"])
+    shown["delta"] = [shown_delta(d, t) for d, t in zip(shown["delta"], shown["tolerance"])]
     if not shown["stand_in"].any():
         shown = shown.drop(columns=["stand_in"])
     return shown
+
+
+def shown_delta(delta: float, tolerance: float) -> str:
+    """``delta`` to 2 decimals, or as many more (up to 6) as it takes not to print the band itself when
+    it is outside it (15.904 - 14.9 = 1.004 against 1.00 reads 1.004, not 1.00)."""
+    if pd.isna(delta):
+        return ""
+    for decimals in range(2, 7):
+        text = f"{delta:.{decimals}f}"
+        if abs(delta) <= tolerance + EPSILON or abs(float(text)) > tolerance:
+            return text
+    return text
 
 
 def suite_markdown(verdicts: pd.DataFrame, suite: str, tolerances: dict[str, Tolerance] | None = None) -> str:
@@ -162,8 +177,9 @@ def suite_markdown(verdicts: pd.DataFrame, suite: str, tolerances: dict[str, Tol
     rows = verdicts[verdicts["suite"] == suite]
     parts = [f"## {SUITE_NAMES.get(suite, suite)}: paper vs reproduction\n", f"{summary_line(verdicts, suite)}\n"]
     if rows["stand_in"].any():
-        parts.append(f"**WARNING: {STAND_IN_WARNING}. Numbers marked stand_in come from tiny random-weight models "
-                     "(the offline demo); their verdicts only exercise the pipeline.**\n")
+        parts.append(f"**WARNING: {STAND_IN_WARNING}. Numbers marked stand_in come from stand-ins (tiny "
+                     "random-weight models, and the systems report.stand_ins names: the offline demo); their "
+                     "verdicts only exercise the pipeline.**\n")
     parts.append(_tolerance_note(rows, tolerances))
     parts.append(to_markdown(readable(rows), floatfmt=".2f"))
     return "\n".join(p for p in parts if p)
@@ -214,11 +230,13 @@ def write_verdicts(verdicts: pd.DataFrame, out_dir: Path, tolerances: dict[str, 
 
 
 def make_verdicts(resources: Path, tables: Path, systems: dict[str, dict[str, str]], tiny_models: set[str],
-                  out_dir: Path, tolerances_path: Path | None = None) -> pd.DataFrame:
-    """Read the published and reproduced numbers, judge them, write every verdict table; returns the verdicts."""
+                  out_dir: Path, tolerances_path: Path | None = None,
+                  table_files: Collection[str | Path] | None = None) -> pd.DataFrame:
+    """Read the published and reproduced numbers, judge them, write every verdict table; returns the
+    verdicts. ``table_files``: the suite tables this run makes; others under ``tables`` are not read."""
     resources = Path(resources)
     tolerances = read_tolerances(tolerances_path or resources / "report" / "tolerances.csv")
-    verdicts = judge(read_published(resources), read_reproduced(tables, systems), tolerances, set(tiny_models),
-                     systems)
+    reproduced = read_reproduced(tables, systems, inputs=table_files)
+    verdicts = judge(read_published(resources), reproduced, tolerances, set(tiny_models), systems)
     write_verdicts(verdicts, out_dir, tolerances)
     return verdicts
