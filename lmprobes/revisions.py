@@ -32,7 +32,7 @@ REVISIONS = {
     # BLiMP
     "blimp_dataset": 2,
     "blimp_score": 2,
-    "blimp_tables": 2,
+    "blimp_tables": 3,
     "blimp_generate": 1,
     "blimp_generated_dataset": 1,
     "blimp_generated_table": 2,
