@@ -13,8 +13,10 @@ from lmprobes.suites.olmpics.curve_plots import (
     plot_learning_curves,
     plot_setup_comparison,
     setup_comparison_curves,
+    with_zero_shot,
+    zero_shot_x,
 )
-from lmprobes.suites.olmpics.curves import CurveError
+from lmprobes.suites.olmpics.curves import CurveError, seed_means
 from lmprobes.suites.olmpics.learning_tables import (
     LEARNING_TABLES,
     comparison,
@@ -184,6 +186,23 @@ def test_plot_is_written_and_byte_identical(curves, tmp_path) -> None:
     with pytest.raises(CurveError, match="no mlp_mlm curves for task 'always_never'"):
         plot_learning_curves(curves, tmp_path / "none.png", "always_never")
     assert [n_label(n) for n in (62, 500, 1000, 4000, 1500)] == ["62", "500", "1K", "4K", "1500"]
+
+
+def test_mc_mlm_curves_start_at_their_zero_shot_point(curves, zero_shot, tmp_path) -> None:
+    """The paper's curves include zero-shot (Figure 1): the standard MLP_MLM curve of each model and the
+    MLM-BASELINE's get N = 0 from the zero-shot accuracies, drawn at a tick "0" left of the grid."""
+    accuracies = zero_shot
+    means = with_zero_shot(seed_means(curves), accuracies, "age_comparison", "release", "mlp_mlm")
+    start = means[means["n_train"] == 0].set_index(["model", "setting"])
+    # RoBERTa-L's MC-MLM zero-shot (not its candidates score), the baseline's untrained head
+    assert start["accuracy"].to_dict() == {("roberta-large", "mlp_mlm"): 97.5, ("mlm_baseline", "mlm_baseline"): 50.0}
+    assert set(start["variant"]) == {"standard"}
+    assert with_zero_shot(seed_means(curves), accuracies, "age_comparison", "release", "linear").equals(
+        seed_means(curves))  # only the MC-MLM setting starts at zero-shot
+    assert zero_shot_x([0, 62, 125]) == 31
+    plot_learning_curves(curves, tmp_path / "zero.png", "age_comparison", zero_shot=accuracies)
+    plot_learning_curves(curves, tmp_path / "plain.png", "age_comparison")
+    assert (tmp_path / "zero.png").read_bytes() != (tmp_path / "plain.png").read_bytes()
 
 
 @pytest.fixture(scope="module")

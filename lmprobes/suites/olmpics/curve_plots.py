@@ -5,13 +5,17 @@ One panel per model (shared y): dev accuracy (%, mean over seeds) against the nu
 examples N on a log2 axis with a tick at every N. In each panel the standard curve is solid, NO LANG
 dashed and PERTURBED LANG dotted, in the model's colour, with a ±1 std band over seeds (none for a
 single seed); the task's baseline (MLM-BASELINE for the MC-MLM ``mlp_mlm`` setting, ESIM for MC-QA)
-is grey and chance a thin black line. Figure 2D puts every model on one axis: its MLP_MLM curve solid
-and its MC-QA curve dashed, in its colour, standard variant. The PNGs carry no software/date metadata,
-so the same curves give the same bytes.
+is grey and chance a thin black line. Given the zero-shot accuracies, an MC-MLM standard curve (and the
+MLM-BASELINE's, untrained) starts at its zero-shot point, at a tick "0" one log2 step left of the
+smallest N, as the paper's curves do ("learning curves (including zero-shot)", Figure 1); MC-QA has
+none (its head cannot be pre-trained, Section 3.3). Figure 2D puts every model on one axis: its
+MLP_MLM curve solid and its MC-QA curve dashed, in its colour, standard variant. The PNGs carry no
+software/date metadata, so the same curves give the same bytes.
 """
 
 from __future__ import annotations
 
+import textwrap
 from pathlib import Path
 
 import matplotlib
@@ -35,18 +39,19 @@ PANEL_COLOURS = plt.get_cmap("tab10").colors
 
 
 def n_label(n: int) -> str:
-    """The paper's tick labels: 62, 125, ..., 1K, 2K, 4K."""
+    """The paper's tick labels: 0 (zero-shot), 62, 125, ..., 1K, 2K, 4K."""
     return f"{n // 1000}K" if n >= 1000 and n % 1000 == 0 else str(n)
 
 
 def plot_learning_curves(curves: pd.DataFrame, out_png: str | Path, task: str, *, flavour: str = "release",
-                         setting: str | None = None) -> None:
-    """The learning curves of ``task`` (``setting``: the setup's main one by default), one panel per model."""
+                         setting: str | None = None, zero_shot: pd.DataFrame | None = None) -> None:
+    """The learning curves of ``task`` (``setting``: the setup's main one by default), one panel per model;
+    ``zero_shot`` (``tables.zero_shot_accuracy``'s rows) adds the MC-MLM curves' zero-shot points."""
     if task not in TASKS:
         raise CurveError(f"plot_learning_curves: unknown task {task!r}")
     setup = TASKS[task].setup
     setting = setting or MAIN_SETTING[setup]
-    means = seed_means(curves)
+    means = with_zero_shot(seed_means(curves), zero_shot, task, flavour, setting)
     means = means[(means["task"] == task) & (means["flavour"] == flavour)]
     models = _panel_models(means[means["setting"] == setting])
     if not models:
@@ -57,11 +62,13 @@ def plot_learning_curves(curves: pd.DataFrame, out_png: str | Path, task: str, *
     fig, axes = plt.subplots(1, len(models), figsize=(3.2 * len(models) + 0.6, 3.4), sharey=True, squeeze=False)
     for i, (ax, model) in enumerate(zip(axes[0], models)):
         mine = means[(means["model"] == model) & (means["setting"] == setting)]
-        _draw_panel(ax, mine, baseline, PANEL_COLOURS[i % len(PANEL_COLOURS)], BASELINE_LABELS[BASELINES[setup]])
+        _draw_panel(ax, mine, baseline, PANEL_COLOURS[i % len(PANEL_COLOURS)], BASELINE_LABELS[BASELINES[setup]],
+                    zero_shot_x(ns))
         _format_axes(ax, ns, 100.0 / TASKS[task].n_choices, PAPER_MODELS.get(model, model))
     axes[0][0].set_ylabel("dev accuracy (%)")
     axes[0][0].legend(fontsize=7, loc="best")
-    fig.suptitle(f"{task} ({flavour}), {setting}: learning curves with controls", fontsize=10)
+    title = f"{task} ({flavour}), {setting}: learning curves with controls"
+    fig.suptitle(textwrap.fill(title, width=40 * len(models)), fontsize=10)  # one panel: two lines
     fig.tight_layout()
     with atomic_path(out_png) as tmp:
         fig.savefig(tmp, format="png", dpi=100, metadata={"Software": None})
@@ -72,16 +79,19 @@ SETUP_COMPARISON = (("mlp_mlm", "-", "MC-MLM"), ("mc_qa", "--", "MC-QA"))
 
 
 def plot_setup_comparison(curves: pd.DataFrame, out_png: str | Path, task: str, *,
-                          flavour: str = "release") -> None:
-    """Figure 2D: the MLP_MLM and MC-QA curves of an MC-MLM ``task``, standard variant, every model on one axis."""
+                          flavour: str = "release", zero_shot: pd.DataFrame | None = None) -> None:
+    """Figure 2D: the MLP_MLM and MC-QA curves of an MC-MLM ``task``, standard variant, every model on one axis
+    (MLP_MLM from its zero-shot point when ``zero_shot`` gives it)."""
     means = setup_comparison_curves(curves, task, flavour)
+    means = with_zero_shot(means, zero_shot, task, flavour, "mlp_mlm")
     models = _panel_models(means)
     fig, ax = plt.subplots(figsize=(7.4, 3.8))
     for i, model in enumerate(models):
         colour = PANEL_COLOURS[i % len(PANEL_COLOURS)]
         for setting, style, label in SETUP_COMPARISON:
             curve = means[(means["model"] == model) & (means["setting"] == setting)].sort_values("n_train")
-            _draw_curve(ax, curve, colour, style, f"{PAPER_MODELS.get(model, model)} {label}")
+            _draw_curve(ax, curve, colour, style, f"{PAPER_MODELS.get(model, model)} {label}",
+                        zero_shot_x(means["n_train"]))
     _format_axes(ax, sorted(set(means["n_train"])), 100.0 / TASKS[task].n_choices,
                  f"{task} ({flavour}): MC-MLM (MLP_MLM) vs MC-QA")
     ax.set_ylabel("dev accuracy (%)")
@@ -106,6 +116,23 @@ def setup_comparison_curves(curves: pd.DataFrame, task: str, flavour: str = "rel
     return means.reset_index(drop=True)
 
 
+def with_zero_shot(means: pd.DataFrame, zero_shot: pd.DataFrame | None, task: str, flavour: str,
+                   setting: str) -> pd.DataFrame:
+    """``means`` (``seed_means``) with each model's MC-MLM zero-shot accuracy as the N = 0 point of its
+    standard ``mlp_mlm`` curve, and the MLM-BASELINE's as its own (the untrained head); unchanged for
+    another setting or without ``zero_shot``. Only models with a curve get a point."""
+    if zero_shot is None or setting != MAIN_SETTING["mc_mlm"]:
+        return means
+    baseline = BASELINES["mc_mlm"]
+    rows = zero_shot[(zero_shot["task"] == task) & (zero_shot["flavour"] == flavour)
+                     & (zero_shot["method"] == "mc_mlm") & zero_shot["model"].isin(set(means["model"]))]
+    settings = [BASELINE_SETTING["mc_mlm"] if model == baseline else setting for model in rows["model"]]
+    start = pd.DataFrame({"task": task, "flavour": flavour, "variant": "standard", "model": rows["model"],
+                          "setting": settings, "n_train": 0, "accuracy": rows["accuracy"], "std": float("nan"),
+                          "n_seeds": 1})
+    return pd.concat([means, start.reindex(columns=means.columns)], ignore_index=True)
+
+
 def _panel_models(means: pd.DataFrame) -> list[str]:
     """The models with a curve, the paper's five first in the paper's order, baselines left out."""
     models = sorted(set(means["model"]) - set(BASELINE_LABELS))
@@ -113,25 +140,34 @@ def _panel_models(means: pd.DataFrame) -> list[str]:
     return sorted(models, key=lambda m: (paper_order.index(m) if m in paper_order else len(paper_order), m))
 
 
-def _draw_panel(ax, mine: pd.DataFrame, baseline: pd.DataFrame, colour, baseline_label: str) -> None:
+def _draw_panel(ax, mine: pd.DataFrame, baseline: pd.DataFrame, colour, baseline_label: str, zero_x: float) -> None:
     for variant, (style, label) in VARIANT_STYLES.items():
         curve = mine[mine["variant"] == variant].sort_values("n_train")
         if len(curve):
-            _draw_curve(ax, curve, colour, style, label)
+            _draw_curve(ax, curve, colour, style, label, zero_x)
     if len(baseline):
-        _draw_curve(ax, baseline.sort_values("n_train"), BASELINE_COLOUR, "-", baseline_label)
+        _draw_curve(ax, baseline.sort_values("n_train"), BASELINE_COLOUR, "-", baseline_label, zero_x)
 
 
-def _draw_curve(ax, curve: pd.DataFrame, colour, style: str, label: str) -> None:
-    n, mean, spread = curve["n_train"], curve["accuracy"], curve["std"].fillna(0.0)
+def _draw_curve(ax, curve: pd.DataFrame, colour, style: str, label: str, zero_x: float) -> None:
+    n, mean, spread = _positions(curve["n_train"], zero_x), curve["accuracy"], curve["std"].fillna(0.0)
     ax.plot(n, mean, linestyle=style, color=colour, marker="o", markersize=3, linewidth=1.4, label=label)
     ax.fill_between(n, mean - spread, mean + spread, color=colour, alpha=0.15, linewidth=0)
+
+
+def zero_shot_x(ns) -> float:
+    """Where N = 0 (zero-shot) sits on the log2 axis: one step left of the smallest N trained on."""
+    return min((n for n in ns if n > 0), default=2) / 2
+
+
+def _positions(ns: pd.Series, zero_x: float) -> pd.Series:
+    return ns.astype(float).where(ns > 0, zero_x)
 
 
 def _format_axes(ax, ns: list[int], chance: float, title: str) -> None:
     ax.axhline(chance, color="black", linewidth=0.6, label="chance")
     ax.set_xscale("log", base=2)
-    ax.set_xticks(ns)
+    ax.set_xticks(list(_positions(pd.Series(ns), zero_shot_x(ns))))
     ax.set_xticklabels([n_label(n) for n in ns], fontsize=7)
     ax.xaxis.set_minor_locator(NullLocator())
     ax.set_xlabel("training examples N")

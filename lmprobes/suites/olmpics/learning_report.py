@@ -39,6 +39,6 @@ def make_learning_tables(curves: Sequence[Path], zero_shot: Sequence[Path], publ
                                                           for path in encyclopedic])} if encyclopedic else {}
     write_learning_tables(trained, accuracy, read_published(published), out_dir, task_notes=notes)
     for task, figure in zip(tasks, figures, strict=True):
-        plot_learning_curves(trained, figure, task)
+        plot_learning_curves(trained, figure, task, zero_shot=accuracy)
     for task, figure in zip(comparison_tasks, comparison_figures, strict=True):
-        plot_setup_comparison(trained, figure, task)
+        plot_setup_comparison(trained, figure, task, zero_shot=accuracy)
