@@ -9,7 +9,9 @@ the bottom row. The grid itself is a pure function of the items and their score 
 
 from __future__ import annotations
 
+import functools
 import json
+import math
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -50,15 +52,24 @@ def age_grid(items: pd.DataFrame, scores: pd.DataFrame) -> pd.DataFrame:
 
 
 def grid_matrix(grid: pd.DataFrame) -> tuple[list[int], list[int], np.ndarray]:
-    """Sorted a values (rows), b values (columns) and 1.0 = older / 0.0 = younger / NaN = no item."""
-    a_values = sorted(set(grid["a"]))
-    b_values = sorted(set(grid["b"]))
+    """a values (rows), b values (columns) and 1.0 = older / 0.0 = younger / NaN = no item. The values
+    run evenly from the smallest to the largest, a value without items a row or column of NaN, so the
+    cells stay under their axis ticks (the drawing spreads the rows over that range)."""
+    a_values = evenly_spaced(grid["a"])
+    b_values = evenly_spaced(grid["b"])
     matrix = np.full((len(a_values), len(b_values)), np.nan)
     row = {a: i for i, a in enumerate(a_values)}
     column = {b: j for j, b in enumerate(b_values)}
     for a, b, prediction in zip(grid["a"], grid["b"], grid["prediction"]):
         matrix[row[a], column[b]] = 1.0 if prediction == "older" else 0.0
     return a_values, b_values, matrix
+
+
+def evenly_spaced(values: pd.Series) -> list[int]:
+    """The values' range from the smallest to the largest in steps of their common step (gcd of gaps)."""
+    distinct = sorted({int(v) for v in values})
+    step = functools.reduce(math.gcd, np.diff(distinct).tolist(), 0) or 1
+    return list(range(distinct[0], distinct[-1] + 1, step))
 
 
 def plot_figure3(grid: pd.DataFrame, out: str | Path, *, model: str, method: str = "mc_mlm",
