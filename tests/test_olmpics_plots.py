@@ -48,7 +48,7 @@ def test_matrix_cells_are_the_predictions(figure3) -> None:
 def test_a_value_without_items_keeps_its_row_so_cells_stay_under_their_ticks(figure3) -> None:
     grid = age_grid(*figure3)
     panel = grid[(grid["variant"] == "figure3d_birth_year_with_ages") & (grid["a"] != 22)]
-    a_values, b_values, matrix = grid_matrix(panel)
+    a_values, _, matrix = grid_matrix(panel)
     assert a_values == [20, 21, 22, 23, 24] and np.isnan(matrix[2]).all()
     assert grid_matrix(panel.assign(a=panel["a"] * 5, b=panel["b"] * 5))[0] == [100, 105, 110, 115, 120]
 
