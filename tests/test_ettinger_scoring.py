@@ -127,17 +127,3 @@ def test_causal_multi_piece_targets_can_be_summed_over_their_pieces(tiny_gpt2, t
     assert masked["kept"].tolist() == (masked["target_pieces"] == 1).tolist() and not masked["kept"].all()
     with pytest.raises(ScoringError, match="multi_piece_targets 'first'"):
         score_items(tiny_gpt2, items, multi_piece_targets="first", progress=False)
-
-
-def test_a_dataset_that_fails_leaves_no_score_file_of_the_others(tiny_dir, neg_simp, tmp_path):
-    from lmprobes.suites.ettinger.pipeline import score_datasets
-
-    good, bad = tmp_path / "neg_simp.parquet", tmp_path / "broken.parquet"
-    neg_simp.to_parquet(good)
-    neg_simp.drop(columns=["target"]).to_parquet(bad)
-    outs = [tmp_path / "out" / "neg_simp.parquet", tmp_path / "out" / "broken.parquet"]
-    with pytest.raises(KeyError):
-        score_datasets([good, bad], tiny_dir("bert"), outs, slug="tiny-bert", spec={"family": "masked"},
-                       method="auto", top_k=5, device="cpu", progress=False)
-    assert not any(out.exists() for out in outs)
-

@@ -433,20 +433,6 @@ def test_score_files_record_each_methods_reduction(tiny_dir, tiny_gpt2, tmp_path
     assert mine["gold_logprob"].tolist() == pytest.approx(expected["gold_logprob"].tolist(), abs=1e-5)
 
 
-def test_a_corpus_that_fails_leaves_no_score_file_of_the_others(tiny_dir, tmp_path):
-    from lmprobes.suites.lama.pipeline import score_datasets
-
-    good, bad, vocab = tmp_path / "trex.parquet", tmp_path / "squad.parquet", tmp_path / "common_vocab.txt"
-    facts(MEAN_ROWS).to_parquet(good)
-    facts(MEAN_ROWS).drop(columns="query").to_parquet(bad)
-    vocab.write_text("\n".join(COMMON) + "\n", encoding="utf-8")
-    outs = [tmp_path / "out" / "trex.parquet", tmp_path / "out" / "squad.parquet"]
-    with pytest.raises(AttributeError):
-        score_datasets([good, bad], {"cased": vocab, "lowercase": vocab}, tiny_dir("gpt2"), outs, slug="tiny-gpt2",
-                       spec={"family": "causal"}, device="cpu", top_k=3, causal_methods=["candidates"], progress=False)
-    assert not any(out.exists() for out in outs)
-
-
 def test_candidates_mean_systems_flow_through_table2(tiny_gpt2):
     """A ``name (candidates_mean)`` system beside ``name (candidates)``, each with its own P@1."""
     from lmprobes.suites.lama import tables as T

@@ -32,14 +32,13 @@ def make_dataset(dataset: str, source: Path, out: Path, *, shuffles: int | None,
 
 def score_datasets(datasets: list[Path], model_dir: Path, outs: list[Path], *, slug: str, spec: dict, method: str,
                    top_k: int, device: str, multi_piece_targets: str = "exclude", progress: bool = True) -> None:
-    """Load the model once and score every dataset with it, one score file per dataset; the files are
-    written once every dataset is scored, so a dataset that fails leaves none behind."""
+    """Load the model once and score every dataset with it, one score file per dataset, each written as
+    soon as it is scored (a job killed midway leaves whole files; Snakemake removes a failed job's)."""
     # Imported here so that the suite's dataset and table jobs start without torch (~2 s each).
     from lmprobes.models import load_lm
     from lmprobes.suites.ettinger.scoring import SCORE_SCHEMA, score_items
 
     lm = load_lm(slug, spec, model_dir, device)
-    scored = []
     for dataset, out in zip(datasets, outs, strict=True):
         items = read_parquet(dataset)
         scores = score_items(lm, items, top_k=top_k, method=method, multi_piece_targets=multi_piece_targets,
@@ -53,8 +52,6 @@ def score_datasets(datasets: list[Path], model_dir: Path, outs: list[Path], *, s
             "multi_piece_targets": multi_piece_targets if lm.family == "causal" else "exclude",
             "generator": f"lmprobes {__version__}",
         }
-        scored.append((scores, out, metadata))
-    for scores, out, metadata in scored:
         write_parquet(scores, out, SCORE_SCHEMA, metadata)
 
 

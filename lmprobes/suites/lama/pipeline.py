@@ -134,8 +134,8 @@ def make_wikidata_fresh(relations: Path, common_vocab: Path, out: Path, *, seed:
 def score_datasets(datasets: list[Path], common_vocabs: dict[str, Path], model_dir: Path, outs: list[Path], *,
                    slug: str, spec: dict, device: str, top_k: int, causal_methods: list[str], policy: str = "bos",
                    case: str = "auto", tokenization: str = "released", progress: bool = True) -> None:
-    """Load the model once and score every corpus with each of the model's methods; the files are
-    written once every corpus is scored, so one that fails leaves none behind.
+    """Load the model once and score every corpus with each of the model's methods, each file written
+    as soon as its corpus is scored.
 
     ``common_vocabs``: the common vocabulary of each case mode (``cased``, ``lowercase``); the
     model's mode is ``case`` (``auto``: lowercase for a tokenizer that lowercases its input).
@@ -158,7 +158,6 @@ def score_datasets(datasets: list[Path], common_vocabs: dict[str, Path], model_d
     vocab = sorted(load_common_vocab(common_vocabs[mode]))
     log.info("%s: LAMA %s mode, common vocabulary %s (%d words)", slug, mode, common_vocabs[mode], len(vocab))
     methods = methods_for(lm.family, causal_methods)
-    scored = []
     for dataset, out in zip(datasets, outs, strict=True):
         facts = read_parquet(dataset)
         scores = pd.concat(
@@ -184,8 +183,6 @@ def score_datasets(datasets: list[Path], common_vocabs: dict[str, Path], model_d
             "skipped": {m: summary[m]["skipped"] for m in methods},
             "generator": f"lmprobes {__version__}",
         }
-        scored.append((scores, out, metadata))
-    for scores, out, metadata in scored:
         write_parquet(scores, out, SCORE_SCHEMA, metadata)
 
 
