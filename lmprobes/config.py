@@ -16,6 +16,7 @@ A schema violation is reported in one line naming its key (``schema_error``), no
 
 from __future__ import annotations
 
+import functools
 import sys
 from collections.abc import Sequence
 from pathlib import Path, PurePosixPath
@@ -327,6 +328,12 @@ def config_file_labels(paths, root: str | Path) -> list[str]:
 SCHEMA = Path(__file__).resolve().parents[1] / "rules" / "schemas" / "config.schema.yaml"
 
 
+@functools.cache
+def load_schema(schema_path: str | Path = SCHEMA) -> dict:
+    """The config's JSON schema (read once per process)."""
+    return yaml.safe_load(Path(schema_path).read_text(encoding="utf-8"))
+
+
 def schema_error(config: dict, schema_path: str | Path = SCHEMA) -> ConfigError | None:
     """The config's most relevant schema violation as a one-line ConfigError naming its key, or None.
 
@@ -334,7 +341,7 @@ def schema_error(config: dict, schema_path: str | Path = SCHEMA) -> ConfigError 
     """
     import jsonschema
 
-    schema = yaml.safe_load(Path(schema_path).read_text(encoding="utf-8"))
+    schema = load_schema(schema_path)
     validator = jsonschema.validators.validator_for(schema)(schema)
     error = jsonschema.exceptions.best_match(validator.iter_errors(config))
     if error is None:

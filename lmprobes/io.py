@@ -155,6 +155,13 @@ def parse_json_object(line: str, where: str, error: type[Exception]) -> dict:
     return record
 
 
+def has_letter_or_digit(text: str) -> bool:
+    """Whether ``text`` holds a word character a tokenizer keeps, not only spaces, format or control
+    characters (a zero-width space), punctuation or lone combining marks: the test every reader applies
+    to a text that will be scored."""
+    return any(char.isalnum() for char in text)
+
+
 def utf8_lines(path, error: type[Exception], opener: Callable = open) -> Iterator[tuple[int, str]]:
     """``(line number, text)`` for each line of ``path`` (split at ``\\n``, ending kept), decoded as UTF-8.
 

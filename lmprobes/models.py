@@ -19,7 +19,6 @@ them) and checks the snapshot by the same rules before it becomes ``resources/mo
 
 from __future__ import annotations
 
-import functools
 import hashlib
 import json
 import logging
@@ -29,6 +28,8 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING
+
+from lmprobes.config import load_schema
 
 if TYPE_CHECKING:  # torch and the engine load with the model, not with a download job (tests/test_light_imports.py)
     import torch
@@ -241,6 +242,12 @@ def model_source(spec: dict) -> str:
     return "tiny"
 
 
+def _lm_provenance(provenance: dict[str, str]) -> dict[str, str]:
+    """``model_provenance`` as ``LM``'s fields, which ``LM.describe`` records under the same names."""
+    return {"source": provenance["model_source"], "revision": provenance["model_revision"],
+            "commit": provenance["model_commit"], "files_sha256": provenance["model_files_sha256"]}
+
+
 def model_provenance(spec: dict, model_dir: Path) -> dict[str, str]:
     """What identifies a model's weights, as ``LM.describe`` records it, for files made by code that loads
     the model another way (the oLMpics fine-tuning): source, revision and hub commit, or the folder's sha256."""
@@ -299,29 +306,18 @@ def _shapes(mismatch) -> str:
     return f"{name}: {'x'.join(map(str, stored))} in the weights, {'x'.join(map(str, expected))} in the config"
 
 
-@functools.cache
-def _config_schema() -> dict:
-    """config.yaml's schema, whose allowed values ``load_lm`` checks a spec against: a spec that did not
-    come through the workflow's validation is held to the same sets."""
-    import yaml
-
-    from lmprobes.config import SCHEMA
-
-    return yaml.safe_load(SCHEMA.read_text(encoding="utf-8"))
-
-
 def check_spec(slug: str, spec: dict) -> None:
     """Refuse a value of ``LOADING_OPTIONS`` that config.yaml's schema refuses, naming the option and what
     the schema allows."""
     import jsonschema
 
-    options = _config_schema()["properties"]["models"]["additionalProperties"]["properties"]
+    options = load_schema()["properties"]["models"]["additionalProperties"]["properties"]
     if "family" not in spec:
         raise ModelError(f"model {slug!r}: no family given (one of {', '.join(options['family']['enum'])})")
     for option in LOADING_OPTIONS:
         if option not in spec:
             continue
-        validator = jsonschema.validators.validator_for(_config_schema())(options[option])
+        validator = jsonschema.validators.validator_for(load_schema())(options[option])
         error = jsonschema.exceptions.best_match(validator.iter_errors(spec[option]))
         if error is not None:
             raise ModelError(f"model {slug!r}: {option}: {error.message}")
@@ -330,7 +326,7 @@ def check_spec(slug: str, spec: dict) -> None:
 def resolve_device(device: str) -> torch.device:
     import torch
 
-    devices = _config_schema()["properties"]["device"]["enum"]
+    devices = load_schema()["properties"]["device"]["enum"]
     if device not in devices:
         raise ModelError(f"device: {device!r} is not one of {devices}")
     if device == "auto":
@@ -494,10 +490,7 @@ def load_lm(slug: str, spec: dict, model_dir: Path, device: str = "auto") -> LM:
         padding=spec.get("padding", "auto"),
         head_dtype=spec.get("head_dtype", "auto"),
         residual_dtype=residual_dtype,
-        revision=spec.get("revision") if "hub_id" in spec else None,
-        source=model_source(spec),
-        commit=snapshot_commit(model_dir),
-        files_sha256=None if "hub_id" in spec else folder_sha256(model_dir),
+        **_lm_provenance(model_provenance(spec, model_dir)),
     )
     check_family(lm, model_dir)
     freeze_collector()

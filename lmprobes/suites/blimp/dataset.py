@@ -24,7 +24,7 @@ from pathlib import Path
 import pandas as pd
 import pyarrow as pa
 
-from lmprobes.io import loads_strict, utf8_lines
+from lmprobes.io import has_letter_or_digit, loads_strict, utf8_lines
 from lmprobes.suites.blimp.paradigms import FIELD_FIXES, FIELDS, PARADIGM_CATEGORY, TERM_CATEGORY
 
 SENTENCE_KEYS = ("sentence_good", "sentence_bad")
@@ -159,12 +159,6 @@ def _check_types(raw: dict, where: str) -> None:
         raise BlimpDataError(f"{where}: dependency_length must be an integer from 0 to 2**31 - 1, got {length!r}")
     if raw.get("crucial_item") is not None and not isinstance(raw["crucial_item"], str):
         raise BlimpDataError(f"{where}: crucial_item must be a string, got {raw['crucial_item']!r}")
-
-
-def has_letter_or_digit(text: str) -> bool:
-    """Whether ``text`` holds a word character a tokenizer keeps (not only spaces, format or control
-    characters, punctuation or lone combining marks)."""
-    return any(char.isalnum() for char in text)
 
 
 def _check_sentences(raw: dict, where: str) -> None:

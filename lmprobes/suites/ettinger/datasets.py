@@ -25,7 +25,7 @@ from pathlib import Path
 import pandas as pd
 import pyarrow as pa
 
-from lmprobes.io import utf8_lines
+from lmprobes.io import has_letter_or_digit, utf8_lines
 
 DATASETS = ("cprag", "role", "neg_simp", "neg_nat")
 
@@ -153,7 +153,7 @@ def _require_words(path: Path, row: Row, columns: tuple[str, ...], ignore: str =
     """Each column holds a letter or digit (once ``ignore`` is taken out)."""
     for column in columns:
         text = row[column].replace(ignore, "") if ignore else row[column]
-        _require(any(char.isalnum() for char in text), path, row,
+        _require(has_letter_or_digit(text), path, row,
                  f"{column} has no word (no letter or digit), got {row[column]!r}")
 
 

@@ -25,7 +25,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from lmprobes.io import parse_json_object, utf8_lines
+from lmprobes.io import has_letter_or_digit, parse_json_object, utf8_lines
 from lmprobes.suites.olmpics.schema import MASK, SCHEMA, SPLITS, TASKS, make_item
 
 FLAVOUR = "release"
@@ -143,7 +143,7 @@ def _choices(where: str, choices: list) -> tuple[list[str], list[str]]:
 def _check_choice_texts(where: str, labels: list[str], texts: list[str]) -> None:
     label_of: dict[str, str] = {}
     for label, text in zip(labels, texts, strict=True):
-        if not any(char.isalnum() for char in text):
+        if not has_letter_or_digit(text):
             raise ReleaseError(f"{where}: choice {label!r} must contain a letter or digit, got {text!r}")
         word = text.strip()
         if word in label_of:
