@@ -181,6 +181,26 @@ def test_packed_and_padded_paths_agree(tiny_gpt2):
         assert a.total == pytest.approx(b.total, abs=1e-4)
 
 
+def test_an_empty_sequence_scores_nothing_and_its_row_is_not_run(tiny_gpt2, monkeypatch):
+    """With no BOS an empty text is a sequence of no tokens: sorted first, it opened a row of width 0
+    that reached the model (a reshape error); rows nothing is wanted from are skipped."""
+    widths = []
+
+    def run_and_note_width(lm, projection, packed, wanted, batch, pad_id):
+        widths.append(int(packed.row_lengths()[batch].min()))
+        return run_rows(lm, projection, packed, wanted, batch, pad_id)
+
+    monkeypatch.setattr(packing, "_run_rows", run_and_note_width)
+    monkeypatch.setattr(packing, "ROW_TOKENS", 4)  # the sentence gets a row of its own; the empty one's is empty
+    texts = ["", TEXTS[0]]
+    packed = sequence_logprobs(tiny_gpt2, texts, policy="none", progress=False)
+    padded = sequence_logprobs(dataclasses.replace(tiny_gpt2, packing="none"), texts, policy="none", progress=False)
+    assert [s.token_ids for s in packed] == [s.token_ids for s in padded] and packed[0].token_ids == []
+    assert packed[1].total == pytest.approx(padded[1].total, abs=1e-4)
+    assert widths and min(widths) > 0
+    assert sequence_logprobs(tiny_gpt2, [""], policy="none", progress=False)[0].token_logprobs == []
+
+
 def tiny_causal(tokenizer, model_type: str) -> torch.nn.Module:
     return random_model(model_type, tokenizer, "causal")
 

@@ -184,6 +184,30 @@ def test_a_reduced_precision_model_is_refused_naming_the_model(tiny_bert):
            residual_dtype="float32")
 
 
+@pytest.mark.parametrize("model_type, family", [("llama", "causal"), ("gpt_neox", "causal"), ("deberta", "masked")])
+def test_an_architecture_that_cannot_mix_dtypes_is_refused_when_built(tiny_gpt2, tiny_bert, model_type, family):
+    """Rotary models cast their query and key to the float32 hidden states while the value stays bfloat16;
+    DeBERTa's relative attention mixes them too: a named refusal, not a RuntimeError mid-scoring."""
+    from model_zoo import random_model
+
+    tokenizer = (tiny_gpt2 if family == "causal" else tiny_bert).tokenizer
+    with pytest.raises(ValueError, match=rf"^m: residual_dtype float32 does not run on a '{model_type}' model.*"
+                                         r"residual_dtype: auto"):
+        LM(name="m", model=random_model(model_type, tokenizer, family), tokenizer=tokenizer, family=family,
+           dtype=torch.bfloat16, residual_dtype="float32")
+
+
+@pytest.mark.parametrize("model_type, family", [("opt", "causal"), ("roberta", "masked")])
+def test_architectures_that_mix_dtypes_score_close_to_float32(tiny_gpt2, tiny_bert, model_type, family):
+    from model_zoo import random_model
+
+    tokenizer = (tiny_gpt2 if family == "causal" else tiny_bert).tokenizer
+    f32 = LM(name="m", model=random_model(model_type, tokenizer, family), tokenizer=tokenizer, family=family)
+    mixed = LM(name="m", model=random_model(model_type, tokenizer, family), tokenizer=tokenizer, family=family,
+               dtype=torch.bfloat16, residual_dtype="float32")
+    assert np.abs(_totals(mixed, family) - _totals(f32, family)).max() < 0.05
+
+
 @pytest.mark.parametrize("option, value", [("head_dtype", "float16"), ("residual_dtype", "bfloat16")])
 def test_an_unknown_dtype_option_is_refused_naming_the_model_and_option(tiny_gpt2, option, value):
     with pytest.raises(ValueError, match=rf"m: {option} must be one of .*'{value}'"):

@@ -360,6 +360,25 @@ def test_a_sequence_longer_than_the_models_positions_is_refused_naming_it(model,
         score(lm, ["a short one .", too_long], progress=False)
 
 
+@pytest.mark.parametrize("model", ["tiny_gpt2", "tiny_bert"])
+def test_a_tokenizer_grown_past_the_models_embeddings_is_refused_naming_the_model(model, request) -> None:
+    """A token added without resizing the embeddings was a bare IndexError inside the model."""
+    import copy
+
+    from lmprobes.engine import pseudo_log_likelihoods
+
+    lm = request.getfixturevalue(model)
+    lm = dataclasses.replace(lm, tokenizer=copy.deepcopy(lm.tokenizer))
+    score = sequence_logprobs if lm.family == "causal" else pseudo_log_likelihoods
+    rows = lm.model.get_input_embeddings().num_embeddings
+    lm.tokenizer.add_tokens([f"zz{k}" for k in range(rows - len(lm.tokenizer) + 1)])
+    message = rf"{lm.name}: the tokenizer has {rows + 1} tokens but the model only {rows} input embeddings"
+    with pytest.raises(ValueError, match=message):
+        score(lm, ["the cat zz0 sat"], progress=False)
+    with pytest.raises(ValueError, match=message):
+        dataclasses.replace(lm)
+
+
 def phase_ranges(run) -> list[tuple[str, float, float]]:
     """The ``lmprobes.*`` profiler ranges ``run()`` opened on CPU, in order of start."""
     from torch.profiler import ProfilerActivity, profile

@@ -84,6 +84,7 @@ class LM:
         if self.padding not in PADDINGS:
             raise ValueError(f"{self.name}: padding must be one of {PADDINGS}, not {self.padding!r}")
         if isinstance(self.model, torch.nn.Module):
+            self.check_tokenizer_fits()
             fuse_activations(self.model)
             fuse_linear_gelu(self.model)
             if self.residual_dtype == "float32" and self.dtype != torch.float32:
@@ -93,6 +94,18 @@ class LM:
                     raise ValueError(f"{self.name}: {error}") from None
             use_float32_head(self.model, self.head_dtype)
             align_head_on_cuda(self.model, torch.device(self.device))
+
+    def check_tokenizer_fits(self) -> None:
+        """Refuse a tokenizer with more tokens than the model has input embeddings (tokens added
+        without resizing them), which would fail as a bare index error inside the model."""
+        rows = getattr(self.model.get_input_embeddings(), "num_embeddings", None)
+        try:
+            size = len(self.tokenizer)
+        except TypeError:  # a tokenizer-like object without a size: nothing to check
+            return
+        if rows is not None and size > rows:
+            raise ValueError(f"{self.name}: the tokenizer has {size} tokens but the model only {rows} input "
+                             f"embeddings; resize them (model.resize_token_embeddings) or use the model's tokenizer")
 
     @property
     def equal_length_batches(self) -> bool:

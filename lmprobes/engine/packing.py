@@ -251,10 +251,14 @@ def packed_next_token_logprobs(
     def run(batch: list[int]) -> list[tuple[np.ndarray, torch.Tensor]]:
         return _run_rows(lm, projection, packing, wanted, batch, pad_id)
 
-    lengths = packing.row_lengths().tolist()
-    backoff = Backoff(padded_size(lengths))
+    lengths = packing.row_lengths()
+    todo = np.flatnonzero(np.diff(wanted.offsets) > 0)  # a row nothing is wanted from (empty sequences) is not run
+    backoff = Backoff(padded_size(lengths.tolist()))
     with _progress_bar(len(packing), progress, f"{desc} (packed rows)") as bar, forward_mode(lm):
-        for batch in token_budget_batches(lengths, lm.batch_tokens, equal_lengths=lm.equal_length_batches):
+        bar.update(len(packing) - len(todo))
+        for local_batch in token_budget_batches(lengths[todo], lm.batch_tokens,
+                                                equal_lengths=lm.equal_length_batches):
+            batch = todo[local_batch].tolist()
             with phase("batch"):
                 stored += run_halving_on_oom(batch, run, backoff)
             bar.update(len(batch))

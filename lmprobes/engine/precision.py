@@ -59,8 +59,35 @@ def keep_residual_float32(model: torch.nn.Module, dtype: torch.dtype, head_dtype
         cast += 1
     if type(head) is torch.nn.Linear and head_dtype == "auto":
         model.set_output_embeddings(CastLogits.sharing(head, dtype))
+    check_mixed_forward_runs(model, dtype)
     setattr(model, _MARK, dtype)
     return cast
+
+
+def check_mixed_forward_runs(model: torch.nn.Module, dtype: torch.dtype) -> None:
+    """Refuse, naming the model type, an architecture whose forward fails with float32 hidden states
+    around ``dtype`` linear layers: one probe forward of two right-padded sequences.
+
+    Rotary models (Llama, Mistral, Qwen, GPT-NeoX, Phi, Gemma, ...) cast their rotary embedding to the
+    hidden states' float32, so query and key come out float32 while the value stays bfloat16, and
+    eager attention multiplies the two; DeBERTa, MPNet, Funnel and others mix dtypes likewise.
+    """
+    rows = getattr(model.get_input_embeddings(), "num_embeddings", None) or model.config.vocab_size
+    device = next(model.parameters()).device
+    input_ids = torch.arange(1, 9, device=device).remainder(rows).repeat(2, 1)
+    attention_mask = torch.ones_like(input_ids)
+    attention_mask[1, 5:] = 0
+    # As the engine runs it: without a cache (with one, Llama's value states come out float32 and it runs).
+    no_cache = {"use_cache": False} if hasattr(getattr(model, "config", None), "use_cache") else {}
+    try:
+        with torch.inference_mode():
+            model(input_ids=input_ids, attention_mask=attention_mask, **no_cache)
+    except RuntimeError as error:
+        model_type = getattr(getattr(model, "config", None), "model_type", type(model).__name__)
+        raise ValueError(
+            f"residual_dtype float32 does not run on a {model_type!r} model: its forward mixes float32 and "
+            f"{str(dtype).removeprefix('torch.')} tensors ({error}); use residual_dtype: auto"
+        ) from error
 
 
 def _cast_input_to_weight(module: torch.nn.Module, args: tuple) -> tuple:

@@ -374,7 +374,9 @@ def check_positions(lm: LM, sequences: Sequence[Sequence[int]] | TokenTable,
                     lengths: Sequence[int] | None = None) -> None:
     """Refuse, naming it, a sequence longer than the model's positions: learned position embeddings
     would fail on it with an index error, rotary ones run past the length the model was trained on.
+    A tokenizer grown past the model's embeddings is refused too (``LM.check_tokenizer_fits``).
     ``lengths``: the sequences' lengths, where the caller has them already."""
+    lm.check_tokenizer_fits()  # tokens may have been added to the tokenizer since the LM was built
     limit = max_positions(lm.model)
     table = as_token_table(sequences)
     lengths = table.lengths() if lengths is None else lengths
