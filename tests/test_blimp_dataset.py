@@ -186,12 +186,15 @@ def test_a_pair_with_a_sentence_of_no_scored_token_is_skipped(tiny_bert) -> None
     sentence with no scored token would score 0.0, more than any real sentence, and always win."""
     pairs = build_blimp([FIXTURES / "anaphor_gender_agreement.jsonl"]).head(3).reset_index(drop=True)
     pairs.loc[1, "sentence_good"] = "\u200b"
+    pairs.loc[2, "sentence_bad"] = "\u200b"  # either side counts
     assert tiny_bert.tokenizer("\u200b", add_special_tokens=False)["input_ids"] == []
     for method in ("pll_original", "pll_original_mean"):
         scores = score_pairs(tiny_bert, pairs, method, progress=False)
-        assert scores["kept"].tolist() == [True, False, True], method
-        assert scores["skip_reason"].tolist() == ["", "no_scored_token", ""], method
-        assert pd.isna(scores.loc[1, "correct"]) and pd.isna(scores.loc[1, "score_good"]), method
+        assert scores["kept"].tolist() == [True, False, False], method
+        assert scores["skip_reason"].tolist() == ["", "no_scored_token", "no_scored_token"], method
+        for row in (1, 2):
+            assert pd.isna(scores.loc[row, "correct"]), (method, row)
+            assert pd.isna(scores.loc[row, "score_good"]) and pd.isna(scores.loc[row, "score_bad"]), (method, row)
 
 
 def write_manifest(tmp_path: Path, text: str) -> Path:

@@ -344,11 +344,14 @@ def test_pairs_with_an_unknown_token_are_skipped_never_compared(tiny_bert, tiny_
     """spec/SCORING.md: the probability of [UNK] is never compared; byte-level BPE has no [UNK]."""
     subset = pairs[pairs["paradigm"] == "anaphor_gender_agreement"].head(3).reset_index(drop=True)
     subset.loc[1, "sentence_bad"] = subset.loc[1, "sentence_bad"].replace(" ", " ☃ ", 1)
-    assert tiny_bert.tokenizer.unk_token_id in tiny_bert.tokenizer(subset.loc[1, "sentence_bad"])["input_ids"]
+    subset.loc[2, "sentence_good"] = subset.loc[2, "sentence_good"].replace(" ", " ☃ ", 1)  # either side counts
+    for row, side in ((1, "sentence_bad"), (2, "sentence_good")):
+        assert tiny_bert.tokenizer.unk_token_id in tiny_bert.tokenizer(subset.loc[row, side])["input_ids"]
     scores = score_pairs(tiny_bert, subset, "pll_original", progress=False)
-    assert scores["kept"].tolist() == [True, False, True]
-    assert scores.loc[1, "skip_reason"] == "unk_token" and pd.isna(scores.loc[1, "correct"])
-    assert math.isnan(scores.loc[1, "score_good"]) and math.isnan(scores.loc[1, "score_bad"])
+    assert scores["kept"].tolist() == [True, False, False]
+    for row in (1, 2):
+        assert scores.loc[row, "skip_reason"] == "unk_token" and pd.isna(scores.loc[row, "correct"]), row
+        assert math.isnan(scores.loc[row, "score_good"]) and math.isnan(scores.loc[row, "score_bad"]), row
     assert score_pairs(tiny_gpt2, subset, "blimp_paper", progress=False)["kept"].all()
 
 

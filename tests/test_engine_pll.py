@@ -330,6 +330,10 @@ def test_copy_spans_are_each_texts_masked_spans_flattened(variant) -> None:
         [0, 0, None, 0, 1],  # a word id again after a special token: a new run
         [3, 3, 3],
         [None, 0, None, 1, 1],
+        [0, 0],  # runs up to the end of its text, and the next text opens with the same word id:
+        [0, 1],  # a run never crosses into the next text
+        [2],
+        [2, 2, None],
     ]
     owner, spans = pll.copy_spans(word_ids, variant)
     expected = [(text, span) for text, ids in enumerate(word_ids) for span in pll.masked_spans(ids, variant)]

@@ -75,8 +75,31 @@ def test_multi_piece_and_unknown_targets_are_kept_false(tiny_bert):
     assert bool(scores.loc["a", "kept"]) and scores.loc["a", "skip_reason"] == ""
     assert not scores.loc["b", "kept"] and scores.loc["b", "skip_reason"].startswith("target_")
     assert scores.loc["c", "skip_reason"] == "target_unk"
-    assert not scores.loc["c", "expected_scorable"]
+    assert scores.loc["a", "expected_scorable"]
+    assert not scores.loc["b", "expected_scorable"] and pd.isna(scores.loc["b", "expected_rank"])
+    assert not scores.loc["c", "expected_scorable"] and pd.isna(scores.loc["c", "expected_rank"])
     assert [list(scores.loc[r, "expected_unscorable"]) for r in "abc"] == [[], ["quickly"], ["☃"]]
+
+
+def test_a_multi_piece_expected_word_never_hits_by_its_first_piece(tiny_bert):
+    """An expected word of several pieces cannot be a top-k hit, even when its first piece is the top prediction."""
+    tokenizer = tiny_bert.tokenizer
+    context = "A robin is a"
+    text = f"{context} {tokenizer.mask_token} ."
+    position = tokenizer(text)["input_ids"].index(tokenizer.mask_token_id)
+    top = naive_distribution(tiny_bert, text, position).topk(5).indices.tolist()
+    first_piece = tokenizer.convert_ids_to_tokens(top[0])
+    assert first_piece.isalpha(), first_piece
+    word = first_piece + "zzq"
+    pieces = tokenizer(word, add_special_tokens=False)["input_ids"]
+    assert len(pieces) > 1 and pieces[0] == top[0], tokenizer.convert_ids_to_tokens(pieces)
+    items = pd.DataFrame({"row_id": ["multi", "single"], "context": [context] * 2, "target": ["bird"] * 2,
+                          "expected": [[word], [first_piece]]})
+    scores = score_items(tiny_bert, items, progress=False).set_index("row_id")
+    assert list(scores.loc["multi", "top_ids"]) == list(scores.loc["single", "top_ids"]) == top
+    assert pd.isna(scores.loc["multi", "expected_rank"])
+    assert not scores.loc["multi", "expected_scorable"] and list(scores.loc["multi", "expected_unscorable"]) == [word]
+    assert scores.loc["single", "expected_rank"] == 1 and scores.loc["single", "expected_scorable"]
 
 
 def test_partly_unscorable_expected_words_are_listed_per_row(tiny_bert):

@@ -140,6 +140,77 @@ def test_neg_tables(merged):
     assert value(tidy, "table14", "m1", "", "Aff. LN")["n"] == 8
 
 
+def test_cprag_constraint_split_counts_only_the_unperturbed_contexts(merged):
+    """Table 4's H/L split: the expected completion of the orig contexts of each constraint, nothing else."""
+    tidy = T.quantitative_tables(merged, 0.01, "exclude")
+    for model in ("m1", "m2"):
+        df = merged[model]["cprag"]
+        for k in (1, 5):
+            for constraint in ("H", "L"):
+                hits, unscorable = [], 0
+                for r in df.itertuples():
+                    if r.condition == "orig" and r.completion == "expected" and r.constraint == constraint:
+                        hits.append(hit(r.expected_rank, k))
+                        unscorable += not r.expected_scorable
+                cell = value(tidy, "table4_constraint", model, f"k={k}", constraint)
+                assert cell["n"] == len(hits) == {"H": 18, "L": 16}[constraint], (model, k, constraint)
+                assert cell["value"] == pytest.approx(100 * sum(hits) / len(hits)), (model, k, constraint)
+                assert cell["unscorable"] == unscorable, (model, k, constraint)
+
+
+def test_cprag_unscorable_counts_the_items_of_one_run(merged):
+    """A shuffled condition repeats every item once per run: its unscorable count is that of one run."""
+    tidy = T.quantitative_tables(merged, 0.01, "exclude")
+    df = merged["m2"]["cprag"]
+    first_run = {condition: min(r.run for r in df.itertuples() if r.condition == condition)
+                 for condition in ("orig", "shuf", "trunc", "shuf_trunc")}
+    for condition, label in (("orig", "Orig"), ("shuf", "Shuf"), ("trunc", "Trunc"), ("shuf_trunc", "Shuf+Trunc")):
+        unscorable = sum(1 for r in df.itertuples() if r.condition == condition and r.completion == "expected"
+                         and r.run == first_run[condition] and not r.expected_scorable)
+        runs = {r.run for r in df.itertuples() if r.condition == condition}
+        assert unscorable >= 1 and len(runs) == (4 if "shuf" in condition else 1), condition
+        for k in (1, 5):
+            assert value(tidy, "table4", "m2", f"k={k}", label)["unscorable"] == unscorable, (condition, k)
+
+
+def plain_true_beats_false(df: pd.DataFrame, true_condition: str, false_condition: str, policy: str) -> tuple[float, int, int]:
+    """(percent of items whose true completion is strictly more probable, items counted, items unscorable)."""
+    probs: dict = {}
+    for r in df.itertuples():
+        probs.setdefault(r.item, {})[r.condition] = r.target_prob
+    wins, counted, unscorable = 0, 0, 0
+    for p in probs.values():
+        good, bad = p[true_condition], p[false_condition]
+        missing = math.isnan(good) or math.isnan(bad)
+        unscorable += missing
+        if missing and policy == "exclude":
+            continue
+        counted += 1
+        wins += (not missing) and good > bad
+    return 100 * wins / counted, counted, unscorable
+
+
+@pytest.mark.parametrize("policy", ["exclude", "count_as_fail"])
+def test_neg_sensitivity_cells_each_compare_their_own_pair(merged, policy):
+    """Table 12: TA > FA (Affirmative), TN > FN (Negative); Table 14 the same per licensing, Y natural (NT),
+    N less natural (LN)."""
+    tidy = T.quantitative_tables(merged, 0.01, policy)
+    pairs = {"Aff.": ("TA", "FA"), "Neg.": ("TN", "FN")}
+    for model in ("m1", "m2"):
+        simp = merged[model]["neg_simp"]
+        for column, pair in (("Affirmative", pairs["Aff."]), ("Negative", pairs["Neg."])):
+            percent, counted, unscorable = plain_true_beats_false(simp, *pair, policy)
+            cell = value(tidy, "table12", model, "", column)
+            assert (cell["value"], cell["n"], cell["unscorable"]) == (pytest.approx(percent), counted, unscorable)
+        nat = merged[model]["neg_nat"]
+        for licensing, naturalness in (("Y", "NT"), ("N", "LN")):
+            for label, pair in pairs.items():
+                percent, counted, unscorable = plain_true_beats_false(nat[nat.licensing == licensing], *pair, policy)
+                cell = value(tidy, "table14", model, "", f"{label} {naturalness}")
+                assert (cell["value"], cell["n"], cell["unscorable"]) == (pytest.approx(percent), counted, unscorable), \
+                    (model, label, naturalness)
+
+
 def test_published_numbers_sit_beside_ours(merged):
     published = pd.read_csv(ROOT / "resources/ettinger/published.csv")
     tidy = T.with_published(T.quantitative_tables(merged, 0.01, "exclude"), published)

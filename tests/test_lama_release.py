@@ -171,3 +171,20 @@ def test_a_line_with_several_masked_sentences_is_queried_through_the_first_and_c
     with caplog.at_level("WARNING", logger="lmprobes.suites.lama.release"):
         assert build(corpus, release)["query"].tolist() == ["A bird can [MASK] ."]
     assert "more than one masked sentence" not in caplog.text
+
+
+def test_a_sentence_of_exactly_100_words_is_kept_and_one_of_101_is_too_long(release, lama_records):
+    """spec/LAMA.md: a ConceptNet/SQuAD fact is dropped when its sentence is *over* 100 words."""
+
+    def sentence(words):
+        text = " ".join(["A", "bird"] + ["very"] * (words - 5) + ["can", "[MASK]", "."])
+        assert len(text.split(" ")) == words
+        return text
+
+    record = {"sub": "bird", "pred": "CapableOf", "obj_label": "fly"}
+    lama_records.jsonl(release / "ConceptNet" / "test.jsonl",
+                       [{**record, "uuid": f"w{n}", "masked_sentences": [sentence(n)]} for n in (99, 100, 101)])
+    df = build("conceptnet", release).set_index("uuid")
+    assert df["n_words"].to_dict() == {"w99": 99, "w100": 100, "w101": 101}
+    assert df["too_long"].to_dict() == {"w99": False, "w100": False, "w101": True}
+    assert R.filter_counts(df.reset_index())["too_long"] == 1

@@ -449,3 +449,44 @@ def test_candidates_mean_systems_flow_through_table2(tiny_gpt2):
     assert total.loc["tiny-gpt2 (candidates_mean)", "p1"] == pytest.approx(per_relation.mean())
     wide = T.table2_wide(tidy, ["trex"])
     assert {"tiny-gpt2 (candidates)", "tiny-gpt2 (candidates_mean)"} <= set(wide.columns)
+
+
+def test_relation_candidates_leave_out_the_objects_of_judgment_rejected_facts():
+    """A rejected fact's object, the object of no other fact, is no candidate of its relation."""
+    from lmprobes.suites.lama.scoring import relation_candidates
+
+    rows = [
+        {"row_id": "a", "relation": "place_of_death", "sub_label": "Ann", "obj_label": "Paris", "query": "Ann died in [MASK] ."},
+        {"row_id": "b", "relation": "place_of_death", "sub_label": "Bo", "obj_label": "Rome", "query": "Bo died in [MASK] ."},
+        {"row_id": "c", "relation": "place_of_death", "sub_label": "Cy", "obj_label": "Oslo", "query": "Cy died in [MASK] .",
+         "judgment_rejected": True},
+        {"row_id": "d", "relation": "place_of_birth", "sub_label": "Di", "obj_label": "Lima", "query": "Di was born in [MASK] ."},
+    ]
+    data = facts(rows)
+    expected = {}
+    for row in data.to_dict("records"):
+        if row["in_common_vocab"] and not row["too_long"] and not row["judgment_rejected"]:
+            expected.setdefault(row["relation"], set()).add(row["obj_label"])
+    got = relation_candidates(data)
+    assert got == {relation: sorted(objects) for relation, objects in expected.items()}
+    assert "Oslo" not in got["place_of_death"]
+
+
+def test_candidate_top_list_breaks_ties_to_the_earlier_candidate():
+    """Tied candidates keep their candidate order in the top list, the lower-index rule of
+    ``ranked_above``/``rank_among``, so each gold's raw rank is its place in that list."""
+    from types import SimpleNamespace
+
+    from lmprobes.suites.lama.scoring import _rank_candidates
+
+    candidates = ["Berlin", "London", "Oslo", "Paris", "Rome"]
+    logliks = [-2.0, -1.0, -2.0, -1.0, -1.0]
+    expected = [candidates[j] for j in sorted(range(len(candidates)), key=lambda j: (-logliks[j], j))]
+    for gold in candidates:
+        fact = SimpleNamespace(relation="P1", sub_label="x", obj_label=gold)
+        got = _rank_candidates(fact, candidates, logliks, {}, top_k=len(candidates))
+        assert got["top_tokens"] == expected
+        assert got["top_logprobs"] == [logliks[candidates.index(c)] for c in expected]
+        assert got["rank_raw"] == expected.index(gold) + 1
+    fact = SimpleNamespace(relation="P1", sub_label="x", obj_label="Rome")
+    assert _rank_candidates(fact, candidates, logliks, {}, top_k=2)["top_tokens"] == expected[:2]

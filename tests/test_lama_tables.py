@@ -14,12 +14,15 @@ def dataset(rows):
     return pd.DataFrame([{**base, "row_id": f"r{i}", **row} for i, row in enumerate(rows)])
 
 
-def scores(model, method, ranks):
+def scores(model, method, ranks, filtered=None):
+    """Score rows with raw ``ranks``; ``filtered`` (row_id -> rank) gives filtered ranks apart,
+    else each is its raw rank."""
+    filtered = ranks if filtered is None else filtered
     return pd.DataFrame({"row_id": list(ranks), "model": model, "method": method,
                          "kept": [r is not None for r in ranks.values()],
                          "skip_reason": ["" if r is not None else "not_single_token" for r in ranks.values()],
                          "rank_raw": pd.array(list(ranks.values()), dtype="Int32"),
-                         "rank_filtered": pd.array(list(ranks.values()), dtype="Int32")})
+                         "rank_filtered": pd.array([filtered[row_id] for row_id in ranks], dtype="Int32")})
 
 
 def test_freq_ranks_objects_by_their_frequency_in_the_relation():
@@ -190,3 +193,27 @@ def test_table2_prints_the_papers_values_with_their_published_decimals():
     assert "| trex | N-M |  |  |  | 21.95 | 16.5 | 24.7 | 24.3 |" in lines
     assert "| trex | Total |  |  | 100.0 | 22.03 | 18.3 | 31.1 | 32.3 |" in lines, "ours rounded as before"
     assert "| squad | Total |  |  |  |  | 3.9 | 14.1 | 17.4 |" in lines, "a value the paper lacks stays empty"
+
+
+def test_per_relation_reads_p10_and_mrr_from_raw_ranks_and_p1_filtered_from_filtered_ones():
+    """Raw and filtered ranks differ on every fact, so a metric read from the wrong one shows."""
+    raw = [1, 5, 10, 11, 10000, 10001]
+    filtered = [1, 1, 1, 2, 9999, 1]
+    data = dataset([{"relation": "P1", "obj_label": f"o{i}"} for i in range(len(raw))])
+    ids = [f"r{i}" for i in range(len(raw))]
+    facts = T.scored_facts(data, scores("m", "masked", dict(zip(ids, raw)), dict(zip(ids, filtered))))
+    row = T.per_relation(facts).set_index("relation").loc["P1"]
+
+    def mean(values):
+        return 100 * sum(values) / len(values)
+
+    cutoff = 10000  # the released run ranks the top 10,000; a rank beyond counts 0
+    assert row["p1"] == pytest.approx(mean([1.0 if r == 1 else 0.0 for r in raw]))
+    assert row["p10"] == pytest.approx(mean([1.0 if r <= 10 else 0.0 for r in raw]))
+    assert row["mrr"] == pytest.approx(mean([1 / r if r <= cutoff else 0.0 for r in raw]))
+    assert row["p1_filtered"] == pytest.approx(mean([1.0 if r == 1 else 0.0 for r in filtered]))
+    assert row["n_kept"] == len(raw)
+    table = T.table2(T.per_relation(facts), "p1_filtered").set_index("row")
+    assert table.loc["Total", "p1"] == pytest.approx(mean([1.0 if r == 1 else 0.0 for r in filtered]))
+    assert T.table2(T.per_relation(facts)).set_index("row").loc["Total", "p1"] == pytest.approx(
+        mean([1.0 if r == 1 else 0.0 for r in raw]))

@@ -167,6 +167,28 @@ def test_medal_rule_on_single_cases() -> None:
     assert medal(np.nan, 50.0, 40.0, 30.0) is None
 
 
+
+def just_below(value: float) -> float:
+    return float(np.nextafter(value, -np.inf))
+
+
+@pytest.mark.parametrize("chance", [50.0, 100 / 3, 20.0])
+def test_medal_rule_at_its_bars(chance) -> None:
+    """Each bar of the rule is inclusive (the module's doc: score >= chance + 0.6 x (100 - chance) is high,
+    score >= reference + 5 beats the baseline, langsense >= 5 matters); a hair below each is not."""
+    high = chance + 0.6 * (100.0 - chance)
+    baseline = chance + 10.0
+    beats = baseline + 5.0
+    assert beats < high
+    assert medal(high, chance, baseline, 5.0) == "success"
+    assert medal(just_below(high), chance, baseline, 5.0) == "partial"
+    assert medal(high, chance, baseline, just_below(5.0)) == "partial"
+    assert medal(beats, chance, baseline, 50.0) == "partial"
+    assert medal(just_below(beats), chance, baseline, 50.0) == "fail"
+    assert medal(chance + 5.0, chance, np.nan, 50.0) == "partial"  # no baseline: chance is the reference
+    assert medal(just_below(chance + 5.0), chance, np.nan, 50.0) == "fail"
+
+
 def table_row(task: str, model: str, **values) -> dict:
     setup = "mc_qa" if task == "property_conjunction" else "mc_mlm"
     chance = 100 / 3 if setup == "mc_qa" else 50.0

@@ -147,11 +147,14 @@ def test_choices_sharing_a_first_piece_tie_and_the_earlier_wins(tiny_roberta, ca
 
 def test_unknown_choices_are_skipped_with_a_reason(tiny_bert) -> None:
     frame = items("antonym_negation", [("It was [MASK] good .", ["not", "really"], 0),
-                                       ("It was [MASK] good .", ["not", "жжж"], 0)])
+                                       ("It was [MASK] good .", ["not", "жжж"], 0),
+                                       ("It was [MASK] good .", ["жжж", "really"], 1)])  # any choice, not only the last
+    assert tiny_bert.tokenizer("жжж", add_special_tokens=False)["input_ids"] == [tiny_bert.tokenizer.unk_token_id]
     scores = score_zero_shot(tiny_bert, frame, progress=False)
-    assert scores["kept"].tolist() == [True, False]
-    assert scores["skip_reason"].tolist() == ["", "unknown_choice"]
-    assert pd.isna(scores.loc[1, "predicted"]) and pd.isna(scores.loc[1, "correct"])
+    assert scores["kept"].tolist() == [True, False, False]
+    assert scores["skip_reason"].tolist() == ["", "unknown_choice", "unknown_choice"]
+    for row in (1, 2):
+        assert pd.isna(scores.loc[row, "predicted"]) and pd.isna(scores.loc[row, "correct"]), row
 
 
 def test_mc_qa_tasks_and_causal_models_are_refused(tiny_bert, tiny_gpt2) -> None:

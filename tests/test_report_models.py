@@ -161,6 +161,45 @@ def test_every_picked_value_matches_the_hand_written_table(tables):
     assert summary["stand_in"].tolist() == [False, False, True]
 
 
+
+# Each Ettinger metric and the one cell (table, row, column) of the tidy tables it reports.
+ETTINGER_CELLS = {
+    "CPRAG acc@1": ("table4", "k=1", "Orig"),
+    "CPRAG acc@5": ("table4", "k=5", "Orig"),
+    "ROLE acc@1": ("table7", "k=1", "Orig"),
+    "ROLE acc@5": ("table7", "k=5", "Orig"),
+    "NEG-SIMP aff. acc@1": ("table11", "k=1", "Accuracy"),
+    "NEG-SIMP aff. acc@5": ("table11", "k=5", "Accuracy"),
+    "CPRAG sensitivity": ("table5", "", "Prefer good"),
+    "ROLE sensitivity": ("table9", "", "Prefer good"),
+    "NEG-SIMP aff. sensitivity": ("table12", "", "Affirmative"),
+    "NEG-SIMP neg. sensitivity": ("table12", "", "Negative"),
+    "NEG-NAT aff. NT": ("table14", "", "Aff. NT"),
+    "NEG-NAT neg. NT": ("table14", "", "Neg. NT"),
+    "NEG-NAT aff. LN": ("table14", "", "Aff. LN"),
+    "NEG-NAT neg. LN": ("table14", "", "Neg. LN"),
+}
+# Cells no metric reads, written beside them so that a metric reading the wrong cell gets a value of its own.
+ETTINGER_DECOYS = [("table4", "k=1", "Shuf"), ("table4", "k=5", "Trunc"), ("table7", "k=1", "-Obj"),
+                   ("table5", "", "w/ .01 thresh"), ("table9", "", "w/ .01 thresh"),
+                   ("table12", "", "Affirmative w/ .01 thresh"), ("table12", "", "Negative w/ .01 thresh")]
+
+
+def test_every_ettinger_metric_reads_its_own_cell(tmp_path):
+    cells = list(ETTINGER_CELLS.values()) + ETTINGER_DECOYS
+    value_of = {cell: float(10 * index + 1) for index, cell in enumerate(cells)}  # every cell a distinct value
+    for table in dict.fromkeys(table for table, _, _ in cells):
+        ours = ettinger_rows(table, [(row, column, value_of[table, row, column])
+                                     for t, row, column in cells if t == table])
+        paper = [{**row, "source": "paper", "value": row["value"] + 0.5} for row in ours]
+        write_csv(tmp_path / "ettinger" / f"{table}.csv", ETTINGER_COLUMNS, ours + paper)
+    summary = model_summary(tmp_path, ["bert"], set())
+    assert sorted(name for name in summary.columns if name.startswith("ettinger: ")) == \
+        sorted(f"ettinger: {metric}" for metric in ETTINGER_CELLS)
+    for metric, where in ETTINGER_CELLS.items():
+        assert cell(summary, "bert", f"ettinger: {metric}") == value_of[where], metric
+
+
 def test_lama_model_and_method_are_read_from_their_columns(tables):
     summary = model_summary(tables, ["roberta-v2"], set())
     assert cell(summary, "roberta-v2", "lama: method") == "masked"
