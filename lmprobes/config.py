@@ -43,6 +43,11 @@ RUN_SETTINGS = ("batch_tokens", "mem_mb", "threads")
 REPORT_BASELINES = {"lama": ("Freq",), "olmpics": ("mlm_baseline", "esim_baseline")}
 # What a hub snapshot depends on: the other settings do not download it again.
 DOWNLOAD_SETTINGS = ("hub_id", "revision", "trust_remote_code", "allow_pickle")
+# Model settings the schema gives no default (one added later would rerun every model's jobs), and the
+# value their absence means: written out, they are dropped, so that they rerun nothing either.
+ABSENT_MEANS = {"allow_missing_weights": False, "padding": "auto", "head_dtype": "auto", "residual_dtype": "auto"}
+# How a model's scores are computed; its fine-tuning (oLMpics MC-QA) reads none of them.
+SCORING_ONLY_SETTINGS = ("dtype", "head_dtype", "residual_dtype", "packing")
 
 
 # The checkout's committed inputs (published numbers), beside the package.
@@ -243,6 +248,37 @@ def curve_settings(curves: dict, *keys: str, training: Sequence[str] = ()) -> di
 def scoring_spec(spec: dict) -> dict:
     """The settings of a model that decide its scores: all but ``RUN_SETTINGS``."""
     return {key: value for key, value in spec.items() if key not in RUN_SETTINGS}
+
+
+def finetuning_spec(spec: dict) -> dict:
+    """The settings of a model that decide its fine-tuning: the scoring ones but those of how scores are
+    computed (fine-tuning runs in float32 and pads as ``padding`` says, whatever the scoring dtype)."""
+    return {key: value for key, value in scoring_spec(spec).items() if key not in SCORING_ONLY_SETTINGS}
+
+
+def sorted_mapping(value):
+    """``value`` with the keys of every mapping in it sorted (lists keep their order)."""
+    if isinstance(value, dict):
+        return {key: sorted_mapping(value[key]) for key in sorted(value)}
+    if isinstance(value, list):
+        return [sorted_mapping(item) for item in value]
+    return value
+
+
+def canonical_entries(config: dict) -> None:
+    """Sort the keys of each model's and each source's entry, in place (the entries keep their order),
+    and drop the model settings written out with the value their absence means (``ABSENT_MEANS``).
+
+    Snakemake compares a job's params by their ``repr``, in which a dict's key order counts: without
+    this, writing out a default the schema fills in (``dtype: float32``), which puts it elsewhere in
+    the entry, or listing an entry's keys in another order, reruns every job of that model."""
+    for section in ("models", "sources"):
+        entries = config.get(section) or {}
+        for name, entry in entries.items():
+            if section == "models":
+                entry = {key: value for key, value in entry.items()
+                         if key not in ABSENT_MEANS or value != ABSENT_MEANS[key]}
+            entries[name] = sorted_mapping(entry)
 
 
 def download_spec(spec: dict) -> dict:

@@ -2,12 +2,14 @@ import re
 from pathlib import Path
 
 from lmprobes.config import (
+    canonical_entries,
     check_config,
     check_config_file,
     check_model_entries,
     curve_settings,
     config_file_labels,
     download_spec,
+    finetuning_spec,
     model_dir,
     model_kind,
     published_systems,
@@ -47,6 +49,7 @@ for path in workflow.configfiles:
     check_config_file(path)
 check_model_entries(config)
 validate_config(config, workflow.source_path("schemas/config.schema.yaml"))
+canonical_entries(config)
 BLIMP = config["suites"]["blimp"]
 BLIMP_PARADIGMS = read_release_manifest(BLIMP["release"]["manifest"])
 OLMPICS = config["suites"]["olmpics"]
@@ -240,6 +243,7 @@ def get_run_page_settings():
     shown = ("hub_id", "path", "tiny", "revision", "dtype", "family")
     return {
         "device": config.get("device", "auto"),
+        "seed": config["seed"],
         "mirror": config.get("mirror"),
         "sources": config["sources"],
         "releases": {
@@ -278,6 +282,11 @@ def get_model_spec(wildcards):
     return scoring_spec(MODELS[wildcards.model])
 
 
+def get_finetuning_spec(wildcards):
+    """The model's settings that decide its fine-tuning: a change of its scoring dtype reruns none."""
+    return finetuning_spec(MODELS[wildcards.model])
+
+
 def get_for_family(family, value):
     """A param only models of ``family`` read (None for the others): changing it reruns none of theirs."""
 
@@ -313,7 +322,8 @@ def get_olmpics_zero_shot_settings(wildcards):
 
 def get_olmpics_generated_zero_shot_settings(wildcards):
     """What a zero-shot job reads for the model's family: the one setting of `candidates` its family
-    reads, and for masked models their methods and the mask's spelling."""
+    reads (for masked models only when a candidates method runs), and for masked models their methods
+    and the mask's spelling."""
     family = MODELS[wildcards.model]["family"]
     read = OLMPICS_CANDIDATE_SETTING[family]
     candidates = {k: v for k, v in OLMPICS.get("candidates", {}).items() if k == read}
@@ -325,11 +335,13 @@ def get_olmpics_generated_zero_shot_settings(wildcards):
                 "candidates": candidates,
             }
         return {"candidates": candidates}
-    return {
+    settings = {
         "masked_methods": OLMPICS["masked_methods"],
-        "candidates": candidates,
         "mask_encoding": OLMPICS["mask_encoding"],
     }
+    if any(method != "mc_mlm" for method in OLMPICS["masked_methods"]):
+        settings["candidates"] = candidates  # read by the candidates methods only
+    return settings
 
 
 def get_olmpics_mc_qa_seed_settings(wildcards):

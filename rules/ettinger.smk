@@ -46,7 +46,7 @@ rule ettinger_score:
         spec=get_model_spec,
         method=ETTINGER["method"],
         top_k=ETTINGER["top_k"],
-        multi_piece_targets=ETTINGER["multi_piece_targets"],
+        multi_piece_targets=get_for_family("causal", ETTINGER["multi_piece_targets"]),
         device=config["device"],
     script:
         "../scripts/ettinger_score.py"

@@ -316,7 +316,7 @@ rule olmpics_single_hop_stage:
         runtime=get_runtime(240),
     params:
         revision=REVISIONS["olmpics_single_hop_stage"],
-        spec=get_model_spec,
+        spec=get_finetuning_spec,
         curves=STAGE_ONE_SETTINGS,
         device=config["device"],
     script:
@@ -348,7 +348,7 @@ rule olmpics_mc_qa_seed:
         runtime=get_runtime(240),
     params:
         revision=REVISIONS["olmpics_mc_qa_seed"],
-        spec=get_model_spec,
+        spec=get_finetuning_spec,
         curves=get_olmpics_mc_qa_seed_settings,
         device=config["device"],
     script:

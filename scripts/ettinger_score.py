@@ -13,7 +13,8 @@ with rule_job(snakemake):
         spec=model_spec(snakemake),
         method=snakemake.params.method,
         top_k=snakemake.params.top_k,
-        multi_piece_targets=snakemake.params.multi_piece_targets,
+        # None for masked models (the setting is the causal ones'), which always exclude them.
+        multi_piece_targets=snakemake.params.multi_piece_targets or "exclude",
         device=snakemake.params.device,
         progress=snakemake.config["progress"],
     )

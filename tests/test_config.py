@@ -10,10 +10,12 @@ from snakemake.utils import validate
 
 from lmprobes.config import (
     ConfigError,
+    canonical_entries,
     check_config,
     check_model_entries,
     config_file_labels,
     download_spec,
+    finetuning_spec,
     model_dir,
     model_kind,
     published_systems,
@@ -256,3 +258,27 @@ def test_report_baselines_are_the_suites_own_systems():
 
     assert REPORT_BASELINES == {"lama": (FREQ,), "olmpics": tuple(BASELINES.values())}
     validated(load())  # config.yaml maps Freq and both oLMpics baselines
+
+
+def test_entries_written_in_any_order_or_with_their_defaults_written_out_compare_equal():
+    """Snakemake compares params by repr: two spellings of one entry must give one repr."""
+    terse = {"models": {"b": {"family": "masked", "tiny": {"arch": "bert", "vocab_size": 1200}},
+                        "a": {"hub_id": "x/y", "family": "causal", "dtype": "bfloat16"}},
+             "sources": {"s": {"url": "file:///s", "sha256": None, "note": "n"}}}
+    verbose = {"models": {"b": {"tiny": {"vocab_size": 1200, "arch": "bert"}, "padding": "auto", "head_dtype": "auto",
+                                "residual_dtype": "auto", "allow_missing_weights": False, "family": "masked"},
+                          "a": {"dtype": "bfloat16", "family": "causal", "hub_id": "x/y"}},
+               "sources": {"s": {"note": "n", "sha256": None, "url": "file:///s"}}}
+    for config in (terse, verbose):
+        canonical_entries(config)
+    assert repr(terse) == repr(verbose)
+    assert list(terse["models"]) == ["b", "a"], "the models keep their order (it orders the tables)"
+    kept = {"models": {"m": {"family": "masked", "padding": "right", "allow_missing_weights": True}}}
+    canonical_entries(kept)
+    assert kept["models"]["m"] == {"allow_missing_weights": True, "family": "masked", "padding": "right"}
+
+
+def test_the_finetuning_spec_leaves_out_how_scores_are_computed():
+    spec = {"family": "masked", "dtype": "bfloat16", "head_dtype": "float32", "residual_dtype": "float32",
+            "packing": "none", "padding": "right", "batch_tokens": 512, "trust_remote_code": False}
+    assert finetuning_spec(spec) == {"family": "masked", "padding": "right", "trust_remote_code": False}

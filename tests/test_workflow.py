@@ -394,7 +394,18 @@ def test_tuning_a_models_run_settings_reruns_nothing_and_its_dtype_only_its_jobs
     counts = job_counts(run.stdout)
     assert counts["blimp_score"] == counts["ettinger_score"] == counts["olmpics_zero_shot"] == 1
     assert "build_tiny_model" not in counts
+    assert "olmpics_mc_qa_seed" not in counts, "MC-QA fine-tunes in float32 whatever the scoring dtype"
     assert set(re.findall(r"wildcards: .*?model=([^,\s]+)", run.stdout)) == {"tiny-bert"}
+
+
+def test_a_default_written_out_or_keys_in_another_order_rerun_nothing(demo):
+    """Snakemake compares params by repr, where a dict's key order counts: entries are compared sorted."""
+    # Written out, the defaults the schema fills in come before the ones it adds, not in its order.
+    explicit = write_config(demo, "explicit.yaml", {"models": {
+        "tiny-bert": {"residual_dtype": "auto", "dtype": "float32", "padding": "auto", "trust_remote_code": False}}})
+    run = snakemake(demo, "-n", "all", configs=(DEMO, "fast.yaml", explicit))
+    assert run.returncode == 0, run.stderr[-3000:]
+    assert set(job_counts(run.stdout)) - {"all"} == {"report_landing"}, job_counts(run.stdout)
 
 
 def test_dropping_a_model_from_each_suite_reruns_no_job_of_the_others(demo):
@@ -428,6 +439,19 @@ def test_a_setting_of_the_other_model_family_reruns_no_job(demo):
         assert counts["blimp_score"] == len(rescored) and "olmpics_zero_shot" not in counts, counts
         blocks = [block for block in run.stdout.split("\nrule ")[1:] if block.startswith("blimp_score:")]
         assert {re.search(r"model=([\w-]+)", block).group(1) for block in blocks} == rescored
+
+
+def test_a_setting_no_job_of_a_model_reads_reruns_none_of_its_jobs(demo):
+    """Ettinger's multi-piece rule is the causal models' (masked ones always exclude); the PLL variant of
+    oLMpics' candidates method is read only while a masked model runs that method (the demo's: mc_mlm)."""
+    name = write_config(demo, "unread.yaml", {"suites": {
+        "ettinger": {"multi_piece_targets": "sum"}, "olmpics": {"candidates": {"pll_variant": "within_word_l2r"}}}})
+    run = snakemake(demo, "-n", "all", configs=(DEMO, "fast.yaml", name))
+    assert run.returncode == 0, run.stderr[-3000:]
+    counts = job_counts(run.stdout)
+    assert counts["ettinger_score"] == 1 and not {"olmpics_zero_shot", "olmpics_zero_shot_generated"} & set(counts)
+    blocks = [b for b in run.stdout.split("\nrule ")[1:] if b.startswith("ettinger_score:")]
+    assert re.search(r"model=([\w-]+)", blocks[0]).group(1) == "tiny-gpt2"
 
 
 def test_a_curve_setting_reruns_only_the_curve_jobs_that_read_it(demo):
