@@ -39,8 +39,26 @@ def rule_job(smk) -> Iterator[logging.Logger]:
     from lmprobes.io import job_metadata
 
     job = {"rule": smk.rule, "revision": getattr(smk.params, "revision", None)}
+    if not getattr(smk, "config", {}).get("progress", True):
+        quiet_library_progress_bars()
     with job_metadata(job), logged(smk.log) as log:
         yield log
+
+
+def quiet_library_progress_bars() -> None:
+    """Turn off transformers' and huggingface_hub's own bars ("Loading weights"), as ``progress: false``
+    turns off the package's: by the environment variable both read on import, and directly where they
+    are imported already."""
+    import os
+    import sys
+
+    os.environ["HF_HUB_DISABLE_PROGRESS_BARS"] = "1"
+    if "huggingface_hub" in sys.modules:
+        sys.modules["huggingface_hub"].utils.disable_progress_bars()
+    if "transformers" in sys.modules:
+        from transformers.utils import logging as transformers_logging
+
+        transformers_logging.disable_progress_bar()
 
 
 def provenance(smk) -> dict:

@@ -193,6 +193,23 @@ def test_an_mc_mlm_stem_for_a_tokenizer_without_mask_token_is_refused_naming_the
         mc_qa_examples(tokenizer, age_rows())
 
 
+@pytest.mark.parametrize("progress", [False, True])
+def test_each_curve_run_shows_its_bar_as_asked_and_evaluates_within_the_token_budget(tiny_dir, monkeypatch, progress):
+    from lmprobes.suites.olmpics import mcqa
+
+    fits = []
+
+    def noting_fit(*args, **kwargs):
+        fits.append((kwargs["progress"], kwargs["eval_tokens"]))
+        return real_fit(*args, **kwargs)
+
+    real_fit = mcqa.fit
+    monkeypatch.setattr(mcqa, "fit", noting_fit)
+    spec = {"family": "masked", "batch_tokens": 512}
+    mc_qa_curves(tiny_dir("bert"), spec, age_rows(), grid=(1,), hp=FAST, device="cpu", progress=progress)
+    assert fits == [(progress, 512)]
+
+
 def test_mc_mlm_items_train_unknown_tasks_and_bad_pooling_are_refused(tiny_dir, bert_encoder):
     curve = mc_qa_curves(tiny_dir("bert"), {"family": "masked"}, age_rows(), grid=(1,), hp=FAST, device="cpu")
     assert curve[["task", "setting", "n_train", "n_dev"]].values.tolist() == [["age_comparison", "mc_qa", 1, 1]]

@@ -235,6 +235,38 @@ def test_training_and_evaluation_go_on_after_out_of_memory(caplog):
     assert "while predicting, at most 2 examples per pass" in caplog.text
 
 
+class PassSizes(Scorer):
+    """A scorer that also takes token ids (unused) and notes each pass's size, in training or not."""
+
+    def __init__(self, dim: int) -> None:
+        super().__init__(dim)
+        self.passes: list[tuple[bool, int]] = []
+
+    def forward(self, features: torch.Tensor, input_ids: torch.Tensor) -> torch.Tensor:
+        self.passes.append((self.training, len(features)))
+        return super().forward(features)
+
+
+def with_token_ids(examples: Examples, length: int) -> Examples:
+    ids = torch.ones(len(examples), examples.inputs["features"].shape[1], length, dtype=torch.long)
+    return Examples({**examples.inputs, "input_ids": ids}, examples.labels)
+
+
+@pytest.mark.parametrize(("eval_tokens", "dev_rows"), [(None, 32), (60, 3), (10, 1), (10**6, 32)])
+def test_dev_passes_hold_at_most_the_token_budget_and_training_batches_stay_the_papers(eval_tokens, dev_rows):
+    """2 choices x 10 tokens = 20 token positions an example: a budget of 60 is 3 examples a dev pass,
+    one too small for an example still runs it, and none runs more than eval_batch_size (64 here)."""
+    torch.manual_seed(0)
+    model = PassSizes(4)
+    train, dev = with_token_ids(separable(24, 0), 10), with_token_ids(separable(32, 1), 10)
+    hp = with_overrides(TRANSFORMER, epochs=1, batch_size=8, eval_batch_size=64)
+    fit(model, train, dev, hp, seed=0, eval_tokens=eval_tokens)
+    training = [size for is_training, size in model.passes if is_training]
+    evaluation = [size for is_training, size in model.passes if not is_training]
+    assert training == [8, 8, 8]
+    assert max(evaluation) == dev_rows and sum(evaluation) == 32
+
+
 def test_out_of_memory_on_a_single_example_is_raised():
     torch.manual_seed(0)
     with pytest.raises(torch.cuda.OutOfMemoryError):

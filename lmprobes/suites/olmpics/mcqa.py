@@ -280,12 +280,13 @@ def seeded(seed: int, device: torch.device | str = "cpu") -> Iterator[None]:
 def fine_tune(pretrained: PretrainedEncoder, train: Examples, dev: Examples, *, seed: int,
               hp: HyperParameters = TRANSFORMER, device: torch.device | str = "cpu", pooling: str = "pooler",
               progress: bool = False, description: str = "", head_state: dict | None = None,
-              ) -> tuple[RunResult, McQaModel]:
+              eval_tokens: int | None = None) -> tuple[RunResult, McQaModel]:
     """One run from the pre-trained weights (and ``head_state``'s head, else a new one): the result and the
-    trained model (sharing the encoder)."""
+    trained model (sharing the encoder). ``eval_tokens``: the token budget of a dev pass (``fit``)."""
     with seeded(seed, device):
         model = fresh_model(pretrained, pooling=pooling, head_state=head_state)
-        result = fit(model, train, dev, hp, seed=seed, device=device, progress=progress, description=description)
+        result = fit(model, train, dev, hp, seed=seed, device=device, progress=progress, description=description,
+                     eval_tokens=eval_tokens)
     return result, model
 
 
@@ -319,8 +320,9 @@ def mc_qa_curves(model_dir: str | Path, spec: dict, items: pd.DataFrame, *, grid
         train, dev = examples[key]
         subset = train.subset(training_subset(len(train), n, seed))
         start, head = starting_point(pretrained, starts[seed])
-        result, _ = fine_tune(start, subset, dev, seed=seed, hp=hp, device=target, pooling=pooling,
-                              description=f"{key[0]}/{key[2]} N={n} seed={seed}", head_state=head)
+        result, _ = fine_tune(start, subset, dev, seed=seed, hp=hp, device=target, pooling=pooling, progress=progress,
+                              description=f"{key[0]}/{key[2]} N={n} seed={seed}", head_state=head,
+                              eval_tokens=spec.get("batch_tokens"))
         rows.append(curve_row(key, slug, SETTING, n, seed, result, len(dev)))
     return curve_frame(rows)
 
@@ -372,7 +374,8 @@ def single_hop_stage(model_dir: str | Path, spec: dict, items: pd.DataFrame, *, 
     dev = pad_examples(mc_qa_examples(pretrained.tokenizer, items[items["split"] == "dev"], max_pieces, segment_ids),
                        everything.inputs["input_ids"].shape[-1], pretrained.tokenizer.pad_token_id)
     result, model = fine_tune(pretrained, everything, dev, seed=seed, hp=hp, device=target, pooling=pooling,
-                              progress=progress, description=f"single-hop stage seed={seed}")
+                              progress=progress, description=f"single-hop stage seed={seed}",
+                              eval_tokens=spec.get("batch_tokens"))
     log.info("%s: single-hop stage on %d items, seed %d: accuracy on the dev questions' facts (trained on too) "
              "by epoch %s; the last epoch's weights are kept", slug, len(everything), seed,
              [round(value, 1) for value in result.epoch_accuracies])

@@ -176,9 +176,23 @@ def accuracy(model: nn.Module, examples: Examples, batch_size: int | MemoryLimit
     return 100.0 * float((predicted == examples.labels).double().mean())
 
 
+def eval_rows(examples: Examples, most: int, tokens: int | None) -> int:
+    """Examples per evaluation pass: ``most``, fewer where their ``input_ids`` would hold more than
+    ``tokens`` token positions (choices x padded length each; the model's ``batch_tokens``), at least one."""
+    ids = examples.inputs.get("input_ids")
+    if tokens is None or ids is None or not len(examples):
+        return most
+    per_example = math.prod(ids.shape[1:])
+    return max(1, min(most, tokens // per_example))
+
+
 def fit(model: nn.Module, train: Examples, dev: Examples, hp: HyperParameters, *, seed: int,
-        device: torch.device | str = "cpu", progress: bool = False, description: str = "") -> RunResult:
-    """Train ``model`` on ``train`` with cross-entropy over its choice logits; dev accuracy per epoch."""
+        device: torch.device | str = "cpu", progress: bool = False, description: str = "",
+        eval_tokens: int | None = None) -> RunResult:
+    """Train ``model`` on ``train`` with cross-entropy over its choice logits; dev accuracy per epoch.
+
+    Training batches are the hyper-parameters' (the paper's); the dev passes hold at most
+    ``eval_tokens`` token positions (``eval_rows``), up to ``hp.eval_batch_size`` examples."""
     device = torch.device(device)
     model.to(device)
     generator = torch.Generator().manual_seed(seed)
@@ -188,7 +202,7 @@ def fit(model: nn.Module, train: Examples, dev: Examples, hp: HyperParameters, *
     plateau = (torch.optim.lr_scheduler.ReduceLROnPlateau(optimizer, mode="max", factor=0.5, patience=0)
                if hp.schedule == "reduce_on_plateau" else None)
     loss_fn = nn.CrossEntropyLoss()
-    memory, eval_memory = MemoryLimit(hp.batch_size), MemoryLimit(hp.eval_batch_size)
+    memory, eval_memory = MemoryLimit(hp.batch_size), MemoryLimit(eval_rows(dev, hp.eval_batch_size, eval_tokens))
     history: list[float] = []
     step = 0
     bar = tqdm(range(hp.epochs), desc=description or "training", disable=not progress, leave=False)
