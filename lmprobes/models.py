@@ -12,7 +12,7 @@ A model folder is treated as untrusted input, because loading one can run code:
   is never read. ``transformers_weights`` in ``config.json`` (which transformers obeys before
   looking at use_safetensors) must name a safetensors file under the same rule.
 
-The hub download asks only for safetensors, JSON and tokenizer files (``*.bin``, ``*.pt``,
+The hub download asks only for the top-level safetensors, JSON and tokenizer files (``*.bin``, ``*.pt``,
 ``*.pkl``... and ``*.py`` are listed in ``ignore_patterns`` too, unless the entry allows
 them) and checks the snapshot by the same rules before it becomes ``resources/models/<slug>``.
 """
@@ -46,6 +46,7 @@ PICKLE_PATTERNS = ["*.bin", "*.pt", "*.pth", "*.pkl", "*.pickle", "*.ckpt", "*.j
 PICKLE_WEIGHTS_PATTERNS = ["pytorch_model*.bin"]
 # Remote code, fetched only with trust_remote_code.
 CODE_PATTERNS = ["*.py"]
+SUBFOLDER_PATTERNS = ["*/*"]
 
 SAFE_WEIGHTS = ("model.safetensors", "model.safetensors.index.json")
 PICKLE_WEIGHTS = ("pytorch_model.bin", "pytorch_model.bin.index.json")
@@ -144,8 +145,10 @@ def read_json_object(slug: str, path: Path) -> dict:
 
 
 def snapshot_patterns(*, allow_pickle: bool = False, trust_remote_code: bool = False) -> tuple[list[str], list[str]]:
-    """``(allow_patterns, ignore_patterns)`` for ``snapshot_download``."""
-    allow, ignore = list(SNAPSHOT_PATTERNS), []
+    """``(allow_patterns, ignore_patterns)`` for ``snapshot_download``: top-level files only (the hub's
+    patterns match across ``/``, and a subfolder holds other formats or checkpoints: ``onnx/``,
+    ``original/consolidated.safetensors``, ``checkpoint-500/``, which loading the folder never reads)."""
+    allow, ignore = list(SNAPSHOT_PATTERNS), list(SUBFOLDER_PATTERNS)
     if allow_pickle:
         allow += PICKLE_WEIGHTS_PATTERNS
     else:

@@ -458,10 +458,15 @@ HUB_FILES = [
     "sentencepiece.bpe.model",
     "merges.txt",
     "vocab.json",
+    # Other formats and training states in subfolders: from_pretrained on the folder reads none of them.
+    "onnx/config.json",
+    "onnx/tokenizer.json",
+    "original/consolidated.safetensors",
+    "checkpoint-500/model.safetensors",
+    "checkpoint-500/modeling_evil.py",
 ]
 SAFE_DOWNLOAD = {
     "config.json",
-    "coreml/fill-mask/float32_model.mlpackage/Manifest.json",
     "merges.txt",
     "model.safetensors",
     "sentencepiece.bpe.model",
