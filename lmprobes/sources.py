@@ -2,25 +2,37 @@
 
 ``fetch`` streams a URL (or copies it from a local mirror) into ``<dest>.part``, checks its
 sha256 and only then renames it onto ``dest``, so ``dest`` is either absent or complete and
-verified. Interrupted downloads resume from the ``.part`` with an HTTP Range request (a
-server that ignores Range sends the whole file again). ``timeout`` bounds silence (no byte for
-``timeout`` seconds) and trickling (less than ``CHUNK_SIZE`` bytes in ``timeout`` seconds):
-either fails the attempt, which is retried like a server error. A ``.part`` is renamed onto
-``dest`` only once the body is complete by the server's framing (Content-Length or chunked
-encoding) and, for a pinned source, has the pinned sha256; a ``.part`` left by a failed run is
-resumed by the next one.
+verified. The bytes are stored exactly as the server sends them: a ``Content-Encoding`` (a
+``.gz`` served with ``Content-Encoding: gzip``) is not undone, so Content-Length, Range offsets
+and the sha256 all refer to the same bytes. Interrupted downloads resume from the ``.part``
+with an HTTP Range request carrying ``If-Range`` (the first response's strong ETag, else its
+Last-Modified), so a file that changed upstream during the fetch is sent whole again instead of
+being spliced onto the old bytes (a server that ignores Range does the same). ``timeout`` bounds
+silence (no byte for ``timeout`` seconds) and trickling (less than ``CHUNK_SIZE`` bytes in
+``timeout`` seconds, however the body is framed): either fails the attempt, which is retried
+like a server error. A ``.part`` is renamed onto ``dest`` only once the body is complete by the
+server's framing (Content-Length or chunked encoding) and, for a pinned source, has the pinned
+sha256. A ``.part`` left by a failed run is resumed by the next one only for a pinned source (if
+the result fails its sha256 the file is downloaded once more from zero before giving up);
+nothing could verify a splice of an unpinned source, so its leftover is deleted. A write that
+fails (disk full) raises a ``SourceError`` naming the URL and ``dest`` and removes the ``.part``.
 Unpinned sources (no sha256 in config.yaml) are downloaded anyway; the hash seen is recorded
-in a lockfile and logged so that it can be pinned.
+in a lockfile (read and checked before ``dest`` is replaced) and logged so that it can be
+pinned; a hash that differs from the one recorded earlier is replaced with a warning naming both.
 
 ``safe_extract`` unpacks zip and tar archives after checking every member stays inside the
 target folder, and swaps the result into place only once everything was written. Archives come
 from the network, so they are treated as hostile: members that climb out with ``..``, absolute
-names, links pointing outside, device files and FIFOs are refused, and so are decompression
-bombs (more than ``MAX_TOTAL_BYTES`` uncompressed, more than ``MAX_MEMBERS`` members, or a
-member that expands more than ``MAX_RATIO`` times; each overridable by keyword). The limits are
+names, links pointing outside, device files and FIFOs are refused, so is a name given twice where
+either is a link or the two differ in kind (a link redefined later would be checked against one
+definition and unpacked with both), and so are decompression bombs (more than
+``MAX_TOTAL_BYTES`` uncompressed, more than ``MAX_MEMBERS`` members, or a member that expands
+more than ``MAX_RATIO`` times; each overridable by keyword). The limits are
 checked on the sizes the archive declares, before anything is written; zipfile and tarfile never
 write more than a member declares (zipfile fails on the CRC of a member whose data is longer).
-A corrupt or truncated archive raises ``BadArchiveError`` naming it; nothing is left behind.
+A corrupt or truncated archive, or one whose members need a name to be both a file and a folder
+(file ``a`` and ``a/b``), raises ``BadArchiveError`` naming it; nothing is left behind. Tar archives
+are unpacked only with tarfile's ``data`` filter (Python >= 3.11.4); without it they are refused.
 Checksums: zip members have CRC-32s, bzip2 and xz check their blocks, and a tar.gz is read to
 its gzip trailer; a plain tar has only header checksums (damaged data inside it goes unnoticed
 unless the download's sha256 was pinned).
@@ -34,6 +46,7 @@ import hashlib
 import logging
 import lzma
 import os
+import platform
 import posixpath
 import re
 import shutil
@@ -51,6 +64,7 @@ from urllib.parse import unquote, urlsplit
 from urllib.request import url2pathname
 
 import requests
+import urllib3
 
 from lmprobes.io import write_text
 
@@ -210,6 +224,12 @@ def fetch(
     fails when no byte arrives for ``timeout`` seconds, or no ``CHUNK_SIZE`` bytes do (a
     trickling body): 16 KiB a minute at the default 60 s. ``pinned_by`` names where the sha256
     comes from (a config key, a manifest) in a mismatch's message.
+
+    A ``<dest>.part`` left by an earlier run is resumed for a pinned source (and downloaded
+    again from zero once if the result fails the pin) and deleted for an unpinned one. For an
+    unpinned source ``lockfile`` is read before ``dest`` is replaced, so a malformed lockfile
+    (``LockfileError``) leaves ``dest`` as it was. A failed write (disk full) raises a
+    ``SourceError`` naming ``url`` and ``dest`` and leaves no ``.part``.
     """
     dest = Path(dest)
     warn = log or logger.warning
@@ -220,12 +240,15 @@ def fetch(
     dest.parent.mkdir(parents=True, exist_ok=True)
     part = _part_path(dest)
     local = _local_source(url, mirror)
+    if expected is None:
+        _check_lockfile(lockfile)  # before a download that a malformed lockfile would waste
     if local is not None:
         _copy_local(url, local, part)
+        digest = sha256_of(part)
     else:
-        with _session(user_agent) as session:
-            _download_with_retries(session, url, part, timeout, retries, backoff, warn)
-    digest = _verify_and_commit(url, part, dest, expected, read_from=local, pinned_by=pinned_by)
+        digest = _download(url, part, expected, timeout=timeout, retries=retries, backoff=backoff,
+                           user_agent=user_agent, warn=warn)
+    _verify_and_commit(url, part, dest, expected, digest, lockfile, read_from=local, pinned_by=pinned_by)
     if expected is None:
         _report_unpinned(url, dest, digest, lockfile, warn)
     return digest
@@ -254,35 +277,86 @@ def _local_source(url: str, mirror: str | os.PathLike | None) -> Path | None:
 
 
 def _copy_local(url: str, source: Path, part: Path) -> None:
+    """Copy ``source`` to ``part``; a failed copy (disk full) leaves no ``part``."""
     if not source.is_file():
         raise SourceError(f"cannot fetch {url}: no file at {source}")
-    shutil.copyfile(source, part)
+    try:
+        shutil.copyfile(source, part)
+    except OSError as error:
+        raise _write_failed(url, part, error) from error
+
+
+def _write_failed(url: str, part: Path, error: OSError) -> SourceError:
+    """Remove the ``part`` that could not be written (disk full) and name the URL and destination."""
+    part.unlink(missing_ok=True)
+    dest = part.with_name(part.name.removesuffix(".part"))
+    return SourceError(f"cannot fetch {url} into {dest}: {error}; the partial file {part.name} was removed")
 
 
 def _session(user_agent: str) -> requests.Session:
     session = requests.Session()
-    # Byte offsets for Range and Content-Length checks only make sense without content coding.
+    # Asks for the file as stored. A server may still send a Content-Encoding (a .gz stored with
+    # Content-Encoding: gzip); _stream_body keeps such bytes as sent, so that the sha256,
+    # Content-Length and Range offsets all refer to the same (encoded) bytes.
     session.headers.update({"User-Agent": user_agent, "Accept-Encoding": "identity"})
     return session
 
 
-def _verify_and_commit(url: str, part: Path, dest: Path, expected: str | None, *, read_from: Path | None,
-                       pinned_by: str | None) -> str:
-    digest = sha256_of(part)
+def _verify_and_commit(url: str, part: Path, dest: Path, expected: str | None, digest: str,
+                       lockfile: str | os.PathLike | None, *, read_from: Path | None, pinned_by: str | None) -> None:
+    """Rename ``part`` (of sha256 ``digest``) onto ``dest`` if it has the pinned sha256.
+
+    For an unpinned source the lockfile is read first: a malformed one fails here, with
+    ``dest`` untouched, rather than after ``dest`` was replaced. ``part`` is removed on failure.
+    """
     if expected is not None and digest != expected:
         part.unlink(missing_ok=True)
         raise ChecksumError(url, dest, expected, digest, read_from=read_from, pinned_by=pinned_by)
+    if expected is None:
+        try:
+            _check_lockfile(lockfile)
+        except LockfileError:
+            part.unlink(missing_ok=True)
+            raise
     os.replace(part, dest)
+
+
+def _download(url: str, part: Path, expected: str | None, *, timeout: float, retries: int, backoff: float,
+              user_agent: str, warn: Log) -> str:
+    """Download ``url`` into ``part`` and return its sha256.
+
+    An unpinned source's leftover ``part`` is deleted first: a file changed upstream since the
+    earlier run would be spliced, and nothing could tell. A pinned source's leftover is resumed;
+    if the result fails the pin, the file is downloaded once more from zero.
+    """
+    if expected is None:
+        part.unlink(missing_ok=True)
+    leftover = part.is_file()
+    with _session(user_agent) as session:
+        _download_with_retries(session, url, part, timeout, retries, backoff, warn)
+        digest = sha256_of(part)
+        if leftover and digest != expected:
+            warn(f"{url}: the download resumed from {part} (left by an earlier run) has sha256 {digest}, "
+                 f"not the pinned {expected}; the file may have changed since: downloading it again from zero")
+            part.unlink(missing_ok=True)
+            _download_with_retries(session, url, part, timeout, retries, backoff, warn)
+            digest = sha256_of(part)
     return digest
 
 
 def _download_with_retries(
     session: requests.Session, url: str, part: Path, timeout: float, retries: int, backoff: float, warn: Log
 ) -> None:
+    """Download into ``part`` (resuming it) with up to ``retries`` more attempts after a transient failure.
+
+    The attempts share one ``_Version``: a resumed request asks with ``If-Range`` for the
+    version of the file the earlier attempts received.
+    """
     last_error: Retryable | None = None
+    version = _Version()
     for attempt in range(retries + 1):
         try:
-            _download_once(session, url, part, timeout)
+            _download_once(session, url, part, timeout, version)
             return
         except Retryable as error:
             last_error = error
@@ -297,14 +371,35 @@ def backoff_delay(backoff: float, attempt: int) -> float:
     return min(backoff * 2**attempt, MAX_BACKOFF)
 
 
-def _download_once(session: requests.Session, url: str, part: Path, timeout: float) -> None:
-    """One request, appending to or restarting ``part``; raises Retryable on transient failures."""
+class _Version:
+    """The validator (strong ETag, else Last-Modified) of the file version one fetch is downloading."""
+
+    def __init__(self) -> None:
+        self.validator: str | None = None
+
+
+def _validator(response: requests.Response) -> str | None:
+    """What ``If-Range`` may carry for ``response``: a strong ETag, else Last-Modified (weak ETags may not)."""
+    etag = response.headers.get("ETag", "").strip()
+    if etag and not etag.startswith("W/"):
+        return etag
+    return response.headers.get("Last-Modified", "").strip() or None
+
+
+def _download_once(session: requests.Session, url: str, part: Path, timeout: float, version: _Version) -> None:
+    """One request, appending to or restarting ``part``; raises Retryable on transient failures.
+
+    A resumed request sends ``If-Range`` with ``version``'s validator when there is one: a server
+    whose file changed answers 200 with the whole new file, which then replaces ``part``.
+    """
     offset = part.stat().st_size if part.is_file() else 0
     headers = {"Range": f"bytes={offset}-"} if offset else {}
+    if offset and version.validator is not None:
+        headers["If-Range"] = version.validator
     try:
         with session.get(url, headers=headers, stream=True, timeout=http_timeouts(timeout)) as response:
-            mode = _write_mode(url, part, offset, response)
-            _stream_body(part, mode, response, timeout)
+            mode = _write_mode(url, part, offset, response, version)
+            _stream_body(url, part, mode, response, timeout)
     except (requests.ConnectionError, requests.Timeout, requests.exceptions.ChunkedEncodingError) as error:
         raise Retryable(f"{type(error).__name__}: {error}") from error
     except requests.RequestException as error:
@@ -315,16 +410,28 @@ def http_timeouts(timeout: float) -> tuple[float, float]:
     return (min(timeout, MAX_CONNECT_TIMEOUT), timeout)
 
 
-def _write_mode(url: str, part: Path, offset: int, response: requests.Response) -> str:
-    """'ab' to append to the partial file, 'wb' to start over; raises for error statuses."""
+def _write_mode(url: str, part: Path, offset: int, response: requests.Response, version: _Version) -> str:
+    """'ab' to append to the partial file, 'wb' to start over; raises for error statuses.
+
+    Records the validator of the version being downloaded in ``version``: a 200's replaces it,
+    a 206's is taken when none is known (a leftover resumed), and a 206 whose validator differs
+    (a server that honours Range but ignores If-Range) is another version: restarted from zero.
+    """
     status = response.status_code
+    seen = _validator(response)
     if status == 206 and _range_start(response) == offset:
+        if version.validator is not None and seen is not None and seen != version.validator:
+            part.unlink(missing_ok=True)
+            raise Retryable(f"HTTP 206 from another version of the file ({seen}, not {version.validator}); "
+                            "restarting from zero", delay=0.0)
+        version.validator = version.validator or seen
         return "ab"
     if status == 206 or status == 416:
         # The server cannot continue where we stopped: drop the partial file and ask again at once.
         part.unlink(missing_ok=True)
         raise Retryable(f"HTTP {status} for a resumed download; restarting from zero", delay=0.0)
     if status == 200:
+        version.validator = seen
         return "wb"
     if status in (408, 429) or status >= 500:
         raise Retryable(f"HTTP {status} {response.reason}", delay=retry_after(response))
@@ -350,30 +457,53 @@ def retry_after(response: requests.Response) -> float | None:
     return min(seconds, MAX_RETRY_AFTER) if seconds >= 0 else None
 
 
-def _stream_body(part: Path, mode: str, response: requests.Response, timeout: float) -> None:
-    expected = content_length(response)
-    received = 0
-    with open(part, mode) as handle, _TrickleGuard(response, timeout) as guard:
-        try:
-            for chunk in response.iter_content(CHUNK_SIZE):
+def _stream_body(url: str, part: Path, mode: str, response: requests.Response, timeout: float) -> None:
+    """Write the body to ``part`` (``mode`` 'ab' or 'wb') byte for byte as sent, Content-Encoding included.
+
+    The trickle guard is told of progress once per ``CHUNK_SIZE`` bytes, however small the
+    pieces the server sends (chunked encoding). A failed write (disk full) removes ``part`` and
+    raises ``SourceError``; network failures raise ``Retryable``.
+    """
+    expected = content_length(response, raw=True)
+    received = unreported = 0
+    try:
+        with open(part, mode) as handle, _TrickleGuard(response, timeout) as guard:
+            for chunk in _raw_chunks(response, guard):
                 handle.write(chunk)
                 received += len(chunk)
-                guard.progress()
-        except requests.RequestException:
-            if not guard.tripped:
-                raise
-        # The guard's shutdown can also look like a clean end of a body without Content-Length.
-        if guard.tripped:
-            raise Retryable(f"body slower than {CHUNK_SIZE} bytes in {timeout:g} s ({received} bytes received)")
+                unreported += len(chunk)
+                if unreported >= CHUNK_SIZE:
+                    guard.progress()
+                    unreported = 0
+            # The guard's shutdown can also look like a clean end of a body without Content-Length.
+            if guard.tripped:
+                raise Retryable(f"body slower than {CHUNK_SIZE} bytes in {timeout:g} s ({received} bytes received)")
+    except OSError as error:  # _raw_chunks turns the network's into Retryable: this is the file's
+        raise _write_failed(url, part, error) from error
     if expected is not None and received < expected:
         raise Retryable(f"body cut short: {received} of {expected} bytes")
+
+
+def _raw_chunks(response: requests.Response, guard: _TrickleGuard) -> Iterator[bytes]:
+    """The body's bytes as sent (no content decoding), up to ``CHUNK_SIZE`` at a time.
+
+    urllib3's read errors (ProtocolError, IncompleteRead, ReadTimeoutError, ...) become
+    Retryable, as requests' iter_content would have made them ConnectionError or
+    ChunkedEncodingError; after the trickle guard's shutdown the body just ends.
+    """
+    try:
+        yield from response.raw.stream(CHUNK_SIZE, decode_content=False)
+    except (urllib3.exceptions.HTTPError, OSError) as error:
+        if not guard.tripped:
+            raise Retryable(f"{type(error).__name__}: {error}") from error
 
 
 class _TrickleGuard:
     """Shuts a response down when no CHUNK_SIZE bytes arrived for ``timeout`` seconds.
 
     The socket timeout only catches silence: a server that sends a byte just under every
-    ``timeout`` seconds would hold a download open for ever without this watchdog.
+    ``timeout`` seconds would hold a download open for ever without this watchdog. The caller
+    calls ``progress()`` once per ``CHUNK_SIZE`` bytes received, never per (possibly tiny) read.
     """
 
     def __init__(self, response: requests.Response, timeout: float) -> None:
@@ -410,21 +540,42 @@ def _interrupt(response: requests.Response) -> None:
         stop()
 
 
-def content_length(response: requests.Response) -> int | None:
+def content_length(response: requests.Response, *, raw: bool = False) -> int | None:
+    """The body's announced length in bytes, or None.
+
+    Content-Length counts the bytes as sent: with ``raw`` (a body read without content
+    decoding) it is returned whatever the Content-Encoding; without, only for an unencoded body
+    (the decoded length of an encoded one is unknown).
+    """
     value = response.headers.get("Content-Length", "")
     encoded = response.headers.get("Content-Encoding", "identity").lower() != "identity"
-    return int(value) if value.isdigit() and not encoded else None
+    return int(value) if value.isdigit() and (raw or not encoded) else None
 
 
 # ---------------------------------------------------------------------------------------------
 # Unpinned sources and the lockfile
 
 
+def _check_lockfile(lockfile: str | os.PathLike | None) -> None:
+    """Raise ``LockfileError`` for a malformed lockfile (``read_lockfile``); None or absent is fine."""
+    if lockfile is not None:
+        read_lockfile(lockfile)
+
+
 def _report_unpinned(url: str, dest: Path, digest: str, lockfile: str | os.PathLike | None, warn: Log) -> None:
+    """Record an unpinned download in ``lockfile`` and warn that it is unpinned.
+
+    Upstream updates of an unpinned source are legitimate, so a row recording other bytes is
+    replaced, but with a warning naming the URL and the old and new sha256 and sizes.
+    """
     size = dest.stat().st_size
     if lockfile is not None:
-        _record_in_lockfile(Path(lockfile), url, digest, size)
+        previous = _record_in_lockfile(Path(lockfile), url, digest, size)
         where = f"recorded in {lockfile}"
+        if previous is not None and previous != (digest, str(size)):
+            warn(f"unpinned source {url} changed since {lockfile} recorded it: sha256 {previous[0]} "
+                 f"({previous[1]} bytes) then, sha256 {digest} ({size} bytes) now; its row now records the new "
+                 "bytes (pin a sha256 in config.yaml to refuse such changes)")
     else:
         where = "not recorded (no lockfile given)"
     warn(
@@ -433,17 +584,20 @@ def _report_unpinned(url: str, dest: Path, digest: str, lockfile: str | os.PathL
     )
 
 
-def _record_in_lockfile(lockfile: Path, url: str, digest: str, size: int) -> None:
-    """Add or replace the row of ``url``; parallel jobs serialise on ``<lockfile>.lck``."""
+def _record_in_lockfile(lockfile: Path, url: str, digest: str, size: int) -> tuple[str, str] | None:
+    """Add or replace the row of ``url`` and return the row it replaced (``(sha256, bytes)``), if any;
+    parallel jobs serialise on ``<lockfile>.lck``."""
     lockfile.parent.mkdir(parents=True, exist_ok=True)
     with open(lockfile.with_name(lockfile.name + ".lck"), "a") as guard:
         fcntl.flock(guard, fcntl.LOCK_EX)
         try:
             rows = read_lockfile(lockfile)
+            previous = rows.get(url)
             rows[url] = (digest, str(size))
             write_text(_render_lockfile(rows), lockfile)
         finally:
             fcntl.flock(guard, fcntl.LOCK_UN)
+    return previous
 
 
 def locked_provenance(provenance, lockfile: str | os.PathLike = LOCKFILE):
@@ -544,6 +698,10 @@ def safe_extract(
 
     Every member is checked before anything is written. The archive is unpacked into a
     hidden sibling of ``target`` that then replaces ``target``; on error nothing is left.
+    A name given twice is refused (``UnsafeArchiveError``) where either is a link or the two
+    are of different kinds (a file twice is allowed: the later one wins); a member inside a
+    name that is a file (file ``a`` and member ``a/b``) raises ``BadArchiveError``. Tar
+    archives need tarfile's ``data`` filter (Python >= 3.11.4); without it they are refused.
     ``members`` restricts extraction to these names (a directory name selects its contents).
     The size limits apply to the whole archive, selected members or not: a zip member may
     expand ``max_ratio`` times its stored size, a tar archive as a whole (its members are not
@@ -639,12 +797,17 @@ def _extract_zip(archive: Path, staging: Path, members: list[str] | None, budget
         infos = _select(archive, bundle.infolist(), lambda info: info.filename, members)
         for info in infos:
             _check_zip_type(archive, info)
-        links = {_clean(info.filename): _zip_link_target(bundle, info) for info in infos if _is_zip_symlink(info)}
+        kinds = [(info.filename, _zip_kind(info)) for info in infos]
+        _check_repeated_names(archive, kinds)
+        links = {_key(info.filename): _zip_link_target(bundle, info) for info in infos if _is_zip_symlink(info)}
         for info in infos:
             _check_member(archive, info.filename, links)
-        for name, link_target in links.items():
-            _check_link(archive, name, posixpath.join(posixpath.dirname(name), link_target), links)
-        # zipfile writes symlink members as regular files holding the link target.
+        for info in infos:
+            if _is_zip_symlink(info):
+                name = _key(info.filename)
+                _check_link(archive, info.filename, posixpath.join(posixpath.dirname(name), links[name]), links)
+        # zipfile writes symlink members as regular files holding the link target: as folders they are files.
+        _check_folders(archive, kinds, {})
         for info in infos:
             bundle.extract(info, staging)
 
@@ -661,11 +824,16 @@ def _is_zip_symlink(info: zipfile.ZipInfo) -> bool:
     return stat.S_ISLNK(info.external_attr >> 16)
 
 
+def _zip_kind(info: zipfile.ZipInfo) -> str:
+    return "symlink" if _is_zip_symlink(info) else "folder" if info.is_dir() else "file"
+
+
 def _zip_link_target(bundle: zipfile.ZipFile, info: zipfile.ZipInfo) -> str:
     return bundle.read(info).decode("utf-8", errors="replace")
 
 
 def _extract_tar(archive: Path, staging: Path, members: list[str] | None, budget: _Budget) -> None:
+    tar_filter = _tar_filter(archive)
     with tarfile.open(archive) as bundle:
         listed = []
         # Listed one header at a time, so that a bomb is refused before the rest is decompressed.
@@ -673,11 +841,14 @@ def _extract_tar(archive: Path, staging: Path, members: list[str] | None, budget
             budget.add(info.name, info.size if info.isreg() else 0, None)
             listed.append(info)
         infos = _select(archive, listed, lambda info: info.name, members)
-        links = {_clean(info.name): info.linkname for info in infos if info.issym()}
+        kinds = [(info.name, _tar_kind(info)) for info in infos]
+        _check_repeated_names(archive, kinds)
+        links = {_key(info.name): info.linkname for info in infos if info.issym()}
         for info in infos:
             _check_tar_member(archive, info, links)
+        _check_folders(archive, kinds, links)
         try:
-            bundle.extractall(staging, members=infos, **_tar_filter())
+            bundle.extractall(staging, members=infos, **tar_filter)
         except tarfile.FilterError as error:
             raise UnsafeArchiveError(archive, error.tarinfo.name, str(error)) from error
         _read_to_the_end(bundle)
@@ -693,8 +864,63 @@ def _read_to_the_end(bundle: tarfile.TarFile) -> None:
         pass
 
 
-def _tar_filter() -> dict:
-    return {"filter": "data"} if hasattr(tarfile, "data_filter") else {}
+def _tar_filter(archive: Path) -> dict:
+    """extractall's keyword for tarfile's ``data`` filter; without it (Python < 3.11.4) a tar is refused.
+
+    The filter re-checks every path and link as it is written and drops modes that make files
+    executable or set-id; the checks of this module alone are not trusted to be complete.
+    """
+    if not hasattr(tarfile, "data_filter"):
+        raise SourceError(f"cannot unpack {archive}: this Python ({platform.python_version()}) lacks tarfile's "
+                          "'data' extraction filter (Python >= 3.11.4 has it); tar archives are not unpacked "
+                          "without it")
+    return {"filter": "data"}
+
+
+def _tar_kind(info: tarfile.TarInfo) -> str:
+    if info.issym():
+        return "symlink"
+    if info.islnk():
+        return "hard link"
+    return "folder" if info.isdir() else "file" if info.isfile() else "special file"
+
+
+_LINK_KINDS = ("symlink", "hard link")
+
+
+def _check_repeated_names(archive: Path, kinds: list[tuple[str, str]]) -> None:
+    """Refuse a name given twice where either is a link or the two are of different kinds.
+
+    The link checks resolve every path against one definition of each name, while extraction
+    applies them in turn: ``b -> .`` redefined later as ``b -> c/d`` could be checked against one
+    and written through the other. A file and a folder of one name cannot both be unpacked.
+    A regular file or a folder given twice is allowed (the later file wins, as with tar and unzip).
+    """
+    seen: dict[str, str] = {}
+    for name, kind in kinds:
+        key = _key(name)
+        first = seen.get(key)
+        if first is not None and (first != kind or kind in _LINK_KINDS):
+            raise UnsafeArchiveError(archive, name, f"the name is given twice ({first}, then {kind}); "
+                                     "a later member would replace an earlier one")
+        seen.setdefault(key, kind)
+
+
+def _check_folders(archive: Path, kinds: list[tuple[str, str]], links: dict[str, str]) -> None:
+    """Refuse a member inside a name that the archive holds as a file (``a`` and ``a/b``, either order).
+
+    The member's folder is followed through ``links``, the symlinks unpacked as such, so
+    ``l -> f`` with a file ``f`` and a member ``l/x`` is refused too; a symlink not in ``links``
+    is a file.
+    """
+    files = {_key(name) for name, kind in kinds if kind != "folder" and _key(name) not in links}
+    for name, _ in kinds:
+        folder = _resolve_in_archive(posixpath.dirname(_key(name)), links) or []
+        for depth in range(1, len(folder) + 1):
+            prefix = "/".join(folder[:depth])
+            if prefix in files:
+                raise BadArchiveError(archive, f"member '{name}' needs '{prefix}' to be a folder, but the archive "
+                                               f"has a file '{prefix}'")
 
 
 def _check_tar_member(archive: Path, info: tarfile.TarInfo, links: dict[str, str]) -> None:
@@ -730,6 +956,11 @@ def _is_selected(name: str, wanted: Iterable[str]) -> bool:
 
 def _clean(name: str) -> str:
     return name.replace("\\", "/").rstrip("/")
+
+
+def _key(name: str) -> str:
+    """A member's path below the target as the OS sees it (``./a//b/`` is ``a/b``): how names are compared."""
+    return "/".join(part for part in _clean(name).split("/") if part not in ("", "."))
 
 
 def _check_member(archive: Path, name: str, links: dict[str, str]) -> None:

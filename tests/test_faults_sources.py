@@ -4,8 +4,9 @@ Complements test_sources.py, which already covers: 500/502 then 200, 429 with Re
 (recorded), a read timeout before the headers, a body cut short against a server honouring
 Range, servers ignoring Range or answering 416 / a wrong 206, and sha256 mismatches. The
 cases here: Retry-After really waited for and capped, hostile Retry-After values, bodies that
-stall or trickle past the timeout, wrong Content-Lengths, chunked bodies cut mid-stream, cuts
-against servers without Range, redirect loops, and corrupt or truncated archives.
+stall or trickle past the timeout (also in tiny chunks), wrong Content-Lengths, chunked bodies cut
+mid-stream, cuts against servers without Range, redirect loops, bodies with a Content-Encoding, a
+full disk, corrupt or truncated archives, and archives that need a name to be a file and a folder.
 
 Back-off sleeps are recorded instead of waited for (``sleeps``) except where the wait itself
 is under test; timeouts are a fraction of a second.
@@ -17,8 +18,11 @@ import gzip
 import hashlib
 import io
 import lzma
+import os
 import re
 import struct
+import subprocess
+import sys
 import tarfile
 import threading
 import time
@@ -29,7 +33,7 @@ from pathlib import Path
 import pytest
 
 from lmprobes import sources
-from lmprobes.sources import BadArchiveError, ChecksumError, SourceError, fetch, safe_extract
+from lmprobes.sources import BadArchiveError, ChecksumError, SourceError, fetch, mirror_path, safe_extract
 from loopback import Responder, announce, fake_server, send, serve, status
 
 DATA = bytes(range(256)) * 400  # 100 KiB: several CHUNK_SIZE chunks
@@ -165,6 +169,121 @@ def test_trickling_body_on_every_attempt_fails_cleanly(server, tmp_path, sleeps,
     with pytest.raises(SourceError, match="after 1 attempts: body slower than"):
         fetch(url, dest, DATA_SHA, timeout=0.8, retries=0)
     assert not dest.exists()
+
+
+def chunked_trickle(release: threading.Event, every: float = 0.02, pieces: int = 250) -> Responder:
+    """A chunked body of one-byte chunks, one every ``every`` seconds (5 s in all by default)."""
+
+    def responder(handler: BaseHTTPRequestHandler) -> None:
+        handler.send_response(200)
+        handler.send_header("Transfer-Encoding", "chunked")
+        handler.end_headers()
+        try:
+            for _ in range(pieces):
+                if release.wait(every):
+                    return
+                handler.wfile.write(b"1\r\nx\r\n")
+                handler.wfile.flush()
+            handler.wfile.write(b"0\r\n\r\n")
+        except OSError:  # the client gave up
+            pass
+
+    return responder
+
+
+def test_trickle_of_tiny_chunks_is_cut_by_the_guard(tmp_path, sleeps, release):
+    # Every one-byte chunk is a read of its own: the guard counts bytes, not reads.
+    with fake_server(keep_alive=True) as server:
+        url = server.route("/data.bin", chunked_trickle(release))
+        began = time.monotonic()
+        with pytest.raises(SourceError, match=f"after 1 attempts: body slower than {sources.CHUNK_SIZE} bytes"):
+            fetch(url, tmp_path / "data.bin", timeout=0.5, retries=0, log=lambda message: None)
+        assert time.monotonic() - began < 3
+    assert not (tmp_path / "data.bin").exists()
+
+
+# ---------------------------------------------------------------------------------------------
+# Content-Encoding: the bytes as sent are the file
+
+GZ = gzip.compress(b"".join(hashlib.sha256(i.to_bytes(4, "big")).digest() for i in range(3200)), mtime=0)
+GZ_SHA = hashlib.sha256(GZ).hexdigest()
+
+
+def gzip_coded(data: bytes, *, keep: int | None = None) -> Responder:
+    """``data`` (a .gz file) labelled ``Content-Encoding: gzip``, with 206 for Range; ``keep`` cuts a 200 short."""
+
+    def responder(handler: BaseHTTPRequestHandler) -> None:
+        match = re.fullmatch(r"bytes=(\d+)-", handler.headers.get("Range", ""))
+        headers = {"Content-Encoding": "gzip", "Content-Type": "application/gzip"}
+        if match:
+            start = int(match.group(1))
+            send(handler, 206, data[start:], {**headers, "Content-Range": f"bytes {start}-{len(data) - 1}/{len(data)}"})
+            return
+        handler.send_response(200)
+        for key, value in {**headers, "Content-Length": str(len(data))}.items():
+            handler.send_header(key, value)
+        handler.end_headers()
+        handler.wfile.write(data[:keep])
+        handler.wfile.flush()
+        handler.close_connection = True
+
+    return responder
+
+
+def test_gzip_content_encoding_is_stored_as_sent(server, tmp_path):
+    # A .gz object stored with Content-Encoding: gzip (as some buckets do) despite Accept-Encoding: identity.
+    url = server.route("/data.tsv.gz", gzip_coded(GZ))
+    dest = tmp_path / "data.tsv.gz"
+    assert fetch(url, dest, GZ_SHA) == GZ_SHA
+    assert dest.read_bytes() == GZ
+
+
+def test_gzip_content_encoding_cut_short_is_resumed_in_the_encoded_bytes(server, tmp_path, sleeps):
+    url = server.route("/data.tsv.gz", gzip_coded(GZ, keep=len(GZ) // 3), gzip_coded(GZ))
+    dest = tmp_path / "data.tsv.gz"
+    assert fetch(url, dest, GZ_SHA) == GZ_SHA
+    first, second = server.hits("/data.tsv.gz")
+    assert "Range" not in first and 0 < int(second["Range"][6:-1]) <= len(GZ) // 3
+    assert dest.read_bytes() == GZ
+
+
+# ---------------------------------------------------------------------------------------------
+# A full disk
+
+FULL_DISK = """
+import resource, sys
+resource.setrlimit(resource.RLIMIT_FSIZE, (50_000, resource.getrlimit(resource.RLIMIT_FSIZE)[1]))
+from lmprobes.sources import SourceError, fetch
+url, dest, sha256, mirror = sys.argv[1:]
+try:
+    fetch(url, dest, sha256, mirror=mirror or None, retries=2)
+except SourceError as error:
+    print(f"{type(error).__name__}: {error}")
+"""
+
+
+@pytest.mark.parametrize("through", ["http", "mirror"])
+def test_full_disk_names_url_and_dest_and_leaves_no_part(server, tmp_path, through):
+    # Files over 50 kB cannot be written (RLIMIT_FSIZE, in a child process): the 100 KiB download fails.
+    url = server.route("/data.bin", serve(DATA))
+    mirror = ""
+    if through == "mirror":
+        copy = mirror_path(tmp_path / "mirror", url)
+        copy.parent.mkdir(parents=True)
+        copy.write_bytes(DATA)
+        mirror = str(tmp_path / "mirror")
+    dest = tmp_path / "out" / "data.bin"
+    dest.parent.mkdir()
+    root = Path(sources.__file__).parents[1]
+    env = {**os.environ, "PYTHONDONTWRITEBYTECODE": "1",
+           "PYTHONPATH": os.pathsep.join(filter(None, [str(root), os.environ.get("PYTHONPATH")]))}
+    child = subprocess.run([sys.executable, "-c", FULL_DISK, url, str(dest), DATA_SHA, mirror], env=env,
+                           capture_output=True, text=True, timeout=60, check=False)
+    assert child.returncode == 0, child.stderr
+    assert child.stdout.startswith(f"SourceError: cannot fetch {url} into {dest}: ")
+    assert "File too large" in child.stdout
+    assert parts_and_dest(dest.parent) == []
+    assert len(server.hits("/data.bin")) == (1 if through == "http" else 0)  # not retried
 
 
 # ---------------------------------------------------------------------------------------------
@@ -362,6 +481,48 @@ def test_gzip_of_a_truncated_tar(place):
     archive = place / "a.tar.gz"
     archive.write_bytes(gzip.compress(tar_bytes("w")[: 512 + len(DATA) // 2], mtime=0))
     assert_bad_archive(archive, reason="corrupt or truncated")
+
+
+def tar_of(members: list[tuple[str, bytes | str]]) -> bytes:
+    """A plain tar of files (``bytes``) and symlinks (``str``: the link's target)."""
+    buffer = io.BytesIO()
+    with tarfile.open(fileobj=buffer, mode="w") as bundle:
+        for name, content in members:
+            info = tarfile.TarInfo(name)
+            if isinstance(content, str):
+                info.type, info.linkname = tarfile.SYMTYPE, content
+                bundle.addfile(info)
+            else:
+                info.size = len(content)
+                bundle.addfile(info, io.BytesIO(content))
+    return buffer.getvalue()
+
+
+@pytest.mark.parametrize(
+    "members,inside,file",
+    [
+        ([("a", b"file"), ("a/b", b"x")], "a/b", "a"),
+        ([("d/a/b", b"x"), ("d/a", b"file")], "d/a/b", "d/a"),
+        ([("f", b"file"), ("l", "f"), ("l/x", b"x")], "l/x", "f"),  # through a symlink to a file
+    ],
+)
+def test_tar_needing_a_file_to_be_a_folder(place, members, inside, file):
+    archive = place / "a.tar"
+    archive.write_bytes(tar_of(members))
+    assert_bad_archive(archive, reason=f"member '{inside}' needs '{file}' to be a folder")
+
+
+@pytest.mark.parametrize("symlink", [False, True])
+def test_zip_needing_a_file_to_be_a_folder(place, symlink):
+    # zipfile writes a symlink member as a file holding its target: no folder either.
+    info = zipfile.ZipInfo("a")
+    info.external_attr = (0o120777 if symlink else 0o100644) << 16
+    archive = place / "a.zip"
+    with zipfile.ZipFile(archive, "w") as bundle:
+        bundle.writestr("d/f", b"f")
+        bundle.writestr(info, b"d" if symlink else b"file")
+        bundle.writestr("a/b", b"x")
+    assert_bad_archive(archive, reason="member 'a/b' needs 'a' to be a folder")
 
 
 def test_corrupt_archive_leaves_an_existing_target_alone(place):

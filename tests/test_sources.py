@@ -33,11 +33,16 @@ DATA = bytes(range(256)) * 400  # 100 KiB, more than one chunk
 DATA_SHA = hashlib.sha256(DATA).hexdigest()
 UNREACHABLE = "http://127.0.0.1:9"  # discard port: nothing listens there
 
-def cut_short(data: bytes, keep: int) -> Responder:
+OTHER = bytes(reversed(DATA))  # another version of the file, as long
+OTHER_SHA = hashlib.sha256(OTHER).hexdigest()
+
+def cut_short(data: bytes, keep: int, headers: dict[str, str] | None = None) -> Responder:
     """Announce the whole body but send only ``keep`` bytes, then close the connection."""
 
     def responder(handler: BaseHTTPRequestHandler) -> None:
         handler.send_response(200)
+        for key, value in (headers or {}).items():
+            handler.send_header(key, value)
         handler.send_header("Content-Length", str(len(data)))
         handler.end_headers()
         handler.wfile.write(data[:keep])
@@ -204,6 +209,105 @@ def test_resume_with_a_206_from_the_wrong_offset_starts_over(server, tmp_path):
     assert dest.read_bytes() == DATA
 
 
+def versioned(data: bytes, headers: dict[str, str], *, honour_if_range: bool = True) -> Responder:
+    """``data`` with ``headers`` (ETag, Last-Modified); a Range request gets the 206 remainder unless
+    its If-Range names another version (then the whole file with 200), as RFC 9110 asks."""
+
+    def responder(handler: BaseHTTPRequestHandler) -> None:
+        match = re.fullmatch(r"bytes=(\d+)-", handler.headers.get("Range", ""))
+        if_range = handler.headers.get("If-Range")
+        same = if_range is None or not honour_if_range or if_range in headers.values()
+        if match and same:
+            start = int(match.group(1))
+            send(handler, 206, data[start:], {**headers, "Content-Range": f"bytes {start}-{len(data) - 1}/{len(data)}"})
+        else:
+            send(handler, 200, data, headers)
+
+    return responder
+
+
+def test_leftover_part_of_an_unpinned_source_is_deleted_not_resumed(server, tmp_path):
+    # The leftover holds the start of an older version: resumed, it would be spliced onto the new one,
+    # and with no pin nothing would notice.
+    url = server.route("/data.bin", serve(DATA))
+    dest = tmp_path / "data.bin"
+    (tmp_path / "data.bin.part").write_bytes(OTHER[: len(OTHER) // 2])
+    assert fetch(url, dest, log=lambda message: None) == DATA_SHA
+    (headers,) = server.hits("/data.bin")
+    assert "Range" not in headers
+    assert dest.read_bytes() == DATA
+    assert leftovers(tmp_path) == []
+
+
+def test_stale_leftover_part_of_a_pinned_source_is_downloaded_again_from_zero(server, tmp_path):
+    # The pin was updated to the new version; the leftover is from the old one.
+    url = server.route("/data.bin", serve(DATA))
+    dest = tmp_path / "data.bin"
+    (tmp_path / "data.bin.part").write_bytes(OTHER[:sources.CHUNK_SIZE])
+    messages: list[str] = []
+    assert fetch(url, dest, DATA_SHA, log=messages.append) == DATA_SHA
+    resumed, fresh = server.hits("/data.bin")
+    assert resumed["Range"] == f"bytes={sources.CHUNK_SIZE}-" and "Range" not in fresh
+    assert dest.read_bytes() == DATA
+    assert leftovers(tmp_path) == []
+    (message,) = messages
+    assert url in message and "left by an earlier run" in message and "again from zero" in message
+
+
+def test_stale_leftover_and_wrong_bytes_fail_the_pin_after_one_fresh_download(server, tmp_path):
+    url = server.route("/data.bin", serve(DATA))
+    dest = tmp_path / "data.bin"
+    (tmp_path / "data.bin.part").write_bytes(OTHER[:1000])
+    with pytest.raises(ChecksumError) as caught:
+        fetch(url, dest, OTHER_SHA, log=lambda message: None)
+    assert (caught.value.expected, caught.value.seen) == (OTHER_SHA, DATA_SHA)
+    assert len(server.hits("/data.bin")) == 2
+    assert not dest.exists() and leftovers(tmp_path) == []
+
+
+@pytest.mark.parametrize(
+    "old,new,if_range",
+    [
+        ({"ETag": '"v1"'}, {"ETag": '"v2"'}, '"v1"'),
+        # A weak ETag may not be used in If-Range: Last-Modified is.
+        ({"ETag": 'W/"v1"', "Last-Modified": "Mon, 01 Jan 2024 00:00:00 GMT"},
+         {"ETag": 'W/"v2"', "Last-Modified": "Tue, 02 Jan 2024 00:00:00 GMT"}, "Mon, 01 Jan 2024 00:00:00 GMT"),
+    ],
+)
+def test_resume_asks_if_range_and_a_file_changed_meanwhile_is_fetched_whole(server, tmp_path, old, new, if_range):
+    # The file changes upstream between the cut and the resumed request of the same fetch.
+    keep = len(DATA) // 3
+    url = server.route("/data.bin", cut_short(DATA, keep, old), versioned(OTHER, new))
+    dest = tmp_path / "data.bin"
+    assert fetch(url, dest, log=lambda message: None) == OTHER_SHA
+    first, second = server.hits("/data.bin")
+    assert "If-Range" not in first
+    assert re.fullmatch(r"bytes=\d+-", second["Range"]) and second["If-Range"] == if_range
+    assert dest.read_bytes() == OTHER
+    assert leftovers(tmp_path) == []
+
+
+def test_resume_keeps_appending_while_the_validator_is_unchanged(server, tmp_path):
+    keep = len(DATA) // 3
+    url = server.route("/data.bin", cut_short(DATA, keep, {"ETag": '"v1"'}), versioned(DATA, {"ETag": '"v1"'}))
+    dest = tmp_path / "data.bin"
+    assert fetch(url, dest, DATA_SHA) == DATA_SHA
+    _, second = server.hits("/data.bin")
+    assert second["If-Range"] == '"v1"' and 0 < int(second["Range"][6:-1]) <= keep
+    assert dest.read_bytes() == DATA
+
+
+def test_resume_206_of_another_version_from_a_server_ignoring_if_range_starts_over(server, tmp_path):
+    keep = len(DATA) // 3
+    url = server.route("/data.bin", cut_short(DATA, keep, {"ETag": '"v1"'}),
+                       versioned(OTHER, {"ETag": '"v2"'}, honour_if_range=False))
+    dest = tmp_path / "data.bin"
+    assert fetch(url, dest, log=lambda message: None) == OTHER_SHA
+    _, resumed, fresh = server.hits("/data.bin")
+    assert resumed["If-Range"] == '"v1"' and "Range" not in fresh
+    assert dest.read_bytes() == OTHER
+
+
 def test_body_cut_short_is_retried_and_resumed(server, tmp_path, sleeps):
     keep = len(DATA) // 3
     url = server.route("/data.bin", cut_short(DATA, keep), serve(DATA))
@@ -342,6 +446,52 @@ def test_unpinned_warning_goes_to_the_given_log(server, tmp_path):
     assert "unpinned" in message and DATA_SHA in message and "no lockfile" in message
 
 
+def test_unpinned_source_changed_since_the_lockfile_recorded_it_warns_naming_both_versions(server, tmp_path):
+    url = server.route("/data.bin", serve(DATA), serve(DATA), serve(OTHER[:1000]))
+    lockfile = tmp_path / "sources.lock.tsv"
+    dest = tmp_path / "data.bin"
+    messages: list[str] = []
+    fetch(url, dest, lockfile=lockfile, log=messages.append)
+    fetch(url, dest, lockfile=lockfile, log=messages.append)  # the same bytes again: nothing changed
+    assert not any(message.startswith("unpinned source") for message in messages)
+    other_sha = hashlib.sha256(OTHER[:1000]).hexdigest()
+    assert fetch(url, dest, lockfile=lockfile, log=messages.append) == other_sha
+    (changed,) = [message for message in messages if message.startswith("unpinned source")]
+    assert changed.startswith(f"unpinned source {url} changed since {lockfile} recorded it: ")
+    assert f"sha256 {DATA_SHA} ({len(DATA)} bytes) then, sha256 {other_sha} (1000 bytes) now" in changed
+    assert read_lockfile(lockfile)[1:] == [[url, other_sha, "1000"]]  # replaced all the same
+
+
+BAD_LOCK_ROW = "https://example.org/b.zip\tnot-a-hash\t10\n"
+
+
+def test_malformed_lockfile_fails_an_unpinned_fetch_before_any_download(server, tmp_path):
+    url = server.route("/data.bin", serve(DATA))
+    lockfile = tmp_path / "sources.lock.tsv"
+    lockfile.write_text("url\tsha256\tbytes\n" + BAD_LOCK_ROW)
+    with pytest.raises(sources.LockfileError, match=r"sources\.lock\.tsv:2: "):
+        fetch(url, tmp_path / "data.bin", lockfile=lockfile, log=lambda message: None)
+    assert server.requests == []
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["sources.lock.tsv"]
+
+
+def test_lockfile_broken_during_the_download_leaves_dest_as_it_was(server, tmp_path):
+    lockfile = tmp_path / "sources.lock.tsv"
+    dest = tmp_path / "data.bin"
+    dest.write_bytes(b"old")
+
+    def edit_then_serve(handler: BaseHTTPRequestHandler) -> None:
+        lockfile.write_text("url\tsha256\tbytes\n" + BAD_LOCK_ROW)  # hand-edited meanwhile
+        serve(DATA)(handler)
+
+    url = server.route("/data.bin", edit_then_serve)
+    with pytest.raises(sources.LockfileError):
+        fetch(url, dest, lockfile=lockfile, log=lambda message: None)
+    assert dest.read_bytes() == b"old"
+    assert leftovers(tmp_path) == []
+    assert lockfile.read_text().endswith(BAD_LOCK_ROW)
+
+
 def test_pinned_download_writes_no_lockfile(server, tmp_path):
     url = server.route("/data.bin", serve(DATA))
     lockfile = tmp_path / "sources.lock.tsv"
@@ -451,6 +601,12 @@ def link(name: str, target: str, kind: bytes = tarfile.SYMTYPE) -> tarfile.TarIn
     info = tarfile.TarInfo(name)
     info.type = kind
     info.linkname = target
+    return info
+
+
+def folder(name: str) -> tarfile.TarInfo:
+    info = tarfile.TarInfo(name)
+    info.type, info.mode = tarfile.DIRTYPE, 0o755
     return info
 
 
@@ -619,6 +775,58 @@ def test_tar_with_device_or_fifo_is_refused(place, kind):
     device.type = kind
     archive = make_tar(place / "a.tar", [("ok.txt", b"ok"), device], "w")
     assert_refused(archive, place / "out", "dev")
+
+
+def test_tar_redefining_a_symlink_is_refused_even_without_the_data_filter(place, monkeypatch):
+    # Checked against the last definition (b -> c/d) every member stays inside; unpacked in turn,
+    # a -> b/.. with b -> . is the folder above the target, and a/evil lands there.
+    monkeypatch.setattr(sources, "_tar_filter", lambda *args: {})  # as on a Python without the filter
+    archive = make_tar(place / "a.tar", [("c/d/f", b"f"), link("b", "."), link("a", "b/.."), ("a/evil", b"EVIL"),
+                                         link("b", "c/d")], "w")
+    assert_refused(archive, place / "out", "b")
+
+
+@pytest.mark.parametrize(
+    "members,repeated",
+    [
+        ([link("b", "."), link("./b", "c")], "./b"),
+        ([("a", b"file"), link("a", "x")], "a"),
+        ([link("a", "x"), ("a", b"file")], "a"),
+        ([("f", b"f"), link("h", "f", tarfile.LNKTYPE), link("h", "f", tarfile.LNKTYPE)], "h"),
+        ([folder("a"), ("a", b"file")], "a"),
+        ([("a", b"file"), folder("a/")], "a"),
+    ],
+)
+def test_tar_repeating_a_name_as_a_link_or_as_another_kind_is_refused(place, members, repeated):
+    archive = make_tar(place / "a.tar", members, "w")
+    assert_refused(archive, place / "out", repeated)
+    with pytest.raises(UnsafeArchiveError, match="given twice"):
+        safe_extract(archive, place / "out")
+
+
+def test_zip_repeating_a_name_as_another_kind_is_refused(place):
+    info = zipfile.ZipInfo("l")
+    info.external_attr = 0o120777 << 16
+    archive = place / "a.zip"
+    with zipfile.ZipFile(archive, "w") as bundle:
+        bundle.writestr("l", b"file")
+        with pytest.warns(UserWarning, match="Duplicate name"):
+            bundle.writestr(info, b"target")
+    assert_refused(archive, place / "out", "l")
+
+
+def test_a_file_given_twice_unpacks_the_later_one(place):
+    archive = make_tar(place / "a.tar", [("a.txt", b"first"), folder("d"), folder("d/"), ("a.txt", b"second")], "w")
+    assert safe_extract(archive, place / "out") == [place / "out/a.txt"]
+    assert (place / "out/a.txt").read_bytes() == b"second"
+
+
+def test_tar_is_refused_without_tarfiles_data_filter(place, monkeypatch):
+    monkeypatch.delattr(tarfile, "data_filter")
+    archive = make_tar(place / "a.tar.gz", [("a.txt", b"a")])
+    with pytest.raises(SourceError, match=re.escape(str(archive)) + ".*'data' extraction filter"):
+        safe_extract(archive, place / "out")
+    assert sorted(p.name for p in place.iterdir()) == ["a.tar.gz"]
 
 
 def test_refused_archive_leaves_an_existing_target_alone(place):
