@@ -246,8 +246,10 @@ def curve_settings(curves: dict, *keys: str, training: Sequence[str] = ()) -> di
 
 
 def scoring_spec(spec: dict) -> dict:
-    """The settings of a model that decide its scores: all but ``RUN_SETTINGS``."""
-    return {key: value for key, value in spec.items() if key not in RUN_SETTINGS}
+    """The settings of a model that decide its scores: all but ``RUN_SETTINGS``, and ``packing`` for a
+    masked model (how causal sequences share rows: a masked model never reads it)."""
+    unread = RUN_SETTINGS + (("packing",) if spec.get("family") == "masked" else ())
+    return {key: value for key, value in spec.items() if key not in unread}
 
 
 def finetuning_spec(spec: dict) -> dict:

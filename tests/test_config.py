@@ -206,6 +206,8 @@ def test_run_settings_decide_neither_scores_nor_downloads():
     assert {"batch_tokens", "mem_mb", "threads"}.isdisjoint(scoring_spec(gpt2))
     assert scoring_spec({**gpt2, "dtype": "bfloat16"}) != scoring_spec(gpt2)
     assert scoring_spec({**gpt2, "packing": "none"}) != scoring_spec(gpt2)
+    bert = validated(load())["models"]["bert-base-cased"]
+    assert bert["family"] == "masked" and scoring_spec({**bert, "packing": "none"}) == scoring_spec(bert)
     assert download_spec(gpt2) == {"hub_id": "openai-community/gpt2", "revision": gpt2["revision"],
                                    "trust_remote_code": False, "allow_pickle": False}
     assert download_spec({**tuned, "dtype": "bfloat16", "packing": "none"}) == download_spec(gpt2)

@@ -156,7 +156,7 @@ class LM:
             "dtype": str(self.dtype).removeprefix("torch."),
             "device": str(self.device),
             "batch_tokens": str(self.batch_tokens),
-            "packing": self.packing,
+            **({"packing": self.packing} if self.family == "causal" else {}),
             "padding": "equal_length" if self.equal_length_batches else "right",
             "head_dtype": self.head_dtype,
             "residual_dtype": self.residual_dtype,
