@@ -79,6 +79,33 @@ def check_config(config: dict, paper_systems: dict[str, set[str]] | None = None)
     if suites.get("olmpics"):
         _check_olmpics_curves(config, suites["olmpics"].get("learning_curves", {}))
     _check_report_systems(config, paper_systems)
+    _check_local_model_folders(config)
+
+
+def models_run_by_suites(config: dict) -> dict[str, str]:
+    """``{slug: the first config key that runs it}`` over the suites' model lists, the learning curves'
+    and LAMA-UHN's filter model."""
+    runs: dict[str, str] = {}
+    for suite, settings in config.get("suites", {}).items():
+        lists = {f"suites.{suite}.models": settings.get("models", [])}
+        if suite == "olmpics":
+            lists["suites.olmpics.learning_curves.models"] = settings.get("learning_curves", {}).get("models", [])
+        if suite == "lama" and settings.get("models") and settings.get("uhn", {}).get("filter_model"):
+            lists["suites.lama.uhn.filter_model"] = [settings["uhn"]["filter_model"]]
+        for key, slugs in lists.items():
+            for slug in slugs or []:
+                runs.setdefault(slug, key)
+    return runs
+
+
+def _check_local_model_folders(config: dict) -> None:
+    """A ``path:`` model that a suite runs must be a folder here: Snakemake would otherwise report a
+    missing input, or, for a model scored before from another folder, keep its old scores silently."""
+    for slug, key in models_run_by_suites(config).items():
+        path = config["models"].get(slug, {}).get("path")
+        if path is not None and not Path(path).is_dir():
+            raise ConfigError(f"models.{slug}.path: {path!r} is not a folder (the model's weights, config and "
+                              f"tokenizer files); {key} runs it")
 
 
 def _check_report_systems(config: dict, paper_systems: dict[str, set[str]] | None) -> None:

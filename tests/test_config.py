@@ -284,3 +284,20 @@ def test_the_finetuning_spec_leaves_out_how_scores_are_computed():
     spec = {"family": "masked", "dtype": "bfloat16", "head_dtype": "float32", "residual_dtype": "float32",
             "packing": "none", "padding": "right", "batch_tokens": 512, "trust_remote_code": False}
     assert finetuning_spec(spec) == {"family": "masked", "padding": "right", "trust_remote_code": False}
+
+
+@pytest.mark.parametrize(("where", "key"), [
+    (lambda c: c["suites"]["ettinger"]["models"], "suites.ettinger.models"),
+    (lambda c: c["suites"]["olmpics"]["learning_curves"]["models"], "suites.olmpics.learning_curves.models"),
+])
+def test_a_local_model_a_suite_runs_must_be_a_folder_here(tmp_path, where, key):
+    """Snakemake would report a missing input, or keep a model's old scores from another folder silently."""
+    config = load()
+    validate(config, SCHEMA)
+    config["models"]["mine"] = {"path": str(tmp_path / "absent"), "family": "masked"}
+    check_config(config, published_systems(ROOT / "resources"))  # defined, run by no suite: fine
+    where(config).append("mine")
+    with pytest.raises(ConfigError, match=rf"^models\.mine\.path: '.*absent' is not a folder .*; {key} runs it$"):
+        check_config(config, published_systems(ROOT / "resources"))
+    (tmp_path / "absent").mkdir()
+    check_config(config, published_systems(ROOT / "resources"))

@@ -117,6 +117,19 @@ def test_tiny_model_of_the_learning_curves_alone_warns(tmp_path):
     assert 'class="warning"' in landing_page(config, None, tmp_path / "no-benchmarks", versions=VERSIONS)
 
 
+def test_the_introduction_names_only_the_suites_that_score_a_model(tmp_path):
+    """The demo runs no LAMA: the page must not say LAMA was reproduced."""
+    config = make_config({"big": hub(), "small": tiny()}, ["big"])
+    page = landing_page(config, None, tmp_path / "no-benchmarks", versions=VERSIONS)
+    assert "Probing suites this run scores models on: BLiMP (Warstadt et al. 2020)." in page
+    assert "LAMA" not in page and "oLMpics" not in page
+    config["suites"]["olmpics"]["learning_curves"]["models"] = ["small"]
+    config["suites"]["lama"] = {"models": ["big"]}
+    page = landing_page(config, None, tmp_path / "no-benchmarks", versions=VERSIONS)
+    assert ("on: LAMA (Petroni et al. 2019), BLiMP (Warstadt et al. 2020), oLMpics (Talmor et al. 2020)." in page
+            and "Ettinger" not in page)
+
+
 def test_hostile_names_are_escaped(tmp_path):
     evil = '<script>alert("x")</script>'
     config = make_config({evil: hub(f"org/{evil}"), "t&t": tiny()}, [evil, "t&t"])

@@ -292,11 +292,15 @@ def test_unmapped_systems_and_absent_tables_give_no_rows(tables):
     assert set(ours.loc[ours["suite"] == "blimp", "table"]) == {"table4"}
 
 
-def test_tables_this_run_does_not_make_are_not_read(tables):
+def test_tables_this_run_does_not_make_are_not_read(tables, caplog):
     """A table left by an earlier run with other suites (LAMA here) gives no numbers: its verdicts stay
-    missing, as for a suite not run."""
+    missing, as for a suite not run; the log says which of the two it was."""
     made = [path for path in tables.rglob("*.csv") if path.parent.name != "lama"]
+    assert not (tables / "ettinger/table14.csv").exists()
     ours = read_reproduced(tables, SYSTEMS, inputs=[str(path) for path in made])
+    assert "lama/table2.csv: no suite of this run makes it (the file there, left by an earlier run, is not read)" \
+        in caplog.text
+    assert "ettinger/table14.csv: no suite of this run makes it; its published numbers stay missing" in caplog.text
     assert "lama" not in set(ours["suite"]) and {"blimp", "olmpics", "ettinger"} <= set(ours["suite"])
     pd.testing.assert_frame_equal(ours[ours["suite"] != "lama"].reset_index(drop=True),
                        read_reproduced(tables, SYSTEMS).query("suite != 'lama'").reset_index(drop=True))

@@ -38,11 +38,8 @@ TINY_WARNING = (
     "These numbers come from tiny random-weight models built by the workflow: they test the pipeline, "
     "they are not a reproduction of any paper."
 )
-INTRODUCTION = (
-    "<p>Probing suites reproduced: LAMA (Petroni et al. 2019), BLiMP (Warstadt et al. 2020), oLMpics "
-    "(Talmor et al. 2020), Ettinger (2020). The paper-versus-reproduction verdicts and the per-model "
-    "summary are in the Overview category of this report.</p>\n"
-)
+PAPERS = {"lama": "LAMA (Petroni et al. 2019)", "blimp": "BLiMP (Warstadt et al. 2020)",
+          "olmpics": "oLMpics (Talmor et al. 2020)", "ettinger": "Ettinger (2020)"}
 LIBRARIES = ("torch", "transformers", "tokenizers", "snakemake", "pandas", "pyarrow", "numpy")
 # (label, suite, keys to its list of models): the learning curves list their own.
 MODEL_LISTS = (
@@ -309,6 +306,15 @@ def times_section(stages: Sequence[StageTime], benchmarks: Path) -> str:
     return "<h2>Wall time per stage</h2>\n" + html_table(headers, rows, numeric=range(1, 7)) + note + "\n"
 
 
+def introduction(config: dict) -> str:
+    """The suites this run scores models on (the demo runs no LAMA), and where the verdicts are."""
+    running = [paper for suite, paper in PAPERS.items()
+               if any(suite == label.split()[0] for labels in models_in_run(config).values() for label in labels)]
+    return (f"<p>Probing suites this run scores models on: {esc(', '.join(running) or 'none')}. The "
+            "paper-versus-reproduction verdicts and the per-model summary are in the Overview category of this "
+            "report.</p>\n")
+
+
 def run_section(config: dict, configfiles: Sequence[str]) -> str:
     rows = [("config files", ", ".join(configfiles) or "not given"), ("seed", config.get("seed", "")),
             ("device", config.get("device", "auto")), ("mirror", config.get("mirror") or "none (downloads)")]
@@ -323,7 +329,7 @@ def landing_page(config: dict, lock: Path | None, benchmarks: Path, *, scores: S
         "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n<title>lmprobes run</title>\n",
         f"<style>{CSS}</style>\n</head>\n<body>\n<h1>lmprobes: this run</h1>\n",
         warning_box(tiny_models_in_run(config)),
-        INTRODUCTION,
+        introduction(config),
         run_section(config, configfiles),
         models_section(config, runs),
         sources_section(config, read_lock(lock)),

@@ -102,7 +102,8 @@ def _read_table(path: Path, columns: list[str], inputs: set[Path] | None = None)
     """The reproduction rows of a suite table, or None (logged) when the file is absent or, with
     ``inputs``, not one of them."""
     if inputs is not None and Path(path) not in inputs:
-        LOG.warning("%s: not made by this run's suites, its published numbers stay missing", path)
+        left = " (the file there, left by an earlier run, is not read)" if path.is_file() else ""
+        LOG.warning("%s: no suite of this run makes it%s; its published numbers stay missing", path, left)
         return None
     if not path.is_file():
         LOG.warning("%s: absent, its published numbers stay missing", path)
