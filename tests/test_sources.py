@@ -722,9 +722,15 @@ def test_zip_with_windows_parent_component_is_refused(place):
     assert_refused(archive, place / "out", "a\\..\\..\\evil.txt")
 
 
-def test_zip_with_escaping_symlink_is_refused(place):
-    info = zipfile.ZipInfo("link")
+def zip_symlink(name: str) -> zipfile.ZipInfo:
+    """A zip entry marked as a symlink (its data is the link target)."""
+    info = zipfile.ZipInfo(name)
     info.external_attr = 0o120777 << 16
+    return info
+
+
+def test_zip_with_escaping_symlink_is_refused(place):
+    info = zip_symlink("link")
     archive = place / "a.zip"
     with zipfile.ZipFile(archive, "w") as bundle:
         bundle.writestr("ok.txt", b"ok")
@@ -805,8 +811,7 @@ def test_tar_repeating_a_name_as_a_link_or_as_another_kind_is_refused(place, mem
 
 
 def test_zip_repeating_a_name_as_another_kind_is_refused(place):
-    info = zipfile.ZipInfo("l")
-    info.external_attr = 0o120777 << 16
+    info = zip_symlink("l")
     archive = place / "a.zip"
     with zipfile.ZipFile(archive, "w") as bundle:
         bundle.writestr("l", b"file")
