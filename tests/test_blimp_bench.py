@@ -270,8 +270,8 @@ def test_a_saved_model_folder_is_scored_instead_of_the_random_one(tiny_dir, tmp_
     assert got["ll_bad"].to_numpy() == pytest.approx(expected["score_bad"].to_numpy(), abs=1e-5)
 
 
-def test_work_counts_each_distinct_text_and_each_packed_prefix_once(tiny_dir, monkeypatch) -> None:
-    from types import SimpleNamespace
+def test_work_counts_each_distinct_text_and_each_packed_prefix_once(tiny_dir, tiny_gpt2, monkeypatch) -> None:
+    import copy
 
     from lmprobes.engine import packing
     from lmprobes.engine.lm import LM
@@ -294,17 +294,41 @@ def test_work_counts_each_distinct_text_and_each_packed_prefix_once(tiny_dir, mo
     sequences = [[gpt2.bos_token_id, *gpt2(" " + t, add_special_tokens=False)["input_ids"]] for t in texts]
     plain = sum(len(s) for s in sequences)
     scored = plain - len(sequences)
-    padded = LM(name="g", model=None, tokenizer=gpt2, family="causal", packing="none")
+    padded = LM(name="g", model=tiny_gpt2.model, tokenizer=gpt2, family="causal", packing="none")
     assert bench.work_of(padded, pairs, bench.MODES["causal-float32"]) == bench.Work(plain, plain, scored, scored)
+    # A head that rescales its logits runs in a full forward: the head at every position, nothing packed.
+    rescaled = copy.deepcopy(tiny_gpt2.model)
+    rescaled.config.logits_scaling = 8.0
+    full = LM(name="g", model=rescaled, tokenizer=gpt2, family="causal")
+    assert bench.work_of(full, pairs, bench.MODES["causal-float32"]) == bench.Work(plain, plain, plain, scored)
 
     monkeypatch.setattr(packing, "ROW_TOKENS", 10**6)  # one row: every distinct prefix exactly once
     prefixes = {tuple(s[: i + 1]) for s in sequences for i in range(len(s))}
     with_children = {p for p in prefixes if any(len(q) == len(p) + 1 and q[:-1] == p for q in prefixes)}
-    packed = LM(name="g", model=SimpleNamespace(config=SimpleNamespace(model_type="gpt2")), tokenizer=gpt2,
-                family="causal")
+    packed = LM(name="g", model=tiny_gpt2.model, tokenizer=gpt2, family="causal")
     work = bench.work_of(packed, pairs, bench.MODES["causal-float32"])
     assert work == bench.Work(plain, len(prefixes), len(with_children), scored)
     assert len(prefixes) < plain
+
+
+@pytest.mark.parametrize("model_type", ["gpt2", "llama", "opt", "gpt_neox"])
+def test_the_layer_stack_leaves_out_every_embedding_table_whatever_its_name(tiny_gpt2, model_type) -> None:
+    """wte/wpe, embed_tokens, OPT's embed_positions, NeoX's embed_in: lookups, not matmuls."""
+    from model_zoo import random_model
+
+    model = random_model(model_type, tiny_gpt2.tokenizer, "causal")
+    base = model.base_model
+    lookups = {"wte", "wpe", "embed_tokens", "embed_positions", "embed_in"}
+    stack = sum(p.numel() for name, p in base.named_parameters() if not lookups & set(name.split(".")))
+    head = model.get_output_embeddings().weight
+    assert bench.param_split(model) == (stack, head.shape[0] * head.shape[1])
+
+
+def test_out_needs_a_mode_that_scores_pairs(tmp_path) -> None:
+    with pytest.raises(SystemExit):
+        bench.parse_args(["--blimp", str(tmp_path), "--modes", "lama-float32", "--bert-tokenizer", str(tmp_path),
+                          "--lama-relations", str(tmp_path), "--lama-common-vocab", str(tmp_path),
+                          "--out", str(tmp_path / "x.parquet")])
 
 
 def test_modes_need_their_tokenizer(tmp_path) -> None:

@@ -53,9 +53,10 @@ import pandas as pd
 import pyarrow as pa
 import torch
 
+from lmprobes.engine.causal import causal_projection
 from lmprobes.engine.lm import LM
 from lmprobes.engine.masked import masked_projection
-from lmprobes.engine.packing import Packing, can_pack, pack
+from lmprobes.engine.packing import Packing, can_pack, fits_attention_window, pack
 from lmprobes.engine.pll import DistinctCopies, MaskedCopies, masked_spans
 from lmprobes.engine.precision import load_dtype
 from lmprobes.engine.runner import CUDA_HOST_THREADS, PHASES, freeze_collector
@@ -112,7 +113,9 @@ OUT_SCHEMA = pa.schema(
 
 @dataclass(frozen=True)
 class Work:
-    """What one mode asks of the model: positions fed and LM-head rows, as run and as a plain loop."""
+    """What one mode asks of the model: positions fed and LM-head rows, as run and as a plain loop.
+
+    Positions are tokens of the sequences, padding not counted (a padded batch runs more)."""
 
     tokens: int
     positions: int
@@ -242,13 +245,14 @@ def bench_model(family: str, tokenizer, tiny: bool, folder: Path | None) -> torc
 def param_split(model: torch.nn.Module) -> tuple[int, int]:
     """(parameters of the layer stack, parameters of one LM-head row times the vocabulary).
 
-    The stack is everything in the base model but the token, position and segment embeddings;
-    the head is counted as hidden x vocabulary (its transform layers are negligible).
+    The stack is everything in the base model but its embedding tables (token, position and
+    segment lookups, whatever a model names them: ``wte``, ``embed_tokens``, ``embed_in``,
+    ``embed_positions``, ...), which are read, not multiplied; the head is counted as hidden x
+    vocabulary (its transform layers are negligible).
     """
-    embeddings = {id(p) for name, p in model.named_parameters()
-                  if any(key in name for key in ("wte", "wpe", "word_embeddings", "position_embeddings",
-                                                 "token_type_embeddings"))}
     base = getattr(model, "base_model", model)
+    embeddings = {id(p) for module in base.modules() if isinstance(module, torch.nn.Embedding)
+                  for p in module.parameters()}
     body = sum(p.numel() for p in base.parameters() if id(p) not in embeddings)
     head = model.get_output_embeddings().weight
     return body, head.shape[0] * head.shape[1]
@@ -266,7 +270,9 @@ def work_of(lm: LM, items: pd.DataFrame, mode: Mode) -> Work:
         sequences = [[lm.tokenizer.bos_token_id, *ids] for ids in lm.tokenizer(texts, add_special_tokens=False)["input_ids"]]
         tokens = sum(len(x) for x in sequences)
         scored = tokens - len(sequences)
-        if not can_pack(lm):
+        if causal_projection(lm).full_forward:  # the head at every position (a head that rescales its logits)
+            return Work(tokens, tokens, tokens, scored)
+        if not (can_pack(lm) and fits_attention_window(lm, sequences)):
             return Work(tokens, tokens, scored, scored)
         packing = pack(sequences)
         return Work(tokens, len(packing.tokens), _nodes_with_children(packing), scored)
@@ -529,6 +535,8 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
         parser.error("lama modes need --lama-relations and --lama-common-vocab")
     if args.trace is not None and not args.profile:
         parser.error("--trace needs --profile")
+    if args.out is not None and all(m.startswith("lama") for m in args.modes):
+        parser.error("--out writes BLiMP pair scores: give a causal or pll mode (lama modes only report top-1 agreement)")
     if args.pairs < 1 or args.per_paradigm < 1:
         parser.error("--pairs and --per-paradigm must be at least 1")
     if args.device == "cuda" and not torch.cuda.is_available():
