@@ -8,6 +8,7 @@ from pathlib import Path
 import pandas as pd
 import pytest
 import torch
+from test_engine_pll import plain_pll as plain_token_pll
 
 from lmprobes.io import read_parquet, write_parquet
 from lmprobes.suites.blimp.accuracy import category_accuracy, overall, paradigm_accuracy
@@ -51,18 +52,7 @@ def plain_continuation(lm, prefix: str, word: str) -> tuple[list[int], float]:
 
 
 def plain_pll(lm, sentence: str, variant: str) -> float:
-    enc = lm.tokenizer(sentence)
-    ids, words = enc["input_ids"], enc.word_ids()
-    total = []
-    for i, word in enumerate(words):
-        if word is None:
-            continue
-        masked = [j for j in range(len(ids)) if j == i or (variant == "within_word_l2r" and j > i and words[j] == word)]
-        copy = [lm.tokenizer.mask_token_id if j in masked else t for j, t in enumerate(ids)]
-        with torch.no_grad():
-            logits = lm.model(torch.tensor([copy])).logits[0, i]
-        total.append(torch.log_softmax(logits.float(), dim=-1)[ids[i]].item())
-    return math.fsum(total)
+    return math.fsum(plain_token_pll(lm, sentence, variant)[1])
 
 
 @pytest.mark.parametrize("preset", list(PRESETS))

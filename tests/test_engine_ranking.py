@@ -6,6 +6,7 @@ import math
 
 import pytest
 import torch
+from test_engine_pll import plain_pll
 
 from lmprobes.engine import REDUCTIONS, best_candidate, candidate_scores, ranking, sentence_scores
 
@@ -21,25 +22,6 @@ def plain_causal_terms(lm, text: str, policy: str) -> list[float]:
     with torch.no_grad():
         logprobs = torch.log_softmax(lm.model(torch.tensor([ids])).logits[0].float(), dim=-1)
     return [logprobs[i - 1, ids[i]].item() for i in range(1, len(ids))]
-
-
-def plain_pll_terms(lm, text: str, variant: str) -> list[float]:
-    """Each non-special token masked (with the rest of its word for ``within_word_l2r``), scored alone."""
-    encoding = lm.tokenizer(text)
-    ids, words = encoding["input_ids"], encoding.word_ids()
-    terms = []
-    for i, word in enumerate(words):
-        if word is None:
-            continue
-        copy = list(ids)
-        j = i
-        while j < len(ids) and (j == i or (variant == "within_word_l2r" and words[j] == word)):
-            copy[j] = lm.tokenizer.mask_token_id
-            j += 1
-        with torch.no_grad():
-            logits = lm.model(torch.tensor([copy])).logits[0, i]
-        terms.append(torch.log_softmax(logits.float(), dim=-1)[ids[i]].item())
-    return terms
 
 
 def plain_reduced(terms: list[float], reduction: str) -> float:
@@ -60,7 +42,7 @@ def test_causal_sentence_scores_equal_a_plain_forward(tiny_gpt2, reduction, poli
 def test_masked_sentence_scores_equal_a_plain_pll_loop(tiny_bert, reduction, variant) -> None:
     scores = sentence_scores(tiny_bert, SENTENCES, reduction=reduction, pll_variant=variant, progress=False)
     for text in SENTENCES:
-        expected = plain_reduced(plain_pll_terms(tiny_bert, text, variant), reduction)
+        expected = plain_reduced(plain_pll(tiny_bert, text, variant)[1], reduction)
         assert scores[text] == pytest.approx(expected, abs=1e-4)
 
 
