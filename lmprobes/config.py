@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import functools
 import sys
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from pathlib import Path, PurePosixPath
 
 import yaml
@@ -82,19 +82,35 @@ def check_config(config: dict, paper_systems: dict[str, set[str]] | None = None)
     _check_local_model_folders(config)
 
 
+# (label, suite, keys to its list of models): the lists of models the suites run; the learning curves list their own.
+MODEL_LISTS = (
+    ("ettinger", "ettinger", ("models",)),
+    ("lama", "lama", ("models",)),
+    ("blimp", "blimp", ("models",)),
+    ("olmpics", "olmpics", ("models",)),
+    ("olmpics curves", "olmpics", ("learning_curves", "models")),
+)
+
+
+def suite_model_lists(config: dict) -> Iterator[tuple[str, str, list[str]]]:
+    """``(label, config key, slugs)`` of each list of ``MODEL_LISTS``, in that order (absent lists empty)."""
+    for label, suite, keys in MODEL_LISTS:
+        settings = config.get("suites", {}).get(suite, {})
+        for key in keys:
+            settings = settings.get(key, {}) if isinstance(settings, dict) else {}
+        yield label, ".".join(("suites", suite, *keys)), list(settings or [])
+
+
 def models_run_by_suites(config: dict) -> dict[str, str]:
-    """``{slug: the first config key that runs it}`` over the suites' model lists, the learning curves'
+    """``{slug: the first config key that runs it}`` over the suites' model lists (``suite_model_lists``)
     and LAMA-UHN's filter model."""
     runs: dict[str, str] = {}
-    for suite, settings in config.get("suites", {}).items():
-        lists = {f"suites.{suite}.models": settings.get("models", [])}
-        if suite == "olmpics":
-            lists["suites.olmpics.learning_curves.models"] = settings.get("learning_curves", {}).get("models", [])
-        if suite == "lama" and settings.get("models") and settings.get("uhn", {}).get("filter_model"):
-            lists["suites.lama.uhn.filter_model"] = [settings["uhn"]["filter_model"]]
-        for key, slugs in lists.items():
-            for slug in slugs or []:
-                runs.setdefault(slug, key)
+    for _, key, slugs in suite_model_lists(config):
+        for slug in slugs:
+            runs.setdefault(slug, key)
+    lama = config.get("suites", {}).get("lama", {})
+    if lama.get("models") and lama.get("uhn", {}).get("filter_model"):
+        runs.setdefault(lama["uhn"]["filter_model"], "suites.lama.uhn.filter_model")
     return runs
 
 

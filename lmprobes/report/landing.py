@@ -30,7 +30,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from lmprobes.config import model_kind
+from lmprobes.config import model_kind, suite_model_lists
 from lmprobes.io import read_metadata, write_text
 from lmprobes.sources import read_lockfile
 
@@ -41,14 +41,6 @@ TINY_WARNING = (
 PAPERS = {"lama": "LAMA (Petroni et al. 2019)", "blimp": "BLiMP (Warstadt et al. 2020)",
           "olmpics": "oLMpics (Talmor et al. 2020)", "ettinger": "Ettinger (2020)"}
 LIBRARIES = ("torch", "transformers", "tokenizers", "snakemake", "pandas", "pyarrow", "numpy")
-# (label, suite, keys to its list of models): the learning curves list their own.
-MODEL_LISTS = (
-    ("ettinger", "ettinger", ("models",)),
-    ("lama", "lama", ("models",)),
-    ("blimp", "blimp", ("models",)),
-    ("olmpics", "olmpics", ("models",)),
-    ("olmpics curves", "olmpics", ("learning_curves", "models")),
-)
 RELEASES = ("blimp", "olmpics")
 CSS = """
 body { font-family: sans-serif; margin: 1.5em; color: #222; max-width: 80em; }
@@ -85,11 +77,8 @@ class StageTime:
 def models_in_run(config: dict) -> dict[str, list[str]]:
     """``{slug: [suites that run it]}`` in the order of ``config['models']``."""
     users: dict[str, list[str]] = {}
-    for label, suite, keys in MODEL_LISTS:
-        settings = config.get("suites", {}).get(suite, {})
-        for key in keys:
-            settings = settings.get(key, {}) if isinstance(settings, dict) else {}
-        for slug in settings or []:
+    for label, _, slugs in suite_model_lists(config):
+        for slug in slugs:
             users.setdefault(slug, []).append(label)
     unknown = sorted(set(users) - set(config.get("models", {})))
     if unknown:
