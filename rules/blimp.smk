@@ -96,6 +96,7 @@ rule blimp_tables:
         "../envs/lmprobes.yaml"
     params:
         revision=REVISIONS["blimp_tables"],
+        tiny_models=REPORT_TINY_BY_TABLES["blimp"],
     script:
         "../scripts/blimp_tables.py"
 

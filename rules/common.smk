@@ -98,11 +98,28 @@ REPORT_SUITE_MODELS = {
     "ettinger": ETTINGER["models"],
 }
 REPORT_MODELS = [s for s in MODELS if any(s in m for m in REPORT_SUITE_MODELS.values())]
+
+
+def tiny_models_among(slugs):
+    """The tiny models among these slugs, sorted: a table or caption showing them says they are no reproduction."""
+    return sorted({s for s in slugs if model_kind(MODELS[s]) == "tiny"})
+
+
 # Tiny models, and the systems the config names stand-ins (the demo's baselines): never a reproduction.
 REPORT_TINY_MODELS = sorted(
-    {s for s in REPORT_MODELS if model_kind(MODELS[s]) == "tiny"}
-    | set(config["report"]["stand_ins"])
+    set(tiny_models_among(REPORT_MODELS)) | set(config["report"]["stand_ins"])
 )
+# What each suite's table captions warn of: its tiny models (the learning curves': and the stand-ins).
+REPORT_TINY_BY_TABLES = {
+    "lama": tiny_models_among(LAMA["models"]),
+    "blimp": tiny_models_among(BLIMP["models"]),
+    "olmpics": tiny_models_among(OLMPICS["models"]),
+    "olmpics_learning": sorted(
+        set(tiny_models_among(CURVES["models"]))
+        | set(config["report"]["stand_ins"] if CURVES["baselines"] else [])
+    ),
+    "ettinger": tiny_models_among(ETTINGER["models"]),
+}
 REPORT_RUN_SUITES = [suite for suite, models in REPORT_SUITE_MODELS.items() if models]
 
 

@@ -87,6 +87,7 @@ rule ettinger_tables:
         "../envs/lmprobes.yaml"
     params:
         revision=REVISIONS["ettinger_tables"],
+        tiny_models=REPORT_TINY_BY_TABLES["ettinger"],
         models=ETTINGER["models"],
         threshold=ETTINGER["threshold"],
         unscorable=ETTINGER["unscorable"],

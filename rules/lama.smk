@@ -237,6 +237,7 @@ rule lama_tables:
         "../envs/lmprobes.yaml"
     params:
         revision=REVISIONS["lama_tables"],
+        tiny_models=REPORT_TINY_BY_TABLES["lama"],
         qualitative_model=LAMA["qualitative_model"],
         seed=config["seed"],
     script:
@@ -264,6 +265,7 @@ rule lama_paraphrase_tables:
         "../envs/lmprobes.yaml"
     params:
         revision=REVISIONS["lama_paraphrase_tables"],
+        tiny_models=REPORT_TINY_BY_TABLES["lama"],
         a_an_filter=LAMA["paraphrases"]["a_an_filter"],
     script:
         "../scripts/lama_paraphrase_tables.py"

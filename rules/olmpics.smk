@@ -153,6 +153,7 @@ rule olmpics_tables:
         "../envs/lmprobes.yaml"
     params:
         revision=REVISIONS["olmpics_tables"],
+        tiny_models=REPORT_TINY_BY_TABLES["olmpics"],
         models=OLMPICS["models"],
     script:
         "../scripts/olmpics_tables.py"
@@ -444,6 +445,7 @@ rule olmpics_learning_tables:
         "../envs/lmprobes.yaml"
     params:
         revision=REVISIONS["olmpics_learning_tables"],
+        tiny_models=REPORT_TINY_BY_TABLES["olmpics_learning"],
         tasks=CURVES["tasks"],
         comparison_tasks=CURVES_QA_COMPARISON,
     script:

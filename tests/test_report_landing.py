@@ -278,3 +278,14 @@ def test_workflow_description_warns_iff_a_tiny_model_runs():
     verdicts = render_caption(CAPTIONS / "overview" / "verdicts.rst", repository_config(), ["tiny-bert"])
     assert "Tiny random-weight models ran (tiny-bert)" in verdicts
     assert "Tiny random-weight" not in render_caption(CAPTIONS / "overview" / "verdicts.rst", repository_config(), [])
+
+
+SUITE_CAPTIONS = sorted(p.relative_to(CAPTIONS).as_posix() for p in CAPTIONS.rglob("*.rst")
+                        if p.parent.name in ("lama", "blimp", "olmpics", "ettinger"))
+
+
+@pytest.mark.parametrize("caption", SUITE_CAPTIONS)
+def test_every_suite_caption_warns_iff_its_table_shows_a_stand_in(caption):
+    warned = render_caption(CAPTIONS / caption, repository_config(), ["tiny-bert", "esim_baseline"])
+    assert "Numbers from stand-ins (tiny-bert, esim_baseline: tiny random-weight models" in warned
+    assert "not a reproduction" not in render_caption(CAPTIONS / caption, repository_config(), [])

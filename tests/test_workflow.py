@@ -171,6 +171,8 @@ def test_report_renders_offline_with_every_output(demo):
     made = {str(p.relative_to(demo)) for d in ("results/tables", "results/plots", "results/report")
             for p in (demo / d).rglob("*") if p.is_file()}
     assert made == listed and {"Overview", "Ettinger", "BLiMP", "oLMpics"} <= set(categories)
+    for models in ("tiny-bert, tiny-gpt2, tiny-roberta", "esim_baseline, mlm_baseline, tiny-bert, tiny-roberta"):
+        assert f"Numbers from stand-ins ({models}: tiny random-weight models" in text, models
 
 
 @pytest.mark.skipif(not Path("/usr/bin/chromium").exists(), reason="Debian chromium is not installed")
