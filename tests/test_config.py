@@ -158,6 +158,8 @@ def test_the_config_command_checks_the_files_layered_over_config_yaml_as_the_wor
          r"suites\.olmpics\.learning_curves\.training\.mc_qa: unknown training option\(s\) \['learning_rate'\]"),
         (lambda c: c["suites"]["olmpics"]["learning_curves"]["training"].update(esim={"schedule": "cosine"}),
          r"learning_curves\.training\.esim: hyper-parameter schedule='cosine'"),
+        (lambda c: c["suites"]["olmpics"]["learning_curves"]["training"].update(mc_mlm={"lr": "5e-5"}),
+         r"learning_curves\.training\.mc_mlm: hyper-parameter lr='5e-5' .*write a number with a dot"),
         (lambda c: c["sources"]["olmpics_glove"].update(url="https://example.org/data/.."),
          r"sources\.olmpics_glove\.url: .* names no file"),
         (lambda c: c["report"]["systems"]["ettinger"].update({"bert-base-uncased": "bert-base-uncasd"}),

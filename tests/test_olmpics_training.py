@@ -95,6 +95,9 @@ def test_training_subsets_are_seeded_and_nested():
 def test_curve_points_leave_out_n_larger_than_the_training_set():
     assert curve_points(1004) == [62, 125, 250, 500, 1000]
     assert curve_points(4032) == [62, 125, 250, 500, 1000, 2000, 4000]
+    with pytest.raises(TrainingError, match=r"age_comparison/release/standard: 50 training examples, fewer than every "
+                                             r"N of the grid \[62, 125\]"):
+        curve_points(50, (125, 62), what="age_comparison/release/standard")
 
 
 def test_no_weight_decay_on_biases_and_layer_norm_weights():
@@ -131,6 +134,35 @@ def test_hyper_parameters_from_config_name_unknown_options():
         HyperParameters.from_config({"learning_rate": 1e-5})
     with pytest.raises(TrainingError, match="schedule='cosine'"):
         HyperParameters(lr=1e-5, schedule="cosine")
+
+
+@pytest.mark.parametrize(("option", "value", "message"), [
+    ("lr", "1e-5", r"lr='1e-5' must be a number > 0 \(YAML reads '1e-5' as text"),
+    ("warmup", "6e-2", r"warmup='6e-2' must be a share of the steps"),
+    ("warmup", 2.0, r"warmup=2\.0 must be a share of the steps, 0 to 1"),
+    ("ratio", 0, r"ratio=0 must be a number >= 1"),
+    ("ratio", -1, r"ratio=-1 must be a number >= 1"),
+    ("patience", 0, r"patience=0 must be null \(no early stopping\) or a whole number >= 1"),
+    ("eval_batch_size", 0, r"eval_batch_size=0 must be a whole number >= 1"),
+    ("betas", [0.9], r"betas=\(0\.9,\) must be two numbers in \[0, 1\)"),
+    ("betas", [2, 3], r"betas=\(2, 3\) must be two numbers"),
+    ("betas", 0.9, r"betas=0\.9 must be two numbers"),
+    ("grad_norm", 0, r"grad_norm=0 must be null \(no clipping\) or a number > 0"),
+    ("epochs", 4.5, r"epochs=4\.5 must be a whole number >= 1"),
+    ("batch_size", True, r"batch_size=True must be a whole number"),
+    ("weight_decay", -0.1, r"weight_decay=-0\.1 must be a number >= 0"),
+    ("decay_exempt", "yes", r"decay_exempt='yes' must be true or false"),
+])
+def test_hyper_parameters_out_of_range_are_refused_naming_the_option(option, value, message):
+    with pytest.raises(TrainingError, match=message):
+        HyperParameters.from_config({"lr": 1.0, option: value})
+
+
+def test_hyper_parameters_at_their_bounds_are_accepted():
+    hp = HyperParameters.from_config({"lr": 1.0, "warmup": 0, "ratio": 1, "weight_decay": 0, "betas": [0, 0.999],
+                                      "patience": 1, "grad_norm": 0.5})
+    assert (hp.warmup, hp.ratio, hp.betas, hp.patience) == (0, 1, (0, 0.999), 1)
+    assert HyperParameters.from_config({"lr": 1.0, "warmup": 1.0, "patience": None, "grad_norm": None}).warmup == 1.0
 
 
 def test_the_originals_defaults():

@@ -305,7 +305,7 @@ def baseline_curves(items: pd.DataFrame, glove: Glove, *, kind: str, grid: Seque
     build = mlm_baseline_examples if kind == "mlm_baseline" else esim_examples
     groups = item_groups(items, setup, what=f"the {kind} baseline", error=BaselineError)
     examples = {key: build(frame, glove) for key, frame in groups.items()}
-    plan = [(key, n, seed) for key, frame in groups.items() for n in curve_points(count_split(frame, "train"), grid)
+    plan = [(key, n, seed) for key, frame in groups.items() for n in curve_points(count_split(frame, "train"), grid, what="/".join(key))
             for seed in seeds]
     rows = []
     for key, n, seed in tqdm(plan, desc=kind, disable=not progress):

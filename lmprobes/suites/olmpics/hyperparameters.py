@@ -14,6 +14,24 @@ class TrainingError(ValueError):
     """A training request that cannot run as asked; the message names the option."""
 
 
+def _is_number(value: object) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool)
+
+
+def _is_int(value: object) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def _check(name: str, value: object, wanted: str, valid) -> None:
+    """Refuse an option outside its range, naming it; YAML 1.1 reads ``1e-5`` (no dot) as text, so say so."""
+    if valid(value):
+        return
+    hint = ""
+    if isinstance(value, str):
+        hint = f" (YAML reads {value!r} as text: write a number with a dot, e.g. 1.0e-5)"
+    raise TrainingError(f"hyper-parameter {name}={value!r} must be {wanted}{hint}")
+
+
 @dataclass(frozen=True)
 class HyperParameters:
     lr: float
@@ -37,8 +55,20 @@ class HyperParameters:
                                      ("select", self.select, SELECTIONS)):
             if value not in allowed:
                 raise TrainingError(f"hyper-parameter {name}={value!r}; choose one of {list(allowed)}")
-        if self.lr <= 0 or self.batch_size < 1 or self.accumulation < 1 or self.epochs < 1:
-            raise TrainingError(f"lr, batch_size, accumulation and epochs must be positive: {self}")
+        for name in ("batch_size", "accumulation", "epochs", "eval_batch_size"):
+            _check(name, getattr(self, name), "a whole number >= 1", lambda v: _is_int(v) and v >= 1)
+        _check("lr", self.lr, "a number > 0", lambda v: _is_number(v) and v > 0)
+        _check("weight_decay", self.weight_decay, "a number >= 0", lambda v: _is_number(v) and v >= 0)
+        _check("warmup", self.warmup, "a share of the steps, 0 to 1", lambda v: _is_number(v) and 0 <= v <= 1)
+        _check("ratio", self.ratio, "a number >= 1 (the lowest rate is lr / ratio)",
+               lambda v: _is_number(v) and v >= 1)
+        _check("betas", self.betas, "two numbers in [0, 1)",
+               lambda v: isinstance(v, tuple) and len(v) == 2 and all(_is_number(b) and 0 <= b < 1 for b in v))
+        _check("grad_norm", self.grad_norm, "null (no clipping) or a number > 0",
+               lambda v: v is None or (_is_number(v) and v > 0))
+        _check("patience", self.patience, "null (no early stopping) or a whole number >= 1",
+               lambda v: v is None or (_is_int(v) and v >= 1))
+        _check("decay_exempt", self.decay_exempt, "true or false", lambda v: isinstance(v, bool))
 
     @classmethod
     def from_config(cls, settings: dict) -> HyperParameters:
@@ -48,7 +78,7 @@ class HyperParameters:
         if unknown:
             raise TrainingError(f"unknown training option(s) {unknown}; known: {sorted(known)}")
         values = dict(settings)
-        if "betas" in values:
+        if isinstance(values.get("betas"), list):
             values["betas"] = tuple(values["betas"])
         return cls(**values)
 

@@ -313,7 +313,7 @@ def mc_qa_curves(model_dir: str | Path, spec: dict, items: pd.DataFrame, *, grid
     pretrained = load_encoder(model_dir, slug=slug, device=target, spec=spec)
     examples = {key: split_examples(pretrained.tokenizer, frame, max_pieces, segment_ids, mask_encoding)
                 for key, frame in groups.items()}
-    plan = [(key, n, seed) for key, frame in groups.items() for n in curve_points(count_split(frame, "train"), grid)
+    plan = [(key, n, seed) for key, frame in groups.items() for n in curve_points(count_split(frame, "train"), grid, what="/".join(key))
             for seed in seeds]
     rows = []
     for key, n, seed in tqdm(plan, desc=f"mc_qa {slug}", disable=not progress):

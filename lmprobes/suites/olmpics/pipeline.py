@@ -61,7 +61,9 @@ def make_grids(out: Path) -> pd.DataFrame:
     return df
 
 
-# Generated tasks and what each is built from; sizes default to the release's (train, dev).
+# Generated tasks and what each is built from; sizes default to the release's (train, dev), except
+# Antonym negation's 4,779 training rows, rounded down to 4,778: its splits are half antonym, half
+# synonym pairs (generate_antonym.split_pairs).
 GENERATED_SOURCES = {
     "age_comparison": (),
     "multihop_composition": (),

@@ -114,7 +114,7 @@ def mc_mlm_curves(cache: Cache | list[Cache], head: MlmHead, *, settings: Sequen
     _check_settings(settings, seeds)
     tasks = task_data(cache, head)
     runs = [(task, setting, n, seed) for task in tasks for setting in settings
-            for n in curve_points(len(task.train), grid) for seed in seeds]
+            for n in curve_points(len(task.train), grid, what="/".join(task.key)) for seed in seeds]
     records = []
     for task, setting, n, seed in tqdm(runs, desc=f"{model} MC-MLM probes", disable=not progress, unit="run"):
         probe = make_probe(setting, head, task.candidate_ids)  # fresh for every run

@@ -82,9 +82,14 @@ class RunResult:
     epoch_accuracies: tuple[float, ...]
 
 
-def curve_points(n_available: int, grid: Sequence[int] = PAPER_N) -> list[int]:
-    """The N of ``grid`` the training set can supply (Always-Never has 1,004 training rows: no 2K, 4K)."""
-    return [n for n in grid if n <= n_available]
+def curve_points(n_available: int, grid: Sequence[int] = PAPER_N, *, what: str = "the training set") -> list[int]:
+    """The N of ``grid`` the training set can supply (Always-Never has 1,004 training rows: no 2K, 4K);
+    none at all is an error naming ``what``, not a curve file without rows."""
+    points = [n for n in grid if n <= n_available]
+    if not points:
+        raise TrainingError(f"{what}: {n_available} training examples, fewer than every N of the grid "
+                            f"{sorted(grid)}; no learning-curve point can be drawn (lower the grid)")
+    return points
 
 
 def training_subset(n_available: int, n: int, seed: int) -> np.ndarray:
