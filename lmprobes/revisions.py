@@ -17,12 +17,12 @@ REVISIONS = {
     "build_tiny_model": 1,
     # Ettinger
     "ettinger_dataset": 2,
-    "ettinger_score": 3,
+    "ettinger_score": 4,
     "ettinger_tables": 2,
     # LAMA
     "lama_dataset": 2,
     "lama_trex_raw": 2,
-    "lama_conceptnet_gen": 2,
+    "lama_conceptnet_gen": 3,
     "lama_wikidata_fresh": 2,
     "lama_score": 4,
     "lama_uhn": 2,
@@ -32,7 +32,7 @@ REVISIONS = {
     # BLiMP
     "blimp_dataset": 2,
     "blimp_score": 2,
-    "blimp_tables": 3,
+    "blimp_tables": 4,
     "blimp_generate": 1,
     "blimp_generated_dataset": 1,
     "blimp_generated_table": 2,

@@ -150,3 +150,36 @@ def test_causal_multi_piece_targets_can_be_summed_over_their_pieces(tiny_gpt2, t
     assert masked["kept"].tolist() == (masked["target_pieces"] == 1).tolist() and not masked["kept"].all()
     with pytest.raises(ScoringError, match="multi_piece_targets 'first'"):
         score_items(tiny_gpt2, items, multi_piece_targets="first", progress=False)
+
+
+def test_top_tokens_mark_byte_level_word_continuations_as_wordpiece_does():
+    from pathlib import Path
+
+    from transformers import BertTokenizer, GPT2Tokenizer
+
+    from lmprobes.suites.ettinger.scoring import display_token
+
+    data = Path(__file__).parent / "data"
+    gpt2 = GPT2Tokenizer.from_pretrained(data / "gpt2", local_files_only=True)
+    shown = {t: display_token(gpt2, gpt2.convert_tokens_to_ids(t), mark_continuations=True)
+             for t in ("Ġpl", "pl", "oser", "Ġ1990", "1990", ".", "Ġ.", "<|endoftext|>")}
+    assert shown == {"Ġpl": "pl", "pl": "##pl", "oser": "##oser", "Ġ1990": "1990", "1990": "##1990",
+                     ".": ".", "Ġ.": ".", "<|endoftext|>": "<|endoftext|>"}
+    bert = BertTokenizer.from_pretrained(data / "bert-base-cased", local_files_only=True, do_lower_case=False)
+    assert [display_token(bert, bert.convert_tokens_to_ids(t)) for t in ("##ing", "play")] == ["##ing", "play"]
+
+
+@pytest.mark.parametrize("fixture", ["tiny_gpt2", "tiny_roberta", "tiny_bert"])
+def test_scored_top_tokens_show_which_pieces_start_a_word(fixture, neg_simp, request):
+    lm = request.getfixturevalue(fixture)
+    scores = score_items(lm, neg_simp.head(12), top_k=10, progress=False)
+    tokenizer, marked = lm.tokenizer, 0
+    for ids, tokens in zip(scores["top_ids"], scores["top_tokens"]):
+        for token_id, shown in zip(ids, tokens):
+            piece = tokenizer.convert_ids_to_tokens(int(token_id))
+            text = tokenizer.decode([int(token_id)]).strip()
+            continues = (fixture != "tiny_bert" and not piece.startswith("Ġ") and text[:1].isalnum()
+                         and int(token_id) not in tokenizer.all_special_ids)
+            assert shown == ("##" + text if continues else text), (piece, shown)
+            marked += continues
+    assert marked > 0 or fixture == "tiny_bert"  # the byte-level models' top 10 do hold continuations

@@ -19,7 +19,7 @@ from lmprobes.suites.lama.conceptnet_gen import (
     masked_sentence,
     object_span_index,
 )
-from lmprobes.suites.lama.release import SCHEMA, ReleaseError
+from lmprobes.suites.lama.release import SCHEMA, ReleaseError, valid_objects
 
 NAMESPACE = uuid.uuid5(uuid.NAMESPACE_URL, "https://github.com/commonsense/conceptnet5")
 VOCAB = ["bark", "desk", "dog", "paper", "run"]  # not swim, drawer, pet
@@ -46,8 +46,9 @@ EDGES = [
     edge(7, "IsA", "cat", "animal", None),
     edge(8, "IsA", "cat", "animal", "[[cat]] is an animal"),  # one span only
     edge(9, "RelatedTo", "cat", "pet", "[[cat]] is related to [[pet]]"),  # not a LAMA relation
-    edge(10, "Desires", "dog", "run", "[[Dogs]] want [[to run]]"),  # matched on the object alone
+    edge(10, "Desires", "dog", "run", "[[Dogs]] want [[to run]]"),  # matched on the object alone; subject: the term
     {**edge(11, "CapableOf", "dog", "run", "[[dog]] is a type of [[run]]"), "dataset": "/d/wordnet/3.1"},  # not OMCS
+    edge(12, "CapableOf", "dog", "bark", "[[a dog]] can [[bark!]]"),  # the mask would hide "bark!", not the object
 ]
 
 
@@ -88,7 +89,7 @@ EXPECTED = [
     expected_row("AtLocation", "paper", "desk", "/c/en/paper", "/c/en/desk",
                  ["Something you find on a [MASK] is paper."], ["desk"]),
     expected_row("CapableOf", "dog", "bark", "/c/en/dog", "/c/en/bark", ["A dog can [MASK]."], ["bark", "swim"]),
-    expected_row("Desires", "Dogs", "run", "/c/en/dog", "/c/en/run", ["Dogs want to [MASK]."], ["run"]),
+    expected_row("Desires", "dog", "run", "/c/en/dog", "/c/en/run", ["Dogs want to [MASK]."], ["run"]),
 ]
 
 
@@ -97,11 +98,39 @@ def test_exact_rows_and_counts(tmp_path: Path, vocab: Path) -> None:
     df = build_conceptnet_gen(write_edges(tmp_path / "edges.parquet", EDGES), vocab, seed=0, stats=stats)
     assert rows(df) == EXPECTED
     assert {key: value for key, value in stats.items() if not isinstance(value, dict)} == {
-        "edges_read": 11, "other_relation": 1, "not_omcs": 1, "no_surface_text": 1, "bad_surface_text": 1,
-        "unresolved_object_span": 1, "multiword_object_facts": 1, "facts": 4, "not_in_common_vocab_facts": 1,
+        "edges_read": 12, "other_relation": 1, "not_omcs": 1, "no_surface_text": 1, "bad_surface_text": 1,
+        "unresolved_object_span": 1, "object_span_not_term": 1, "multiword_object_facts": 1, "facts": 4, "not_in_common_vocab_facts": 1,
     }
     expected_candidates = dict.fromkeys(LAMA_CONCEPTNET_RELATIONS, 0) | {"AtLocation": 1, "CapableOf": 1, "Desires": 1}
     assert stats["candidates"] == stats["sampled"] == expected_candidates
+
+
+def test_facts_are_conceptnet_triples_labelled_with_terms_not_with_the_surface_texts_capitals(tmp_path: Path) -> None:
+    """The paper's facts are ConceptNet triples with term answers (Table 3: fly, finite): edges of one
+    concept written with different capitals are one subject, each object the other's valid object, and
+    a capitalised bracket object is checked against the common vocabulary as its term."""
+    vocab = tmp_path / "common_vocab.txt"
+    vocab.write_text("fly\nsing\nfinite\n", encoding="utf-8")  # lowercase, as in LAMA's common_vocab_cased.txt
+    edges = write_edges(tmp_path / "edges.parquet", [
+        edge(1, "CapableOf", "birds", "fly", "[[Birds]] can [[fly]]"),
+        edge(2, "CapableOf", "birds", "sing", "[[birds]] can [[sing]]"),
+        edge(3, "HasProperty", "time", "finite", "[[Time]] is [[Finite]]"),
+    ])
+    stats: dict = {}
+    df = build_conceptnet_gen(edges, vocab, seed=0, stats=stats)
+    got = [(row["relation"], row["sub_label"], row["obj_label"], row["query"], row["valid_objects"], row["uuid"])
+           for row in rows(df)]
+    assert got == [
+        ("CapableOf", "birds", "fly", "Birds can [MASK].", ["fly", "sing"],
+         str(uuid.uuid5(NAMESPACE, "conceptnet_gen/CapableOf/birds/fly"))),
+        ("CapableOf", "birds", "sing", "Birds can [MASK].", ["fly", "sing"],
+         str(uuid.uuid5(NAMESPACE, "conceptnet_gen/CapableOf/birds/sing"))),
+        ("HasProperty", "time", "finite", "Time is [MASK].", ["finite"],
+         str(uuid.uuid5(NAMESPACE, "conceptnet_gen/HasProperty/time/finite"))),
+    ]
+    assert stats["facts"] == 3 and stats["not_in_common_vocab_facts"] == 0
+    # What the filtered rank removes above the gold: the other valid objects of (relation, subject).
+    assert valid_objects(df) == {("CapableOf", "birds"): {"fly", "sing"}, ("HasProperty", "time"): {"finite"}}
 
 
 def test_sixteen_lama_relations() -> None:

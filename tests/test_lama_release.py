@@ -1,5 +1,6 @@
 """LAMA release parsing on a hand-written fixture in the release's real format."""
 
+import json
 import re
 
 import pytest
@@ -76,6 +77,28 @@ def test_only_the_five_relations_without_trex_data_may_lack_a_file(release):
     assert R.RELATIONS_WITHOUT_TREX == {"P166", "P69", "P54", "P1923", "P102"}
     assert "P166" in R.load_relations(release / "relations.jsonl")
     assert not (release / "TREx" / "P166.jsonl").exists() and len(build("trex", release)) == 5
+
+
+@pytest.mark.parametrize("kind", ["1-1 ", "n-m", "N-1-1", "1-N", ""])
+def test_a_relation_type_outside_1_1_n_1_n_m_is_refused_naming_file_line_and_relation(release, lama_records, kind):
+    """T-REx is reported per type (1-1, N-1, N-M): a misspelt type would count in the Total and in no row."""
+    path = release / "relations.jsonl"
+    records = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()]
+    assert [record["type"] for record in records] == ["N-1", "1-1", "N-M"], "the fixture's types load"
+    records[1]["type"] = kind
+    lama_records.jsonl(path, records)
+    with pytest.raises(R.ReleaseError, match=rf"relations\.jsonl:2: relation P36 has type {re.escape(repr(kind))}, "
+                                             r"not one of 1-1, N-1, N-M$"):
+        build("trex", release)
+
+
+def test_a_relation_without_a_type_is_loaded_untyped(release, lama_records):
+    path = release / "relations.jsonl"
+    records = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()]
+    records[1]["type"] = None
+    del records[2]["type"]
+    lama_records.jsonl(path, records)
+    assert [meta.get("type") for meta in R.load_relations(path).values()] == ["N-1", None, None]
 
 
 def test_a_conceptnet_line_without_its_predicate_is_refused(release, lama_records):

@@ -189,13 +189,22 @@ def table4_wide(tidy: pd.DataFrame) -> pd.DataFrame:
 
 
 def coverage_note(tidy: pd.DataFrame) -> str:
-    """Which reproduced systems cover fewer than the 67 paradigms (their overall is over those)."""
-    sub = tidy[(tidy["table"] == "table3") & (tidy["source"] == "reproduction") & (tidy["category"] == OVERALL)]
-    short = sub[sub["n"] < len(PARADIGMS)]
+    """Which reproduced systems cover fewer than the 67 paradigms (their overall is over those), and
+    which of their category cells average fewer than the category's paradigms (the prefix methods
+    score only the paradigms the release flags for them: one_prefix's island effects is 1 of 8)."""
+    sub = tidy[(tidy["table"] == "table3") & (tidy["source"] == "reproduction")]
+    sizes = {OVERALL: len(PARADIGMS)} | pd.Series(PARADIGM_CATEGORY).value_counts().to_dict()
+    short = sub[sub["n"] < sub["category"].map(sizes)]
     if short.empty:
         return ""
-    parts = ", ".join(f"{system_label(r.model, r.method)}: {int(r.n)}" for r in short.itertuples())
-    return f"\nParadigms scored, where fewer than {len(PARADIGMS)} (overall is their mean): {parts}.\n"
+    lines = []
+    for (model, method), cells in short.groupby(["model", "method"], sort=False):
+        by_category = cells.set_index("category")["n"]
+        parts = [f"{CATEGORY_LABELS.get(c, c)} {int(by_category[c])} of {sizes[c]}"
+                 for c in (OVERALL, *CATEGORIES) if c in by_category]
+        lines.append(f"- {system_label(model, method)}: {', '.join(parts)}")
+    return ("\nParadigms scored, where fewer than all (each cell is the mean of those):\n\n"
+            + "\n".join(lines) + "\n")
 
 
 def write_tables(

@@ -22,6 +22,7 @@ from lmprobes.engine import (
     leading_space,
     mask_predictions,
     next_token_predictions,
+    tokenizer_kind,
     word_ids,
 )
 from lmprobes.engine.lm import LM
@@ -82,8 +83,16 @@ def skip_reason(resolved) -> str:
     return ""
 
 
-def display_token(tokenizer, token_id: int) -> str:
-    return tokenizer.decode([token_id]).strip()
+WORD_START = ("Ġ", "▁")
+
+
+def display_token(tokenizer, token_id: int, *, mark_continuations: bool = False) -> str:
+    """The token as text; with ``mark_continuations`` (byte-level BPE, SentencePiece) a piece that
+    continues a word (no ``Ġ``/``▁``: ``pl`` of ``Ġpl``) is shown as WordPiece shows its own, ``##pl``."""
+    text = tokenizer.decode([token_id]).strip()
+    if not mark_continuations or token_id in tokenizer.all_special_ids or not text[:1].isalnum():
+        return text
+    return text if tokenizer.convert_ids_to_tokens(token_id).startswith(WORD_START) else "##" + text
 
 
 def score_items(lm: LM, items: pd.DataFrame, *, top_k: int = 5, method: str = "auto", multi_piece_targets: str = "exclude",
@@ -93,6 +102,7 @@ def score_items(lm: LM, items: pd.DataFrame, *, top_k: int = 5, method: str = "a
     if multi_piece_targets not in MULTI_PIECE_TARGETS:
         raise ScoringError(f"unknown multi_piece_targets {multi_piece_targets!r}; choose one of {MULTI_PIECE_TARGETS}")
     tokenizer = lm.tokenizer
+    marks = tokenizer_kind(tokenizer) != "wordpiece"
     words = sorted(set(items["target"]) | {w for ws in items["expected"] for w in ws})
     resolved = {w: word_ids(tokenizer, w) for w in words}
 
@@ -140,7 +150,7 @@ def score_items(lm: LM, items: pd.DataFrame, *, top_k: int = 5, method: str = "a
                 # The expected words the top-k check leaves out (not one token, or [UNK], for this model).
                 "expected_unscorable": [w for w in row.expected if not resolved[w].single],
                 "top_ids": list(pred.top_ids),
-                "top_tokens": [display_token(tokenizer, t) for t in pred.top_ids],
+                "top_tokens": [display_token(tokenizer, t, mark_continuations=marks) for t in pred.top_ids],
                 "top_probs": [math.exp(lp) for lp in pred.top_logprobs],
                 "kept": not reason,
                 "skip_reason": reason,

@@ -4,22 +4,28 @@ Input is the English edges table (``EDGE_SCHEMA``) written by ``conceptnet.strea
 (or by ``conceptnet_lite.edges_from_conceptnet_lite``). LAMA queried "the OMCS sentence that
 contains both the subject and the object", so only edges of Open Mind Common Sense
 (``/d/conceptnet/4/en``; ConceptNet's other sources write WordNet, Wiktionary, ... templates) are
-read. An edge of one of LAMA's 16 ConceptNet relations whose surfaceText holds two bracketed spans,
-e.g. ``[[a dog]] can [[bark]]``, gives one masked sentence: the object span replaced by ``[MASK]``,
-the subject span's brackets removed, the rest verbatim (``a dog can [MASK]``), written as the
-release writes its sentences: ConceptNet's ``*`` frame marker dropped, the first letter capitalised
-and a period closing it (``A dog can [MASK].``). A span's leading article (or ``to``: the words ConceptNet
-drops from terms) stays in the sentence and out of the label, as in LAMA's own sentences:
-``in [[a field]]`` gives ``in a [MASK]`` and the object ``field``; ``[[A dog]]`` the subject
-``dog``. Which span is the object is decided by matching the spans against the edge's start and
-end terms (OMCS templates sometimes put the object first: ``*Something you find on [[a test]] is
-[[hard questions]]`` is AtLocation(hard questions, test)).
+read. A fact is a ConceptNet triple: (relation, start term, end term), its labels the edge's terms
+(``start_term``/``end_term``: the URI's term, ``_`` as space), as the release's ConceptNet
+``sub``/``obj_label`` are, so ``[[Birds]] can [[fly]]`` and ``[[birds]] can [[sing]]`` are two
+facts of the one subject ``birds``, each the other's valid object, and ``[[Time]] is [[Finite]]``
+has the object ``finite``. The surface text only gives the sentence: an edge of one of LAMA's 16
+ConceptNet relations whose surfaceText holds two bracketed spans, e.g. ``[[a dog]] can [[bark]]``,
+gives one masked sentence: the object span replaced by ``[MASK]``, the subject span's brackets
+removed, the rest verbatim (``a dog can [MASK]``), written as the release writes its sentences:
+ConceptNet's ``*`` frame marker dropped, the first letter capitalised and a period closing it
+(``A dog can [MASK].``). A span's leading article (or ``to``: the words ConceptNet drops from
+terms) stays in the sentence, outside the mask, as in LAMA's own sentences: ``in [[a field]]``
+gives ``in a [MASK]``. Which span is the object is decided by matching the spans against the
+edge's start and end terms (OMCS templates sometimes put the object first: ``*Something you find
+on [[a test]] is [[hard questions]]`` is AtLocation(hard questions, test)); the words under the
+mask must be the object term but for case, or the edge is dropped and counted (the sentence would
+not hold the answer).
 
-Facts are (relation, subject, object) with a single-word object (LAMA kept single-token objects;
-multi-word ones are dropped and counted). A fact stated by several edges
+Objects are single words (LAMA kept single-token objects; facts with multi-word object terms are
+dropped and counted). A fact stated by several edges
 is one row whose ``evidences`` are all its masked sentences and whose query is one of them drawn at
 random, seeded per fact ("If there are several sentences for a triple, we pick one at random"). At most ``max_per_relation`` facts per relation are sampled, seeded, among those
-whose object is in the common vocabulary. The edges table is read in record batches; only one
+whose object term is in the common vocabulary. The edges table is read in record batches; only one
 small aggregate per fact is kept in memory.
 """
 
@@ -70,7 +76,7 @@ class ConceptNetGenError(ValueError):
 def new_stats() -> dict:
     return {
         "edges_read": 0, "other_relation": 0, "not_omcs": 0, "no_surface_text": 0, "bad_surface_text": 0,
-        "unresolved_object_span": 0, "multiword_object_facts": 0, "facts": 0,
+        "unresolved_object_span": 0, "object_span_not_term": 0, "multiword_object_facts": 0, "facts": 0,
         "not_in_common_vocab_facts": 0, "candidates": {}, "sampled": {},
     }
 
@@ -133,7 +139,7 @@ def masked_sentence(surface_text: str, object_index: int) -> str:
 
 @dataclass
 class Fact:
-    """Everything kept of one (relation, subject, object): its sentences and smallest URIs."""
+    """Everything kept of one (relation, subject term, object term): its sentences and smallest URIs."""
 
     sentences: set[str] = field(default_factory=set)
     sub_uri: str | None = None
@@ -145,7 +151,7 @@ class Fact:
         self.obj_uri = obj_uri if self.obj_uri is None else min(self.obj_uri, obj_uri)
 
 
-FactKey = tuple[str, str, str]  # relation, sub_label, obj_label
+FactKey = tuple[str, str, str]  # relation, start term, end term: the row's relation, sub_label, obj_label
 
 
 def edge_batches(path: Path) -> Iterator[pa.RecordBatch]:
@@ -183,10 +189,14 @@ def add_edge(facts: dict[FactKey, Fact], multiword: set[FactKey], edge: dict, st
     if object_index is None:
         stats["unresolved_object_span"] += 1
         return
-    subject, obj = split_span(spans[1 - object_index])[1], split_span(spans[object_index])[1]
-    key = (edge["relation"], subject, obj)
-    if len(obj.split()) != 1:
+    key = (edge["relation"], edge["start_term"], edge["end_term"])
+    if len(key[2].split()) != 1:
         multiword.add(key)
+        return
+    # The mask must hide the answer itself: not a span matched through the subject alone, nor one
+    # holding punctuation that ConceptNet's term drops (``[[bark!]]``).
+    if plain_key(split_span(spans[object_index])[1]) != plain_key(key[2]):
+        stats["object_span_not_term"] += 1
         return
     facts.setdefault(key, Fact()).add(masked_sentence(edge["surface_text"], object_index),
                                       edge["start_uri"], edge["end_uri"])

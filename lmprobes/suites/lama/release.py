@@ -45,6 +45,9 @@ SENTENCE_FILES = {"conceptnet": Path("ConceptNet/test.jsonl"), "squad": Path("Sq
 # Listed in relations.jsonl, but the release has no T-REx file for them; any other missing file is
 # a partly extracted release, whose T-REx average would silently run over fewer relations.
 RELATIONS_WITHOUT_TREX = frozenset({"P166", "P69", "P54", "P1923", "P102"})
+# A relation's ``type`` in relations.jsonl: T-REx is reported per type, so a type outside these would
+# count in the Total and in no row of its own.
+RELATION_TYPES = ("1-1", "N-1", "N-M")
 
 SCHEMA = pa.schema(
     [
@@ -130,10 +133,13 @@ def load_relations(path: Path) -> dict[str, dict]:
         if "[X]" not in template or "[Y]" not in template:
             raise ReleaseError(f"{path}:{lineno}: template {template!r} lacks [X] or [Y]")
         _optional(path, lineno, record, "label")
-        _optional(path, lineno, record, "type")
         relation = _field(path, lineno, record, "relation")
         if not RELATION_ID.fullmatch(relation):
             raise ReleaseError(f"{path}:{lineno}: relation {relation!r} is not a Wikidata property id (P<digits>)")
+        kind = _optional(path, lineno, record, "type")
+        if kind is not None and kind not in RELATION_TYPES:
+            raise ReleaseError(f"{path}:{lineno}: relation {relation} has type {kind!r}, not one of "
+                               f"{', '.join(RELATION_TYPES)}")
         if relation in relations:
             raise ReleaseError(f"{path}:{lineno}: relation {relation} is listed twice")
         relations[relation] = record

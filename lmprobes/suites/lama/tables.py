@@ -19,7 +19,7 @@ import numpy as np
 import pandas as pd
 
 from lmprobes.suites.lama.metrics import precision_at, reciprocal_rank
-from lmprobes.suites.lama.release import SENTENCE_FILES, valid_objects
+from lmprobes.suites.lama.release import RELATION_TYPES, SENTENCE_FILES, valid_objects
 from lmprobes.suites.lama.uhn import CORPORA as UHN_CORPORA
 from lmprobes.suites.lama.uhn import uhn_facts
 
@@ -34,7 +34,6 @@ PER_FACT_CORPORA = (*SENTENCE_FILES, "conceptnet_gen")
 # (relations), the convention of every other corpus, shown beside it and never compared to the paper.
 MACRO_ROW = "Macro over predicates"
 MACRO_ROW_CORPORA = ("conceptnet", "conceptnet_gen")
-RELATION_TYPES = ("1-1", "N-1", "N-M")
 TABLE2_COLUMNS = ["source", "corpus", "row", "system", "model", "method", "p1", "n_facts", "n_kept", "n_relations"]
 PAPER_SYSTEMS = {"Freq": "Freq (paper)", "Txl": "Txl (paper)", "bert-base-cased": "Bb (paper)",
                  "bert-large-cased": "Bl (paper)"}
