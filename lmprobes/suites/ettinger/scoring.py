@@ -97,7 +97,9 @@ def display_token(tokenizer, token_id: int, *, mark_continuations: bool = False)
 
 def score_items(lm: LM, items: pd.DataFrame, *, top_k: int = 5, method: str = "auto", multi_piece_targets: str = "exclude",
                 progress: bool = True) -> pd.DataFrame:
-    """One score row per dataset row, in the dataset's order."""
+    """One score row per dataset row, in the dataset's order. The rows need ``row_id``, ``context``
+    (the left context, without the target), ``target`` (one word) and ``expected`` (a list of words);
+    other columns are ignored, so any cloze dataset with these is scored as the paper's are."""
     protocol = scoring_method(lm, method)
     if multi_piece_targets not in MULTI_PIECE_TARGETS:
         raise ScoringError(f"unknown multi_piece_targets {multi_piece_targets!r}; choose one of {MULTI_PIECE_TARGETS}")
