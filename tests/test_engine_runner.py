@@ -22,12 +22,12 @@ from lmprobes.engine.runner import (
     attention_backends,
     forward_mode,
     gathered,
-    gc_paused,
     host_threads,
     logit_chunk_rows,
     target_logprobs,
     top_k_low_id_first,
 )
+from lmprobes.io import gc_paused
 
 
 def test_top_k_breaks_ties_towards_the_lower_id() -> None:

@@ -119,6 +119,14 @@ def test_labels_are_the_most_frequent_surface_form_ties_alphabetical(trex_zip):
     assert labels["Q45"] == "Portugal"
 
 
+def test_a_label_asked_for_between_members_follows_the_later_members_forms():
+    collected = T.FactCollector(["P19", "P36", "P47"], max_evidences=10)
+    collected.add_member(DATA, FIRST, documents(FIRST))
+    assert collected.label("Q45") == "Portuguese Republic"  # the only form in the first member
+    collected.add_member(DATA, SECOND, documents(SECOND))
+    assert collected.label("Q45") == "Portugal"  # one each now: the tie goes alphabetically
+
+
 def test_skipped_triples_leave_no_trace(trex_zip):
     df = build(trex_zip)
     # The date-object triple's "Curie" would tie with "Marie Curie" and win alphabetically.

@@ -205,6 +205,25 @@ def test_mc_mlm_curves_start_at_their_zero_shot_point(curves, zero_shot, tmp_pat
     assert (tmp_path / "zero.png").read_bytes() != (tmp_path / "plain.png").read_bytes()
 
 
+def test_zero_shot_scores_without_the_task_leave_the_curves_float_and_drawable(curves, tmp_path) -> None:
+    """No zero-shot row for the task (its models scored no MC-MLM zero-shot): an empty table of
+    accuracies is all object columns, which once turned every accuracy into an object and broke the plot."""
+    from lmprobes.suites.olmpics.tables import zero_shot_accuracy
+
+    empty = zero_shot_accuracy(pd.DataFrame(columns=["split", "variant", "task", "flavour", "model", "method", "kept",
+                                                     "correct", "n_multi_piece", "tie"]))
+    assert empty.empty and empty["accuracy"].dtype == object
+    means = with_zero_shot(seed_means(curves), empty, "age_comparison", "release", "mlp_mlm")
+    assert means["accuracy"].dtype == float and means.equals(seed_means(curves))
+    plot_learning_curves(curves, tmp_path / "empty.png", "age_comparison", zero_shot=empty)
+    assert (tmp_path / "empty.png").read_bytes() == plot_bytes(curves, tmp_path)
+
+
+def plot_bytes(curves, tmp_path) -> bytes:
+    plot_learning_curves(curves, tmp_path / "plain.png", "age_comparison")
+    return (tmp_path / "plain.png").read_bytes()
+
+
 @pytest.fixture(scope="module")
 def with_mc_qa_on_age(curves) -> pd.DataFrame:
     """Figure 2D's extra runs: MC-QA on age comparison (standard variant) for RoBERTa-L only."""

@@ -18,12 +18,12 @@ from lmprobes.engine.runner import (
     TokenPrediction,
     check_targets,
     checked_projection,
-    gc_paused,
     map_row_logprobs,
     phase,
     predict_items,
     vocab_size,
 )
+from lmprobes.io import gc_paused
 
 __all__ = [
     "POLICIES",

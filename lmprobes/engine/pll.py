@@ -44,11 +44,11 @@ from lmprobes.engine.runner import (
     RowPlan,
     check_positions,
     gathered,
-    gc_paused,
     max_positions,
     phase,
     run_rows,
 )
+from lmprobes.io import gc_paused
 
 __all__ = ["VARIANTS", "masked_spans", "pseudo_log_likelihoods"]
 

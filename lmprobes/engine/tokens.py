@@ -15,7 +15,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from lmprobes.engine.encoding import encode_ids
-from lmprobes.engine.runner import gc_paused
+from lmprobes.io import gc_paused
 
 Kind = str  # "wordpiece" | "bytelevel" | "sentencepiece"
 KINDS = ("wordpiece", "bytelevel", "sentencepiece")

@@ -18,7 +18,7 @@ from lmprobes.engine import (
 )
 from lmprobes.engine.causal import SequenceScore
 from lmprobes.engine.lm import LM
-from lmprobes.engine.runner import gc_paused
+from lmprobes.io import gc_paused
 from lmprobes.suites.blimp.methods import DEFAULT_METHODS, METHODS, Method, ScoringError, check_tie_rule, decide
 
 SCORE_SCHEMA = pa.schema(

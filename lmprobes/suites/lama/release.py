@@ -297,6 +297,7 @@ def with_valid_objects(df: pd.DataFrame, objects: pd.DataFrame) -> pd.DataFrame:
     An object is named by the release's own label where it is an object of the release (the
     Wikidata label LAMA used), else by its raw T-REx label (its most frequent surface form).
     """
+    objects = objects[objects["sub_uri"].isin(df["sub_uri"])]  # raw T-REx's millions, the release's subjects
     release_label = df.drop_duplicates("obj_uri").set_index("obj_uri")["obj_label"]
     labels = objects["obj_uri"].map(release_label).fillna(objects["obj_label"])
     valid: dict[tuple[str, str], set[str]] = {}

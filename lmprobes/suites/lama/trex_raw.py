@@ -35,6 +35,7 @@ from pathlib import Path
 import pandas as pd
 import pyarrow as pa
 
+from lmprobes.io import gc_paused
 from lmprobes.suites.lama.release import (
     MASK,
     RELATIONS_WITHOUT_TREX,
@@ -183,8 +184,10 @@ class FactCollector:
         self.aligned = dict.fromkeys(relations, 0)
         self.counts = {"members": 0, "documents": 0, "triples": 0, "masked_by_search": 0}
         self.skipped = dict.fromkeys(SKIP_REASONS, 0)
+        self.labels: dict[str, str] = {}  # label() of each entity asked for, once every member is in
 
     def add_member(self, source: Path, member: str, documents: list) -> None:
+        self.labels.clear()  # new surface forms may change a label
         self.counts["members"] += 1
         member_file = sys.intern(Path(member).name)
         for index, document in enumerate(documents):
@@ -246,8 +249,12 @@ class FactCollector:
         forms[surface] = forms.get(surface, 0) + 1
 
     def label(self, entity: str) -> str:
-        """The most frequent surface form; ties go to the alphabetically first."""
-        return min(self.surfaces[entity].items(), key=lambda form: (-form[1], form[0]))[0]
+        """The most frequent surface form; ties go to the alphabetically first (worked out once per
+        entity: a hub object such as Q30 has thousands of forms and is the object of thousands of facts)."""
+        label = self.labels.get(entity)
+        if label is None:
+            label = self.labels[entity] = min(self.surfaces[entity].items(), key=lambda form: (-form[1], form[0]))[0]
+        return label
 
 
 def _required(document: dict, key: str):
@@ -360,9 +367,10 @@ def build_trex_raw_with_objects(trex: Path, relations_path: Path, common_vocab_p
     # LAMA's T-REx has 41 relations: relations.jsonl lists five more that it has no facts for.
     order = sorted((r for r in relations if r not in RELATIONS_WITHOUT_TREX), key=relation_order)
     collected = FactCollector(order, max_evidences)
-    for member, documents in iter_members(trex):
-        collected.add_member(Path(trex), member, documents)
-        del documents  # let the member go before the next one is parsed
+    with gc_paused():  # a parsed member is millions of containers and no cycles: see io.gc_paused
+        for member, documents in iter_members(trex):
+            collected.add_member(Path(trex), member, documents)
+            del documents  # let the member go before the next one is parsed
     per_relation = {relation: {"aligned_triples": collected.aligned[relation]} for relation in order}
     rows = []
     for relation in order:

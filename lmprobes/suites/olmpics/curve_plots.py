@@ -126,6 +126,8 @@ def with_zero_shot(means: pd.DataFrame, zero_shot: pd.DataFrame | None, task: st
     baseline = BASELINES["mc_mlm"]
     rows = zero_shot[(zero_shot["task"] == task) & (zero_shot["flavour"] == flavour)
                      & (zero_shot["method"] == "mc_mlm") & zero_shot["model"].isin(set(means["model"]))]
+    if rows.empty:  # concatenated, an empty frame's object columns would turn the accuracies to objects
+        return means
     settings = [BASELINE_SETTING["mc_mlm"] if model == baseline else setting for model in rows["model"]]
     start = pd.DataFrame({"task": task, "flavour": flavour, "variant": "standard", "model": rows["model"],
                           "setting": settings, "n_train": 0, "accuracy": rows["accuracy"], "std": float("nan"),
