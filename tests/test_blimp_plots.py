@@ -5,15 +5,26 @@ from __future__ import annotations
 
 import math
 import random
+import re
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
+import pyarrow as pa
+import pyarrow.parquet as pq
 import pytest
 
+from lmprobes.io import read_parquet, write_parquet
+from lmprobes.suites.blimp import pipeline
 from lmprobes.suites.blimp import plots as P
 from lmprobes.suites.blimp.paradigms import PARADIGM_CATEGORY, PARADIGMS
-from lmprobes.suites.blimp.tables import read_published_paradigms
+from lmprobes.suites.blimp.tables import (
+    MEAN_ROW,
+    generated_comparison,
+    read_published,
+    read_published_paradigms,
+    write_tables,
+)
 
 RESOURCES = Path(__file__).resolve().parents[1] / "resources" / "blimp"
 PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
@@ -248,3 +259,95 @@ def test_figure2_properties_of_a_mean_method_are_those_of_its_sum() -> None:
     for column in ("perplexity", "logp_good", "length", "confidence"):
         assert per_token[column].to_numpy() == pytest.approx(plain[column].to_numpy())
     assert plain["perplexity"].to_numpy() == pytest.approx(np.exp(-summed["score_good"].to_numpy() / n.to_numpy()))
+
+
+# --- the tables job's reading --------------------------------------------------------------
+
+
+def test_token_sums_are_each_rows_count_and_fsum_of_its_lists() -> None:
+    """Figure 2's reductions, in place of the lists: on the kept rows of full-sentence methods the good
+    side's token count and each side's exact sum, NaN elsewhere; Figure 2's properties are unchanged."""
+    scores, pairs = fake_scores()
+    doubled = pd.concat([scores, scores])  # index labels repeated
+    reduced = P.token_sums(doubled)
+    assert not set(P.TOKEN_LOGPROBS) & set(reduced.columns)
+    assert P.token_sums(reduced) is reduced
+    shown = 0
+    for row, good, bad in zip(reduced.itertuples(), doubled["token_logprobs_good"], doubled["token_logprobs_bad"], strict=True):
+        sums = (row.n_tokens_good, row.logp_good, row.logp_bad)
+        if row.kept and row.method in ("blimp_paper", "pll_original"):  # fake_scores' full-sentence methods
+            assert sums == (len(good), math.fsum(good), math.fsum(bad))
+            shown += 1
+        else:
+            assert all(math.isnan(value) for value in sums)
+    assert shown == 2 * 2 * len(pairs)
+    pd.testing.assert_frame_equal(P.pair_properties(reduced, pairs), P.pair_properties(doubled, pairs), check_exact=True)
+
+
+def score_files(folder: Path, scores: pd.DataFrame) -> list[Path]:
+    """``scores`` as score files in the scorer's schema, one per model (token ids made up)."""
+    from lmprobes.suites.blimp.scoring import SCORE_SCHEMA
+
+    ids = {f"token_ids_{side}": scores[f"token_logprobs_{side}"].map(lambda t: list(range(len(t)))) for side in ("good", "bad")}
+    paths = []
+    for model, frame in scores.assign(**ids).groupby("model", sort=True):
+        paths.append(folder / f"{model}.parquet")
+        write_parquet(frame, paths[-1], SCORE_SCHEMA, {"model": model})
+    return paths
+
+
+def whole_file_tables(dataset: Path, score_paths: list[Path], published: Path, published_paradigms: Path,
+                      out_dir: Path, figures: dict[str, Path]) -> None:
+    """The tables and figures from every column of every file read at once, as the job once did."""
+    scores = pd.concat([read_parquet(p) for p in score_paths], ignore_index=True)
+    paper_paradigms = read_published_paradigms(published_paradigms)
+    write_tables(scores, read_published(published), paper_paradigms, out_dir)
+    paradigms = P.paradigm_systems(scores, paper_paradigms)
+    P.figure1(paradigms, figures["figure1"])
+    P.figure2(P.figure2_data(scores, read_parquet(dataset)), figures["figure2"])
+    P.figure3(paradigms, figures["figure3"])
+    P.figure4(paradigms, figures["figure4"])
+    P.figure6(P.figure6_data(scores), figures["figure6"])
+
+
+def test_make_tables_writes_the_bytes_of_whole_score_files(tmp_path) -> None:
+    """Each file read for its decisions and Figure 2's token sums only: every table and figure the same bytes."""
+    scores, pairs = fake_scores(pairs_per_paradigm=3)
+    paths = score_files(tmp_path / "scores", scores)
+    dataset = tmp_path / "blimp.parquet"
+    pq.write_table(pa.Table.from_pandas(pairs, preserve_index=False), dataset)
+    written = {}
+    for name, make in (("lean", pipeline.make_tables), ("whole", whole_file_tables)):
+        out = tmp_path / name
+        make(dataset, paths, RESOURCES / "published.csv", RESOURCES / "published_paradigms.csv", out,
+             {figure: out / f"{figure}.png" for figure in pipeline.FIGURES})
+        written[name] = {path.name: path.read_bytes() for path in sorted(out.iterdir())}
+    assert len(written["lean"]) == 6 + len(pipeline.FIGURES)  # tables 3 and 4 as CSV, Markdown, LaTeX
+    assert written["lean"] == written["whole"]
+    lean = pipeline.read_table_scores(paths[0])
+    assert list(lean.columns) == [*pipeline.DECISION_COLUMNS, "row_id", *P.TOKEN_SUMS]
+
+
+def test_make_generated_table_is_the_comparison_of_whole_score_files(tmp_path) -> None:
+    scores, _ = fake_scores(pairs_per_paradigm=3)
+    fresh = scores[scores["paradigm"].isin(PREFIX_PARADIGMS["one_prefix"])]
+    release = score_files(tmp_path / "release", scores)
+    generated = score_files(tmp_path / "generated", fresh.assign(correct=~fresh["correct"]))
+    tidy = pipeline.make_generated_table(release, generated, tmp_path / "out")
+    whole = [pd.concat([read_parquet(p) for p in paths], ignore_index=True) for paths in (release, generated)]
+    pd.testing.assert_frame_equal(tidy, generated_comparison(*whole), check_exact=True)
+    rows = tidy[tidy["paradigm"] != MEAN_ROW]
+    assert len(rows) == 3 * len(PREFIX_PARADIGMS["one_prefix"])  # gpt's blimp_paper and one_prefix, bert's pll
+    assert (rows["release"] + rows["generated"]).to_numpy() == pytest.approx(100.0)  # every decision flipped
+
+
+def test_a_score_file_without_a_column_the_tables_read_is_named(tmp_path) -> None:
+    """Token ids are never read; a missing column the tables read is an error naming file and column."""
+    scores, _ = fake_scores(pairs_per_paradigm=1)
+    path = tmp_path / "scores.parquet"
+    pq.write_table(pa.Table.from_pandas(scores.drop(columns=["correct"]), preserve_index=False), path)
+    message = re.escape(f"{path}: column(s) ['correct'] missing")
+    with pytest.raises(ValueError, match=message):
+        pipeline.read_table_scores(path)
+    with pytest.raises(ValueError, match=message):
+        pipeline.make_generated_table([path], [path], tmp_path / "out")

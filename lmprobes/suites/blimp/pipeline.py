@@ -7,6 +7,7 @@ import logging
 from pathlib import Path
 
 import pandas as pd
+import pyarrow.parquet as pq
 
 from lmprobes import __version__
 from lmprobes.io import read_metadata, read_parquet, write_parquet, write_table
@@ -17,6 +18,11 @@ from lmprobes.suites.blimp.tables import read_published, read_published_paradigm
 
 log = logging.getLogger("lmprobes.blimp")
 FIGURES = ("figure1", "figure2", "figure3", "figure4", "figure6")
+# What the tables and figures read of a score file: each pair's decision, for Figure 2 also the pair
+# and its token log-probs (reduced as each file is read); never the token ids. And of the dataset.
+DECISION_COLUMNS = ["paradigm", "category", "model", "method", "kept", "correct"]
+FIGURE2_SCORE_COLUMNS = ["row_id", "token_logprobs_good", "token_logprobs_bad"]
+FIGURE2_PAIR_COLUMNS = ["row_id", "n_words_good"]
 
 
 def read_release_manifest(path: Path) -> list[dict[str, str]]:
@@ -53,7 +59,7 @@ def make_generated_table(release_scores: list[Path], generated_scores: list[Path
     from lmprobes.suites.blimp.tables import GENERATED_TITLE, generated_comparison, generated_wide
 
     def read(paths):
-        return pd.concat([read_parquet(p) for p in paths], ignore_index=True)
+        return pd.concat([read_columns(p, DECISION_COLUMNS) for p in paths], ignore_index=True)
 
     tidy = generated_comparison(read(release_scores), read(generated_scores))
     out_dir = Path(out_dir)
@@ -88,18 +94,37 @@ def score_model(dataset: Path, model_dir: Path, out: Path, *, slug: str, spec: d
     return scores
 
 
+def read_columns(path: Path, columns: list[str]) -> pd.DataFrame:
+    """Only ``columns`` of a Parquet file; one it lacks is an error naming the file. A column each
+    (``split_blocks``): a column dropped from the frame is freed, where a block of several object
+    columns would live on in a view of the others."""
+    missing = [name for name in columns if name not in pq.read_schema(path).names]
+    if missing:
+        raise ValueError(f"{path}: column(s) {missing} missing")
+    return pq.read_table(path, columns=columns).to_pandas(split_blocks=True)
+
+
+def read_table_scores(path: Path) -> pd.DataFrame:
+    """A score file as the tables and figures take it: the columns they read, Figure 2's token
+    log-probs reduced to what it shows (``plots.token_sums``) before the next file is read. The job
+    holds one file's token lists at a time; every file read whole took ~1.4 GB per million rows."""
+    from lmprobes.suites.blimp import plots
+
+    return plots.token_sums(read_columns(path, [*DECISION_COLUMNS, *FIGURE2_SCORE_COLUMNS]))
+
+
 def make_tables(dataset: Path, score_paths: list[Path], published: Path, published_paradigms: Path,
                 out_dir: Path, figures: dict[str, Path]) -> None:
     """Tables 3 and 4 and Figures 1, 2, 3, 4 and 6 from the per-pair scores."""
     # matplotlib (~0.4 s) loads only in the jobs that draw
     from lmprobes.suites.blimp import plots
 
-    scores = pd.concat([read_parquet(p) for p in score_paths], ignore_index=True)
+    scores = pd.concat([read_table_scores(p) for p in score_paths], ignore_index=True)
     paper_paradigms = read_published_paradigms(published_paradigms)
     write_tables(scores, read_published(published), paper_paradigms, out_dir)
     paradigms = plots.paradigm_systems(scores, paper_paradigms)
     plots.figure1(paradigms, figures["figure1"])
-    plots.figure2(plots.figure2_data(scores, read_parquet(dataset)), figures["figure2"])
+    plots.figure2(plots.figure2_data(scores, read_columns(dataset, FIGURE2_PAIR_COLUMNS)), figures["figure2"])
     plots.figure3(paradigms, figures["figure3"])
     plots.figure4(paradigms, figures["figure4"])
     plots.figure6(plots.figure6_data(scores), figures["figure6"])

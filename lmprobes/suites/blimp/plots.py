@@ -53,6 +53,8 @@ FIGURE2_VARIABLES = {
     "confidence": "confidence |log P(good) - log P(bad)|",
 }
 FIGURE2_COLUMNS = ["system", "variable", "bin", "x", "accuracy", "n"]
+TOKEN_LOGPROBS = ("token_logprobs_good", "token_logprobs_bad")
+TOKEN_SUMS = ("n_tokens_good", "logp_good", "logp_bad")  # what Figure 2 takes of them (``token_sums``)
 
 DET_NOUN_PLAIN = (
     "determiner_noun_agreement_1",
@@ -129,18 +131,46 @@ def correlation_matrix(paradigms: pd.DataFrame) -> pd.DataFrame:
     return matrix
 
 
-def pair_properties(scores: pd.DataFrame, pairs: pd.DataFrame) -> pd.DataFrame:
-    """Kept full-sentence score rows with the four Figure 2 properties of each pair."""
+def figure2_rows(scores: pd.DataFrame) -> pd.Series:
+    """The score rows Figure 2 shows: kept pairs of the full-sentence methods."""
     sentence_methods = [name for name, m in METHODS.items() if m.kind in ("sentence", "pll")]
-    kept = scores[scores["kept"].astype(bool) & scores["method"].isin(sentence_methods)]
+    return scores["kept"].astype(bool) & scores["method"].isin(sentence_methods)
+
+
+def token_sums(scores: pd.DataFrame) -> pd.DataFrame:
+    """``scores`` with Figure 2's reductions of the token log-probs in place of the lists
+    (``TOKEN_SUMS``): the good sentence's token count and each side's ``math.fsum``, on Figure 2's
+    rows (``figure2_rows``; NaN on the others). A frame without the lists is returned as it is.
+
+    From the token log-probs, whatever the method's reduction (``_mean`` scores are per token).
+    The tables job reduces each score file as it reads it: one file's lists in memory, not all.
+    """
+    if not set(TOKEN_LOGPROBS) <= set(scores.columns):
+        return scores
+    rows = figure2_rows(scores).to_numpy()
+    good, bad = (scores.loc[rows, column] for column in TOKEN_LOGPROBS)
+    sums = (good.map(len), good.map(math.fsum), bad.map(math.fsum))
+    return scores.drop(columns=list(TOKEN_LOGPROBS)).assign(
+        **{name: _on_rows(rows, values) for name, values in zip(TOKEN_SUMS, sums, strict=True)})
+
+
+def _on_rows(rows: np.ndarray, values: pd.Series) -> np.ndarray:
+    """``values`` (one per true entry of ``rows``) at those positions, NaN elsewhere."""
+    out = np.full(len(rows), np.nan)
+    out[rows] = values.to_numpy(dtype=float)
+    return out
+
+
+def pair_properties(scores: pd.DataFrame, pairs: pd.DataFrame) -> pd.DataFrame:
+    """Kept full-sentence score rows with the four Figure 2 properties of each pair; ``scores``
+    holds the token log-prob lists or their ``token_sums``."""
+    scores = token_sums(scores)
+    kept = scores[figure2_rows(scores)]
     words = pairs.set_index("row_id")["n_words_good"]
     missing = ~kept["row_id"].isin(words.index)
     if missing.any():
         raise ValueError(f"score row {kept.loc[missing, 'row_id'].iloc[0]!r} has no pair in the dataset")
-    # From the token log-probs, whatever the method's reduction (``_mean`` scores are per token).
-    n_tokens = kept["token_logprobs_good"].map(len).astype(float).to_numpy()
-    logp_good = kept["token_logprobs_good"].map(math.fsum).to_numpy()
-    logp_bad = kept["token_logprobs_bad"].map(math.fsum).to_numpy()
+    n_tokens, logp_good, logp_bad = (kept[name].to_numpy() for name in TOKEN_SUMS)
     return pd.DataFrame({
         "system": [system_label(m, k) for m, k in zip(kept["model"], kept["method"])],
         "correct": kept["correct"].astype(bool).to_numpy(),
