@@ -447,14 +447,23 @@ def _range_start(response: requests.Response) -> int | None:
 
 
 def retry_after(response: requests.Response) -> float | None:
-    """``Retry-After`` in seconds for 429/503; the HTTP-date form falls back to back-off."""
+    """``Retry-After`` in seconds for 429/503, capped at ``MAX_RETRY_AFTER`` (a download tries again
+    after the cap rather than wait an hour); the HTTP-date form falls back to back-off."""
+    seconds = requested_retry_after(response)
+    return None if seconds is None else min(seconds, MAX_RETRY_AFTER)
+
+
+def requested_retry_after(response: requests.Response) -> float | None:
+    """``Retry-After`` in seconds for 429/503 as the server asked, uncapped (``inf`` stays ``inf``); None
+    for another status, no header, the HTTP-date form, a negative value or NaN. A client that must not
+    retry sooner than asked (the Wikidata query service bans those) compares it with its own limit."""
     if response.status_code not in (429, 503):
         return None
     try:
         seconds = float(response.headers.get("Retry-After", ""))
     except ValueError:
         return None
-    return min(seconds, MAX_RETRY_AFTER) if seconds >= 0 else None
+    return seconds if seconds >= 0 else None
 
 
 def _stream_body(url: str, part: Path, mode: str, response: requests.Response, timeout: float) -> None:

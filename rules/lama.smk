@@ -75,7 +75,8 @@ rule lama_conceptnet_gen:
         "../scripts/lama_conceptnet_gen.py"
 
 
-# Sends SPARQL queries, so it runs where the network is (a localrule); answers are cached.
+# Sends SPARQL queries, so it runs where the network is (a localrule); answers are cached. wdqs=1:
+# the query service allows one request at a time, and the profiles let one such job run.
 rule lama_wikidata_fresh:
     input:
         unpack(get_lama_generated_inputs("wikidata_fresh")),
@@ -85,6 +86,8 @@ rule lama_wikidata_fresh:
         "logs/datasets/lama/wikidata_fresh.log",
     conda:
         "../envs/lmprobes.yaml"
+    resources:
+        wdqs=1,
     params:
         revision=REVISIONS["lama_wikidata_fresh"],
         settings=get_lama_generated_settings("wikidata_fresh"),

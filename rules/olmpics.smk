@@ -177,7 +177,8 @@ rule olmpics_generated:
         "../scripts/olmpics_generated.py"
 
 
-# Sends SPARQL queries, so it runs where the network is (a localrule); answers are cached.
+# Sends SPARQL queries, so it runs where the network is (a localrule); answers are cached. wdqs=1:
+# the query service allows one request at a time, and the profiles let one such job run.
 rule olmpics_encyclopedic:
     output:
         "results/datasets/olmpics/generated/encyclopedic_composition.parquet",
@@ -185,6 +186,8 @@ rule olmpics_encyclopedic:
         "logs/datasets/olmpics/generated/encyclopedic_composition.log",
     conda:
         "../envs/lmprobes.yaml"
+    resources:
+        wdqs=1,
     params:
         revision=REVISIONS["olmpics_encyclopedic"],
         seed=config["seed"],
@@ -194,7 +197,8 @@ rule olmpics_encyclopedic:
         "../scripts/olmpics_encyclopedic.py"
 
 
-# Sends SPARQL queries, so it runs where the network is (a localrule); answers are cached.
+# Sends SPARQL queries, so it runs where the network is (a localrule); answers are cached. wdqs=1:
+# the query service allows one request at a time, and the profiles let one such job run.
 rule olmpics_single_hop:
     input:
         "results/datasets/olmpics/release.parquet",
@@ -204,6 +208,8 @@ rule olmpics_single_hop:
         "logs/datasets/olmpics/single_hop.log",
     conda:
         "../envs/lmprobes.yaml"
+    resources:
+        wdqs=1,
     params:
         revision=REVISIONS["olmpics_single_hop"],
         seed=config["seed"],

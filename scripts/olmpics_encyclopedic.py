@@ -9,5 +9,6 @@ with rule_job(snakemake):
         seed=snakemake.params.seed,
         provenance=provenance(snakemake),
         mirror=snakemake.config["mirror"],  # config, not params: switching it reruns nothing
+        download=snakemake.config["download"],  # how to ask, not what: config, not params
         wikidata=snakemake.params.wikidata,
     )

@@ -9,4 +9,5 @@ with rule_job(snakemake):
         wikidata=snakemake.params.wikidata,
         provenance=provenance(snakemake),
         mirror=snakemake.config["mirror"],  # config, not params: switching it reruns nothing
+        download=snakemake.config["download"],  # how to ask, not what: config, not params
     )

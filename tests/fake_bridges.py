@@ -19,6 +19,8 @@ PROPERTY = {"band_inception": "wdt:P527", "film_spouse": "wdt:P161", "company_he
 VARIABLES = {"wdt:P527": ("memberLabel", "band", "inception"), "wdt:P161": ("filmLabel", "actor", "spouseLabel"),
              "wdt:P112": ("founderLabel", "company", "hqLabel")}
 LITERAL = re.compile(r'"((?:[^"\\]|\\.)*)"@en')
+# SPARQL's ECHAR escapes, undone as a SPARQL parser does.
+ECHAR = {"t": "\t", "n": "\n", "r": "\r", "b": "\b", "f": "\f", '"': '"', "'": "'", "\\": "\\"}
 
 
 class FakeBridgeService:
@@ -34,7 +36,10 @@ class FakeBridgeService:
         if prop is None:
             send(handler, 400, b"MalformedQueryException: unexpected query")
             return
-        asked = [re.sub(r"\\(.)", r"\1", label) for label in LITERAL.findall(sparql)]
+        if any(char in literal for literal in LITERAL.findall(sparql) for char in "\r\n"):
+            send(handler, 400, b"MalformedQueryException: a line break inside a string literal")
+            return
+        asked = [re.sub(r"\\(.)", lambda escape: ECHAR[escape.group(1)], label) for label in LITERAL.findall(sparql)]
         self.labels += asked
         label_var, bridge_var, answer_var = VARIABLES[prop]
         bindings = [{label_var: {"type": "literal", "value": label},

@@ -9,15 +9,18 @@ from collections.abc import Callable
 from datetime import UTC, datetime
 from http.server import BaseHTTPRequestHandler
 from pathlib import Path
-from urllib.parse import parse_qs
+from urllib.parse import parse_qs, urljoin
 
 import pandas as pd
 import pytest
 import requests
 
+from lmprobes.config import load_schema
 from lmprobes.suites.lama.wikidata import (
+    READ_TIMEOUT,
     SparqlClient,
     WikidataError,
+    WikidataQueryTimeout,
     WikidataResponseError,
     aliases_query,
     cache_key,
@@ -25,7 +28,9 @@ from lmprobes.suites.lama.wikidata import (
     is_loopback,
     relation_facts_query,
     retry_after_seconds,
+    sampled_relation_facts_query,
     valid_objects,
+    workflow_client,
 )
 from loopback import send, serve_http
 
@@ -262,16 +267,172 @@ def test_retry_after_accepts_an_http_date():
     assert retry_after_seconds(response, now) == 5.0
     response.headers["Retry-After"] = "Wed, 21 Oct 2026 07:27:00 GMT"  # already past
     assert retry_after_seconds(response, now) == 0.0
+    response.headers["Retry-After"] = "Wed, 21 Oct 2026 08:28:00 GMT"  # an hour: as asked, not cut to a cap
+    assert retry_after_seconds(response, now) == 3600.0
+
+
+@pytest.mark.parametrize("header,wait", [("3600", "3600 s"), ("inf", "inf s"),
+                                         ("Wed, 21 Oct 2099 07:28:00 GMT", " s (Retry-After: Wed, 21 Oct 2099")])
+def test_a_retry_after_longer_than_the_cap_fails_naming_the_wait_and_is_not_cut_short(endpoint, make_client,
+                                                                                      fake_time, header, wait):
+    endpoint.script(status(429, b"Too Many Requests", {"Retry-After": header}), ok())
+    client = make_client(endpoint.url)
+    with pytest.raises(WikidataError) as caught:
+        client.query("SELECT ?ra WHERE {}")
+    message = str(caught.value)
+    assert "HTTP 429" in message and "asks to wait" in message and wait in message and "600 s" in message
+    assert len(endpoint.requests) == 1 and fake_time.sleeps == []  # not asked again early, nothing cached
+    assert not list(client.cache_dir.rglob("*.json"))
+
+
+def test_a_503_with_a_long_retry_after_fails_too(endpoint, make_client, fake_time):
+    endpoint.script(status(503, b"maintenance", {"Retry-After": "7200"}), ok())
+    with pytest.raises(WikidataError, match=r"HTTP 503.*maintenance.*asks to wait 7200 s"):
+        make_client(endpoint.url).query("SELECT ?rb WHERE {}")
+    assert len(endpoint.requests) == 1 and fake_time.sleeps == []
+
+
+def test_a_retry_after_within_the_cap_is_waited_in_full(endpoint, make_client, fake_time):
+    endpoint.script(status(429, b"", {"Retry-After": "600"}), ok())
+    assert len(make_client(endpoint.url).query("SELECT ?rc WHERE {}")) == 2
+    assert fake_time.sleeps == [600.0]
+
+
+def test_429_without_retry_after_waits_a_minute(endpoint, make_client, fake_time):
+    endpoint.script(status(429, b"Too Many Requests"), status(429, b"Too Many Requests"), ok())
+    assert len(make_client(endpoint.url, backoff=0.5, min_interval=1.0).query("SELECT ?rd WHERE {}")) == 2
+    assert fake_time.sleeps == [60.0, 60.0]  # not the 0.5 s and 1 s of back-off
+    assert len(endpoint.requests) == 3
+
+
+TIMEOUT_TRACE = (b"SPARQL-QUERY: queryStr=SELECT ...\njava.util.concurrent.ExecutionException: "
+                 b"java.util.concurrent.TimeoutException\n\tat java.util.concurrent.FutureTask.report(FutureTask.java:205)")
+
+
+@pytest.mark.parametrize("trace", [TIMEOUT_TRACE, b"com.bigdata.bop.engine.QueryTimeoutException: Query deadline is expired."])
+def test_a_query_timeout_fails_at_once_naming_the_query_and_the_limit(endpoint, make_client, fake_time, trace):
+    endpoint.script(status(500, b"Query timeout limit reached\n" + trace), ok())
+    sparql = sampled_relation_facts_query("P31", limit=20000)
+    with pytest.raises(WikidataQueryTimeout) as caught:
+        make_client(endpoint.url).query(sparql)
+    message = str(caught.value)
+    assert cache_key(endpoint.url, sparql) in message and "HTTP 500" in message
+    assert "60 s limit" in message and "not retried" in message and "candidates_per_relation" in message
+    assert "SELECT ?subject ?subjectLabel ?object ?objectLabel WHERE { SERVICE bd:sample { ?subject wdt:P31 ?object" \
+        in message and "PREFIX" not in message
+    assert len(endpoint.requests) == 1 and fake_time.sleeps == []
+
+
+def test_a_200_cut_off_by_a_timeout_stack_trace_fails_at_once_and_is_not_cached(endpoint, make_client, fake_time):
+    # The service streams rows as they come; at the deadline the JSON stops and the Java trace follows.
+    cut = RESULT[:RESULT.index(b'{"subject"', RESULT.index(b"bindings")) + 40] + b"\n" + TIMEOUT_TRACE
+    endpoint.script(ok(cut), ok())
+    client = make_client(endpoint.url)
+    with pytest.raises(WikidataQueryTimeout, match=r"HTTP 200 cut off.*60 s limit.*SELECT \?rt WHERE"):
+        client.query("PREFIX wd: <http://www.wikidata.org/entity/>\nSELECT ?rt WHERE {}")
+    assert len(endpoint.requests) == 1 and fake_time.sleeps == []
+    assert not client.cache_dir.exists() or not list(client.cache_dir.rglob("*.json"))
+
+
+def test_the_timeout_exception_inside_a_complete_answer_is_data(endpoint, make_client):
+    body = sparql_json({"subject": E + "Q1", "subjectLabel": "java.util.concurrent.TimeoutException"})
+    endpoint.script(status(500, b"busy"), ok(body))
+    rows = make_client(endpoint.url).query("SELECT ?re WHERE {}")
+    assert rows == [{"subject": E + "Q1", "subjectLabel": "java.util.concurrent.TimeoutException"}]
+
+
+def test_errors_that_outlast_the_retries_quote_the_answer(endpoint, make_client, fake_time):
+    endpoint.script(status(502, b"<html><body>upstream connect error or disconnect/reset before headers</body></html>"))
+    with pytest.raises(WikidataError, match=r"after 2 attempts: HTTP 502 .*upstream connect error"):
+        make_client(endpoint.url, retries=1).query("SELECT ?rf WHERE {}")
+    endpoint.script(ok(b'{"head": {"vars": []}, "results": {"bindings": [{"x": {"value": "trailing words"}}'))
+    with pytest.raises(WikidataError, match=r"after 2 attempts: response is not complete JSON.*ends with:.*trailing words"):
+        make_client(endpoint.url, retries=1).query("SELECT ?rg WHERE {}")
+
+
+@pytest.mark.parametrize("code", [301, 302, 307, 308])
+@pytest.mark.parametrize("location", ["https://query.example.net/sparql", "/bigdata/sparql"])
+def test_a_redirect_is_an_error_naming_its_location_and_the_endpoint_setting(endpoint, make_client, fake_time,
+                                                                             code, location):
+    endpoint.script(status(code, b"moved", {"Location": location}), ok())
+    with pytest.raises(WikidataError) as caught:
+        make_client(endpoint.url).query("SELECT ?rh WHERE {}")
+    message = str(caught.value)
+    assert f"HTTP {code}" in message and f"redirecting to {urljoin(endpoint.url, location)}:" in message
+    assert "suites.lama.generated.wikidata_fresh.endpoint" in message and "loses its query" in message
+    assert len(endpoint.requests) == 1  # not followed (requests would have sent a GET without the query)
+    assert fake_time.sleeps == []
+
+
+def test_the_post_is_not_redirected_and_waits_past_the_service_deadline(tmp_path):
+    client = SparqlClient(UNREACHABLE, cache_dir=tmp_path, user_agent=UA)
+    seen = {}
+
+    def post(url, **kwargs):
+        seen.update(kwargs, url=url)
+        raise requests.exceptions.InvalidURL("stop here")
+
+    client._session.post = post
+    with pytest.raises(WikidataError, match="request failed"):
+        client.query("SELECT ?ri WHERE {}")
+    assert seen["allow_redirects"] is False and seen["timeout"] == (30.0, READ_TIMEOUT) and READ_TIMEOUT > 60
+
+
+def test_the_workflow_client_takes_the_download_settings_and_outlasts_the_deadline(tmp_path):
+    settings = {"endpoint": "http://127.0.0.1:9/sparql", "cache": str(tmp_path), "user_agent": UA, "min_interval": 0.5}
+    with workflow_client(settings, {"timeout": 60, "retries": 1, "backoff": 0.25}) as client:
+        assert (client.timeout, client.retries, client.backoff, client.min_interval) == (READ_TIMEOUT, 1, 0.25, 0.5)
+    with workflow_client(settings, {"timeout": 300, "retries": 0, "backoff": 0}) as client:
+        assert (client.timeout, client.retries, client.backoff) == (300, 0, 0)
+    with workflow_client(settings) as client:
+        assert (client.timeout, client.retries, client.backoff) == (READ_TIMEOUT, 5, 2.0)
 
 
 # ---------------------------------------------------------------------------------------------
 # User-Agent
 
 
+SCHEMA_USER_AGENT = load_schema()["properties"]["suites"]["properties"]["lama"]["properties"]["generated"][
+    "properties"]["wikidata_fresh"]["properties"]["user_agent"]["default"]
+
+
 @pytest.mark.parametrize("agent", ["", "   ", "python-requests/2.32.3", "Python-urllib/3.11", "curl/8.5.0"])
 def test_generic_or_empty_user_agent_is_refused(tmp_path, agent):
     with pytest.raises(ValueError, match="user_agent"):
         SparqlClient(cache_dir=tmp_path, user_agent=agent)
+    with pytest.raises(ValueError, match="user_agent"):  # on this machine too
+        SparqlClient("http://127.0.0.1:9/sparql", cache_dir=tmp_path, user_agent=agent)
+
+
+@pytest.mark.parametrize("agent", [SCHEMA_USER_AGENT, "x", "lmprobes/0.1 (+research reproduction workflow)",
+                                   "lmprobes/0.1 (contact: me at uni dot edu)", "lmprobes/0.1 (http://localhost/x)"])
+def test_a_user_agent_without_a_contact_is_refused_naming_the_setting(tmp_path, agent):
+    with pytest.raises(ValueError) as caught:
+        SparqlClient(cache_dir=tmp_path, user_agent=agent)
+    message = str(caught.value)
+    assert "names no contact" in message and repr(agent) in message
+    assert "suites.lama.generated.wikidata_fresh.user_agent" in message
+    assert "olmpics_encyclopedic" in message and "olmpics_single_hop" in message
+    assert "'lmprobes/0.1 (https://example.org/you; you@example.org)'" in message
+
+
+def test_the_example_contact_is_refused_as_a_placeholder(tmp_path):
+    with pytest.raises(ValueError, match="placeholder contact at example.org"):
+        SparqlClient(cache_dir=tmp_path, user_agent="lmprobes/0.1 (https://example.org/you; you@example.org)")
+
+
+@pytest.mark.parametrize("agent", ["lmprobes/0.1 (https://github.com/jane/lmprobes)", "lmprobes/0.1 (jane.doe@uni.edu)",
+                                   "lmprobes/0.1 (https://example.org/x; jane@lab.uni-x.de)"])
+def test_a_user_agent_with_a_contact_is_accepted(tmp_path, agent):
+    with SparqlClient(cache_dir=tmp_path, user_agent=agent) as client:
+        assert client._session.headers["User-Agent"] == agent
+
+
+def test_no_contact_is_asked_of_a_client_that_sends_nothing_over_the_network(endpoint, make_client, tmp_path):
+    # An offline mirror answers for the query service, or the service runs on this machine.
+    SparqlClient(cache_dir=tmp_path, user_agent=SCHEMA_USER_AGENT, mirror=tmp_path / "mirror").close()
+    assert len(make_client(endpoint.url, user_agent="lmprobes-tests/0.1").query("SELECT ?u WHERE {}")) == 2
+    assert endpoint.requests[0]["headers"]["User-Agent"] == "lmprobes-tests/0.1"
 
 
 # ---------------------------------------------------------------------------------------------

@@ -301,3 +301,46 @@ def test_no_facts_at_all_is_an_error(make_client):
         pytest.raises(ValueError, match="no wikidata_fresh facts for relations P19"),
     ):
         build(make_client(f"{url}/sparql"), relations=["P19"])
+
+
+# ---------------------------------------------------------------------------------------------
+# The workflow's job (make_wikidata_fresh): its client from the config
+
+
+def job_settings(endpoint: str, cache: Path, user_agent: str) -> dict:
+    return {"endpoint": endpoint, "cache": str(cache), "user_agent": user_agent, "min_interval": 0.0,
+            "max_per_relation": 1000, "candidates_per_relation": 20000}
+
+
+def test_the_job_builds_its_client_from_the_settings_and_download_options(tmp_path):
+    from lmprobes.io import read_metadata
+    from lmprobes.suites.lama.pipeline import make_wikidata_fresh
+
+    service = recorded_service()
+    service.unknown_relation = empty_answer()
+    with serve_http(service.respond, keep_alive=True) as url:
+        settings = job_settings(f"{url}/sparql", tmp_path / "cache", UA)
+        make_wikidata_fresh(RELATIONS, VOCAB, tmp_path / "fresh.parquet", seed=0, settings=settings,
+                            download={"timeout": 5.0, "retries": 0, "backoff": 0.0}, provenance={})
+    assert read_metadata(tmp_path / "fresh.parquet")["sources"]["endpoint"] == f"{url}/sparql"
+    assert {asked["kind"] for asked in service.requests} == {"sample", "facts", "aliases"}
+
+
+def test_the_job_refuses_the_schemas_user_agent_before_asking_the_query_service(tmp_path, monkeypatch):
+    """The default names no contact: planning accepts it (tests/test_workflow_plans.py plans the full
+    config), the job refuses it when it builds its client, naming the setting, and writes nothing."""
+    from lmprobes.config import load_schema
+    from lmprobes.suites.lama.pipeline import make_wikidata_fresh
+
+    default = load_schema()["properties"]["suites"]["properties"]["lama"]["properties"]["generated"]["properties"][
+        "wikidata_fresh"]["properties"]["user_agent"]["default"]
+
+    def refuse(*args, **kwargs):
+        raise AssertionError("the query service was asked")
+
+    monkeypatch.setattr("requests.Session.post", refuse)
+    settings = job_settings("https://query.wikidata.org/sparql", tmp_path / "cache", default)
+    with pytest.raises(ValueError, match=r"names no contact.*suites\.lama\.generated\.wikidata_fresh\.user_agent"):
+        make_wikidata_fresh(RELATIONS, VOCAB, tmp_path / "fresh.parquet", seed=0, settings=settings,
+                            download={"timeout": 60, "retries": 5, "backoff": 2.0}, provenance={})
+    assert not (tmp_path / "fresh.parquet").exists()

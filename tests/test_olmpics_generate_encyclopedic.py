@@ -180,3 +180,25 @@ def test_queries_ask_for_the_spec_properties() -> None:
     assert "wdt:P31 wd:Q5" in company_query(10) and "wdt:P159" in company_query(10)
     with pytest.raises(ValueError, match="limit"):
         band_query(0)
+
+
+def test_the_job_asks_with_the_configs_download_settings(tmp_path, monkeypatch) -> None:
+    from lmprobes import sources
+    from lmprobes.suites.lama.wikidata import WikidataError
+    from lmprobes.suites.olmpics.pipeline import make_generated
+
+    sleeps: list[float] = []
+    monkeypatch.setattr(sources, "_sleep", sleeps.append)
+    asked: list[str] = []
+
+    def busy(handler: BaseHTTPRequestHandler) -> None:
+        asked.append(handler.rfile.read(int(handler.headers["Content-Length"])).decode())
+        send(handler, 503, b"service busy")
+
+    with serve_http(busy) as url:
+        wikidata = {"endpoint": f"{url}/sparql", "cache": str(tmp_path / "cache"), "user_agent": UA, "min_interval": 0}
+        with pytest.raises(WikidataError, match=r"after 3 attempts: HTTP 503 .*service busy"):
+            make_generated("encyclopedic_composition", {}, tmp_path / "out.parquet", seed=3, provenance={},
+                           wikidata=wikidata, download={"timeout": 5.0, "retries": 2, "backoff": 0.5})
+    assert len(asked) == 3 and sleeps == [0.5, 1.0]  # the config's retries and back-off, not the client's defaults
+    assert not (tmp_path / "out.parquet").exists()

@@ -150,6 +150,61 @@ def test_no_bridge_at_all_is_an_error_that_says_how_to_go_without(tmp_path):
             single_hop_items(QUESTIONS[QUESTIONS["stem"] == band("Nobody Known")], client, seed=0)
 
 
+def test_labels_are_sparql_string_literals_with_echar_escapes():
+    from lmprobes.suites.olmpics.single_hop import band_lookup
+
+    query = band_lookup(['Carriage\rreturn', 'Line\nfeed\tand "quote" \\ slash'])
+    assert ('VALUES ?memberLabel { "Carriage\\rreturn"@en "Line\\nfeed\\tand \\"quote\\" \\\\ slash"@en }\n'
+            in query)
+    assert not {"\r", "\t"} & set(query) and query.count("\n") == band_lookup(["x"]).count("\n")
+
+
+def test_a_label_with_a_carriage_return_or_a_tab_reaches_its_bridge(tmp_path):
+    """The service reads the escapes back (a raw line break in a literal is a MalformedQueryException)."""
+    name = "Odd\rName\tHere"
+    questions = pd.DataFrame.from_records([composed("train", 1, band(name), ["1962", "1964", "1961"], 0)],
+                                          columns=SCHEMA.names)
+    service = FakeBridgeService({"wdt:P527": [(name, "Q7", "Odd Band", "1962-01-01T00:00:00Z")]})
+    with serve_http(service.respond) as url:
+        client = SparqlClient(f"{url}/sparql", cache_dir=tmp_path, user_agent=UA, min_interval=0)
+        _, counts = single_hop_items(questions, client, seed=0)
+    assert service.labels == [name]
+    assert counts["band_inception"]["with_bridge"] == 1
+
+
+def test_the_job_asks_with_the_configs_download_settings(tmp_path, monkeypatch):
+    from lmprobes import sources
+    from lmprobes.io import write_parquet
+    from lmprobes.suites.lama.wikidata import WikidataError
+    from lmprobes.suites.olmpics.pipeline import make_single_hop
+    from loopback import send
+
+    sleeps: list[float] = []
+    monkeypatch.setattr(sources, "_sleep", sleeps.append)
+    release = tmp_path / "release.parquet"
+    write_parquet(QUESTIONS[QUESTIONS["stem"] != band("Nobody Known")], release, SCHEMA, {})
+    service, busy = FakeBridgeService(KNOWN), [2]
+
+    def respond(handler) -> None:
+        if busy[0]:
+            busy[0] -= 1
+            handler.rfile.read(int(handler.headers["Content-Length"]))
+            send(handler, 503, b"service busy")
+        else:
+            service.respond(handler)
+
+    download = {"timeout": 5.0, "retries": 1, "backoff": 0.25}  # not the client's 5 retries and 2 s back-off
+    with serve_http(respond) as url:
+        wikidata = {"endpoint": f"{url}/sparql", "cache": str(tmp_path / "cache"), "user_agent": UA, "min_interval": 0}
+        with pytest.raises(WikidataError, match=r"after 2 attempts: HTTP 503 .*service busy"):
+            make_single_hop(release, tmp_path / "single_hop.parquet", seed=3, wikidata=wikidata, provenance={},
+                            download=download)
+        assert sleeps == [0.25] and not (tmp_path / "single_hop.parquet").exists()
+        make_single_hop(release, tmp_path / "single_hop.parquet", seed=3, wikidata=wikidata, provenance={},
+                        download=download)
+    assert (tmp_path / "single_hop.parquet").exists()
+
+
 FAST = with_overrides(TRANSFORMER, lr=1e-3, epochs=1, batch_size=4)
 
 

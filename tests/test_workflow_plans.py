@@ -6,9 +6,13 @@ import subprocess
 import sys
 
 import pytest
+import yaml
 from test_workflow import ROOT, copy_workflow, job_counts, write_config
 
 pytestmark = pytest.mark.workflow
+
+# The rules that send queries to the Wikidata Query Service, which allows one request at a time.
+WDQS_RULES = {"lama_wikidata_fresh", "olmpics_encyclopedic", "olmpics_single_hop"}
 
 
 def test_lint_is_clean():
@@ -49,9 +53,27 @@ def test_every_gpu_rule_records_a_benchmark_and_retries():
         assert "    benchmark:" in block and "    retries:" in block, name
 
 
+def test_the_wikidata_rules_share_one_wdqs_slot_in_both_profiles():
+    """The rules that query WDQS ask for wdqs=1 and are localrules (run by the main process, on a cluster
+    too, so its global limit binds them); both profiles allow one such job at a time."""
+    for profile in ("default", "slurm"):
+        settings = yaml.safe_load((ROOT / f"profiles/{profile}/config.yaml").read_text())
+        assert "wdqs=1" in settings["resources"], profile
+    asking = set()
+    for path in sorted((ROOT / "rules").glob("*.smk")):
+        for block in re.split(r"(?m)^(?=rule |use rule )", path.read_text())[1:]:
+            if re.search(r"(?m)^\s+wdqs=", block):
+                assert re.search(r"(?m)^    resources:\n(?:        .*\n)*?        wdqs=1,$", block), block[:200]
+                asking.add(re.match(r"(?:use )?rule (\w+)", block).group(1))
+    assert asking == WDQS_RULES
+    localrules = re.search(r"(?ms)^localrules:\n(.*?)\n\n", (ROOT / "Snakefile").read_text()).group(1)
+    assert WDQS_RULES <= {name.strip(" ,") for name in localrules.splitlines()}
+
+
 def test_slurm_profile_sends_every_gpu_job_to_the_gpu_partition(tmp_path):
     """A dry run through the SLURM profile (its executor line dropped: the plugin is not needed to
-    plan): every job that asks for a GPU gets the GPU partition, every other one the default."""
+    plan): every job that asks for a GPU gets the GPU partition, every other one the default; the jobs
+    that query Wikidata ask for its one wdqs slot."""
     workdir = copy_workflow(tmp_path / "wf")
     profile = tmp_path / "profile"
     profile.mkdir()
@@ -68,6 +90,7 @@ def test_slurm_profile_sends_every_gpu_job_to_the_gpu_partition(tmp_path):
     for block in jobs:
         partition = "slurm_partition=gpu" if "gpu=1" in block else "slurm_partition=cpu"
         assert partition in block, block[:300]
+    assert {block.split(":", 1)[0] for block in jobs if re.search(r"\bwdqs=1\b", block)} == WDQS_RULES
 
 
 def dry_runs(workdir, plans: dict) -> dict:

@@ -21,7 +21,7 @@ from lmprobes.suites.lama.uhn import CORPORA as UHN_CORPORA
 from lmprobes.suites.lama.uhn import HITS_SCHEMA, NAME_TEMPLATE, name_facts
 from lmprobes.suites.lama.uhn import flagged as uhn_flagged
 from lmprobes.suites.lama.uhn import removal_counts as uhn_removal_counts
-from lmprobes.suites.lama.wikidata import SparqlClient
+from lmprobes.suites.lama.wikidata import workflow_client
 from lmprobes.suites.lama.wikidata_fresh import wikidata_fresh_with_stats
 
 log = logging.getLogger("lmprobes.lama")
@@ -118,10 +118,7 @@ def make_wikidata_fresh(relations: Path, common_vocab: Path, out: Path, *, seed:
     """Facts from the Wikidata Query Service; every answer is cached under ``settings['cache']``,
     so a rerun sends no query it has sent before (with ``mirror``, answers the cache lacks come from
     the mirror folder, never the network)."""
-    client = SparqlClient(settings["endpoint"], cache_dir=Path(settings["cache"]), user_agent=settings["user_agent"],
-                          timeout=download["timeout"], retries=download["retries"], backoff=download["backoff"],
-                          min_interval=settings["min_interval"], mirror=mirror)
-    with client:
+    with workflow_client(settings, download, mirror=mirror) as client:
         df, stats = wikidata_fresh_with_stats(client, relations, common_vocab, seed=seed,
                                               max_per_relation=settings["max_per_relation"],
                                               candidates_per_relation=settings["candidates_per_relation"])

@@ -1,8 +1,16 @@
 """A polite Wikidata SPARQL client with an on-disk response cache, and LAMA's query builders.
 
 ``SparqlClient.query`` sends one query at a time, at least ``min_interval`` seconds apart,
-with a descriptive User-Agent (the Wikidata Query Service policy), and retries transient
-failures the way ``lmprobes.sources.fetch`` does (same back-off and Retry-After handling).
+with a descriptive User-Agent that names a contact (the Wikidata Query Service and Wikimedia
+User-Agent policies; not asked of a client that never reaches the network: a mirror, a service on
+this machine), and retries transient failures with the back-off of ``lmprobes.sources.fetch``.
+The query service's limits are kept stricter than a download's: a 429 is waited out for its
+``Retry-After`` and never less than a minute without one; a ``Retry-After`` longer than
+``MAX_RETRY_AFTER`` is not cut short (WDQS bans clients that come back early) but fails, naming
+the wait; a query that ran past the service's 60 s deadline (a 500, or a 200 cut off by a Java
+stack trace, naming ``TimeoutException``) fails at once, naming the query, since the same query
+would time out again; a redirect is an error naming its Location (a POST redirected loses its
+query), and the read timeout (90 s) outlasts the service's deadline, so its answer is heard.
 Each answer is cached under ``cache_dir`` by the sha256 of the endpoint and the normalised
 query, so a rerun of the workflow sends no request it has sent before. With ``mirror`` (the
 workflow's offline mirror folder) the network is never used: an answer missing from the cache is
@@ -39,7 +47,7 @@ from collections.abc import Callable, Iterable
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Self
-from urllib.parse import urlsplit
+from urllib.parse import urljoin, urlsplit
 
 import pandas as pd
 import requests
@@ -52,7 +60,7 @@ from lmprobes.sources import (
     backoff_delay,
     content_length,
     http_timeouts,
-    retry_after,
+    requested_retry_after,
 )
 
 logger = logging.getLogger("lmprobes.suites.lama.wikidata")
@@ -61,6 +69,23 @@ DEFAULT_ENDPOINT = "https://query.wikidata.org/sparql"
 ENTITY_PREFIX = "http://www.wikidata.org/entity/"
 SPARQL_JSON = "application/sparql-results+json"
 ERROR_SNIPPET_CHARS = 300
+QUERY_SUMMARY_CHARS = 200
+# The workflow's settings of the client (LAMA's wikidata_fresh, oLMpics' encyclopedic composition and
+# single-hop facts all read them), named in errors that a setting can cure.
+SETTINGS_KEY = "suites.lama.generated.wikidata_fresh"
+# WDQS stops a query after 60 s; the client waits longer, so that the service's timeout answer arrives.
+QUERY_DEADLINE = 60
+READ_TIMEOUT = 90.0
+# A 429 without Retry-After: WDQS allots processing time per minute, so the next try waits that long.
+RATE_LIMIT_WAIT = 60.0
+# What a query that ran past the deadline leaves in the answer (Blazegraph's Java stack trace).
+TIMEOUT_MARKERS = ("java.util.concurrent.TimeoutException", "QueryTimeoutException")
+EXAMPLE_USER_AGENT = "lmprobes/0.1 (https://example.org/you; you@example.org)"
+# A contact in a User-Agent: an e-mail address, or an http(s) URL with a dotted host name.
+CONTACT_EMAIL = re.compile(r"[A-Za-z0-9._%+-]+@((?:[A-Za-z0-9-]+\.)+[A-Za-z]{2,})")
+CONTACT_URL = re.compile(r"https?://((?:[A-Za-z0-9-]+\.)+[A-Za-z]{2,})(?![A-Za-z0-9-])", re.IGNORECASE)
+# Domains reserved for documentation (RFC 2606): the example's contact, copied without editing.
+PLACEHOLDER_DOMAINS = ("example.org", "example.com", "example.net")
 RELATION_ID = re.compile(r"^P\d+$")
 ENTITY_ID = re.compile(r"^Q\d+$")
 # User-Agent prefixes that HTTP libraries send by default; the WDQS policy blocks them.
@@ -101,6 +126,10 @@ class WikidataResponseError(WikidataError, ValueError):
     """An answer that is not SPARQL JSON results; the message names the cache key and the result row."""
 
 
+class WikidataQueryTimeout(WikidataError):
+    """The query service stopped the query at its 60 s deadline; the message names the query."""
+
+
 # ---------------------------------------------------------------------------------------------
 # The client
 
@@ -114,7 +143,7 @@ class SparqlClient:
         *,
         cache_dir: Path,
         user_agent: str,
-        timeout: float = 60.0,
+        timeout: float = READ_TIMEOUT,
         retries: int = 5,
         backoff: float = 2.0,
         min_interval: float = 1.0,
@@ -123,10 +152,12 @@ class SparqlClient:
         clock: Callable[[], float] | None = None,
         mirror: str | Path | None = None,
     ) -> None:
-        check_user_agent(user_agent)
         self.endpoint = endpoint
         self.cache_dir = Path(cache_dir)
         self.mirror_dir = None if mirror is None or is_loopback(endpoint) else sources.mirror_path(mirror, endpoint)
+        # The contact is for the operators of the service asked: none is needed where nothing is sent
+        # over the network (a mirror answers, or the service runs on this machine).
+        check_user_agent(user_agent, require_contact=self.mirror_dir is None and not is_loopback(endpoint))
         self.user_agent = user_agent
         self.timeout, self.retries, self.backoff = timeout, retries, backoff
         self.min_interval = min_interval
@@ -221,7 +252,9 @@ class SparqlClient:
         """One POST; returns the parsed JSON or raises Retryable / WikidataError."""
         self._wait_for_turn()
         try:
-            response = self._session.post(self.endpoint, data={"query": sparql}, timeout=http_timeouts(self.timeout))
+            # Not redirected: requests would resend a 301/302/303 as a GET without the query.
+            response = self._session.post(self.endpoint, data={"query": sparql}, timeout=http_timeouts(self.timeout),
+                                          allow_redirects=False)
             body = response.content
         except (requests.ConnectionError, requests.Timeout, requests.exceptions.ChunkedEncodingError) as error:
             raise Retryable(f"{type(error).__name__}: {error}") from error
@@ -229,8 +262,8 @@ class SparqlClient:
             raise WikidataError(key, f"request failed: {error}") from error
         finally:
             self._last_request = self._clock()
-        _check_status(key, response, body)
-        return _parse_body(key, response, body)
+        _check_status(key, sparql, self.endpoint, response, body)
+        return _parse_body(key, sparql, response, body)
 
     def _wait_for_turn(self) -> None:
         """Sleep until ``min_interval`` has passed since the previous request ended."""
@@ -241,39 +274,100 @@ class SparqlClient:
             self._sleep(remaining)
 
 
-def _check_status(key: str, response: requests.Response, body: bytes) -> None:
+def workflow_client(settings: dict, download: dict | None = None, *, mirror: str | Path | None = None) -> SparqlClient:
+    """The client of the workflow's Wikidata rules (LAMA's wikidata_fresh, oLMpics' encyclopedic composition
+    and single-hop facts): ``settings`` are ``suites.lama.generated.wikidata_fresh`` (endpoint, cache,
+    user_agent, min_interval), ``download`` is the config's ``download`` (retries, backoff and timeout;
+    the client defaults without it). The read timeout is ``download.timeout`` but never below
+    ``READ_TIMEOUT``: a shorter one would give up on a query just before the service answers it."""
+    download = download or {}
+    retrying = {name: download[name] for name in ("retries", "backoff") if name in download}
+    return SparqlClient(settings["endpoint"], cache_dir=Path(settings["cache"]), user_agent=settings["user_agent"],
+                        timeout=max(download.get("timeout", READ_TIMEOUT), READ_TIMEOUT), **retrying,
+                        min_interval=settings["min_interval"], mirror=mirror)
+
+
+def _check_status(key: str, sparql: str, endpoint: str, response: requests.Response, body: bytes) -> None:
     status = response.status_code
     if status == 200:
         return
+    if 300 <= status < 400:
+        location = response.headers.get("Location")
+        target = f"to {urljoin(endpoint, location)}" if location else "without a Location"
+        raise WikidataError(key, f"HTTP {status} {response.reason} from {endpoint}, redirecting {target}: not "
+                                 "followed, a redirected POST loses its query; set "
+                                 f"{SETTINGS_KEY}.endpoint to the address that answers")
+    if status >= 500 and _timed_out(body):
+        raise _query_timeout(key, sparql, f"HTTP {status} {response.reason}")
     if status == 429 or status >= 500:
-        raise Retryable(f"HTTP {status} {response.reason}", delay=retry_after_seconds(response))
+        delay = retry_after_seconds(response)
+        problem = f"HTTP {status} {response.reason}: {_snippet(body, ERROR_SNIPPET_CHARS // 2)}"
+        if delay is not None and delay > MAX_RETRY_AFTER:
+            raise WikidataError(key, f"{problem}; the service asks to wait {delay:g} s (Retry-After: "
+                                     f"{response.headers.get('Retry-After')}), more than the {MAX_RETRY_AFTER:g} s "
+                                     "this client waits, and a client that comes back sooner may be banned: "
+                                     f"not retried; run the job again once the {delay:g} s are over")
+        if status == 429 and delay is None:
+            delay = RATE_LIMIT_WAIT
+        raise Retryable(problem, delay=delay)
     raise WikidataError(key, f"HTTP {status} {response.reason}: {_snippet(body)}")
 
 
-def _parse_body(key: str, response: requests.Response, body: bytes) -> dict:
+def _timed_out(body: bytes) -> bool:
+    text = body.decode("utf-8", errors="replace")
+    return any(marker in text for marker in TIMEOUT_MARKERS)
+
+
+def _query_timeout(key: str, sparql: str, answer: str) -> WikidataQueryTimeout:
+    return WikidataQueryTimeout(
+        key, f"{answer}: the query ran past the Wikidata Query Service's {QUERY_DEADLINE} s limit (its answer "
+             f"names {' or '.join(TIMEOUT_MARKERS)}); not retried, the same query would time out again "
+             f"(for wikidata_fresh, a smaller {SETTINGS_KEY}.candidates_per_relation asks less): "
+             f"{describe_query(sparql)}")
+
+
+def describe_query(sparql: str) -> str:
+    """The query on one line without its PREFIX lines, cut to ``QUERY_SUMMARY_CHARS``: enough to tell
+    which relation or labels it asked for (the cache key beside it names it exactly)."""
+    lines = [line for line in normalize_query(sparql).splitlines() if not line.upper().startswith("PREFIX ")]
+    text = " ".join(lines)
+    return text[:QUERY_SUMMARY_CHARS] + ("…" if len(text) > QUERY_SUMMARY_CHARS else "")
+
+
+def _parse_body(key: str, sparql: str, response: requests.Response, body: bytes) -> dict:
     expected = content_length(response)
     if expected is not None and len(body) != expected:
         raise Retryable(f"body cut short: {len(body)} of {expected} bytes")
     try:
         parsed = loads_strict(body.decode("utf-8"))
-    except StrictJsonError as error:  # complete, but a key given twice or NaN: asking again will not help
-        raise WikidataResponseError(key, f"response is not strict JSON: {error}") from None
     except ValueError as error:
-        raise Retryable(f"response is not complete JSON: {error}") from error
+        # The service streams its answer: a query stopped at the deadline leaves JSON cut off by a stack trace.
+        if _timed_out(body):
+            raise _query_timeout(key, sparql, "HTTP 200 cut off by an error") from None
+        if isinstance(error, StrictJsonError):  # complete, but a key given twice or NaN: asking again will not help
+            raise WikidataResponseError(key, f"response is not strict JSON: {error}") from None
+        raise Retryable(f"response is not complete JSON: {error}; it ends with: "
+                        f"{_tail(body, ERROR_SNIPPET_CHARS // 2)}") from error
     results = parsed.get("results") if isinstance(parsed, dict) else None
     if not isinstance(results, dict) or not isinstance(results.get("bindings"), list):
         raise WikidataResponseError(key, f"response has no results.bindings: {_snippet(body)}")
     return parsed
 
 
-def _snippet(body: bytes) -> str:
+def _snippet(body: bytes, chars: int = ERROR_SNIPPET_CHARS) -> str:
     text = " ".join(body.decode("utf-8", errors="replace").split())
-    return text[:ERROR_SNIPPET_CHARS] + ("…" if len(text) > ERROR_SNIPPET_CHARS else "")
+    return text[:chars] + ("…" if len(text) > chars else "")
+
+
+def _tail(body: bytes, chars: int) -> str:
+    text = " ".join(body[-4 * chars:].decode("utf-8", errors="replace").split())
+    return ("…" if len(text) > chars or len(body) > 4 * chars else "") + text[-chars:]
 
 
 def retry_after_seconds(response: requests.Response, now: datetime | None = None) -> float | None:
-    """How long a 429/503 asks us to wait (``Retry-After`` in seconds or as an HTTP-date)."""
-    seconds = retry_after(response)
+    """How long a 429/503 asks us to wait (``Retry-After`` in seconds or as an HTTP-date), uncapped:
+    the caller decides whether to wait that long."""
+    seconds = requested_retry_after(response)
     if seconds is not None or response.status_code not in (429, 503):
         return seconds
     return _seconds_until_http_date(response.headers.get("Retry-After", ""), now)
@@ -287,19 +381,32 @@ def _seconds_until_http_date(value: str, now: datetime | None = None) -> float |
     if when.tzinfo is None:
         when = when.replace(tzinfo=UTC)
     delta = (when - (now or datetime.now(UTC))).total_seconds()
-    return min(max(delta, 0.0), MAX_RETRY_AFTER)
+    return max(delta, 0.0)
 
 
-def check_user_agent(user_agent: str) -> None:
-    """Refuse an empty User-Agent or a library default; WDQS asks for tool name and contact."""
+def check_user_agent(user_agent: str, *, require_contact: bool = True) -> None:
+    """Refuse an empty User-Agent, a library default, and (``require_contact``) one without a contact:
+    an e-mail address or an http(s) URL, not at a documentation domain (example.org). The WDQS and
+    Wikimedia User-Agent policies ask for the tool's name and a way to reach its operator."""
     agent = (user_agent or "").strip()
+    how = (f"set {SETTINGS_KEY}.user_agent (read by lama_wikidata_fresh, olmpics_encyclopedic and "
+           f"olmpics_single_hop) to your tool, its version and your contact, e.g. {EXAMPLE_USER_AGENT!r} with "
+           "your own URL and e-mail address")
     if not agent:
-        raise ValueError("user_agent must name the tool, its version and a contact (URL or email)")
+        raise ValueError(f"user_agent is empty: {how}")
     if agent.lower().startswith(GENERIC_USER_AGENTS):
-        raise ValueError(
-            f"user_agent {user_agent!r} is a generic library User-Agent; "
-            "use e.g. 'lmprobes/0.1 (https://example.org/lmprobes; you@example.org)'"
-        )
+        raise ValueError(f"user_agent {user_agent!r} is a generic library User-Agent, which the Wikidata Query "
+                         f"Service blocks: {how}")
+    if not require_contact:
+        return
+    domains = [found.group(1).lower() for pattern in (CONTACT_EMAIL, CONTACT_URL) for found in pattern.finditer(agent)]
+    if not domains:
+        raise ValueError(f"user_agent {user_agent!r} names no contact (an e-mail address or an http(s) URL), which "
+                         f"the Wikimedia User-Agent policy asks of every client of the Wikidata Query Service: {how}")
+    if all(domain in PLACEHOLDER_DOMAINS or domain.endswith(tuple(f".{d}" for d in PLACEHOLDER_DOMAINS))
+           for domain in domains):
+        raise ValueError(f"user_agent {user_agent!r} gives only a placeholder contact at {', '.join(sorted(set(domains)))} "
+                         f"(a domain reserved for examples): {how}")
 
 
 def normalize_query(sparql: str) -> str:

@@ -10,7 +10,7 @@ import pandas as pd
 
 from lmprobes import __version__
 from lmprobes.io import read_metadata, read_parquet, to_markdown, write_parquet
-from lmprobes.suites.lama.wikidata import SparqlClient
+from lmprobes.suites.lama.wikidata import workflow_client
 from lmprobes.suites.olmpics.age import age_comparison, figure3_sets, multihop_composition
 from lmprobes.suites.olmpics.controls import control_frame
 from lmprobes.suites.olmpics.controls_qa import qa_control_frame
@@ -83,9 +83,10 @@ RELEASE_SIZES = {
 
 
 def generate_task(task: str, inputs: dict, *, seed: int, wikidata: dict | None = None, min_count: int = 0,
-                  mirror: str | None = None) -> pd.DataFrame:
+                  mirror: str | None = None, download: dict | None = None) -> pd.DataFrame:
     """The ``generated`` flavour of one task from its sources (see GENERATED_SOURCES); ``min_count`` is
-    the WordNet tagged-sense count a lemma of the WordNet tasks needs (0 keeps every lemma)."""
+    the WordNet tagged-sense count a lemma of the WordNet tasks needs (0 keeps every lemma); ``wikidata``
+    and ``download`` set the Wikidata client of encyclopedic composition (see ``workflow_client``)."""
     n_train, n_dev = RELEASE_SIZES[task]
     if task == "age_comparison":  # deterministic: the release's construction, no seed
         return _frame(age_comparison("train") + age_comparison("dev"))
@@ -104,17 +105,19 @@ def generate_task(task: str, inputs: dict, *, seed: int, wikidata: dict | None =
     if task == "objects_comparison":
         return generate_objects_comparison(inputs["doq"], n_train=n_train, n_dev=n_dev, seed=seed)
     if task == "encyclopedic_composition":
-        with _client(wikidata, mirror) as client:
+        with workflow_client(wikidata, download, mirror=mirror) as client:
             return generate_encyclopedic_composition(client, n_train=n_train, n_dev=n_dev, seed=seed)
     raise ValueError(f"no generator for oLMpics task {task!r}; choose one of {list(GENERATED_SOURCES)}")
 
 
 def make_generated(task: str, inputs: dict, out: Path, *, seed: int, provenance: dict,
                    wikidata: dict | None = None, min_count: int | None = None,
-                   mirror: str | None = None) -> pd.DataFrame:
+                   mirror: str | None = None, download: dict | None = None) -> pd.DataFrame:
     """``min_count`` is given for the WordNet tasks only (and recorded in the file's metadata);
-    ``mirror`` answers Wikidata queries offline (see ``SparqlClient``)."""
-    df = generate_task(task, inputs, seed=seed, wikidata=wikidata, min_count=min_count or 0, mirror=mirror)
+    ``mirror`` answers Wikidata queries offline (see ``SparqlClient``); ``download`` (the config's
+    timeout, retries and back-off) sets how the Wikidata client asks, never what the file holds."""
+    df = generate_task(task, inputs, seed=seed, wikidata=wikidata, min_count=min_count or 0, mirror=mirror,
+                       download=download)
     if df.empty:
         raise ValueError(f"oLMpics {task}: the sources {sorted(inputs.values())} gave no items")
     counts = df.groupby("split", sort=False).size().to_dict()
@@ -127,11 +130,12 @@ def make_generated(task: str, inputs: dict, out: Path, *, seed: int, provenance:
 
 
 def make_single_hop(release: Path, out: Path, *, seed: int, wikidata: dict, provenance: dict,
-                    mirror: str | None = None) -> pd.DataFrame:
-    """Encyclopedic composition's single-hop facts (``single_hop``), its bridges looked up on Wikidata."""
+                    mirror: str | None = None, download: dict | None = None) -> pd.DataFrame:
+    """Encyclopedic composition's single-hop facts (``single_hop``), its bridges looked up on Wikidata
+    (the client set by ``wikidata`` and ``download``, see ``workflow_client``)."""
     from lmprobes.suites.olmpics.single_hop import single_hop_items
 
-    with _client(wikidata, mirror) as client:
+    with workflow_client(wikidata, download, mirror=mirror) as client:
         df, counts = single_hop_items(read_parquet(release), client, seed=seed)
     write_parquet(df, out, SCHEMA, {"suite": "olmpics", "dataset": "single_hop", "seed": seed, "bridges": counts,
                                     "sources": provenance, "generator": f"lmprobes {__version__}"})
@@ -151,11 +155,6 @@ def make_controls(release: Path, out: Path, *, seed: int) -> pd.DataFrame:
 
 def _frame(rows: list[dict]) -> pd.DataFrame:
     return pd.DataFrame.from_records(rows, columns=SCHEMA.names).astype({"seed": "Int64"})
-
-
-def _client(settings: dict, mirror: str | None) -> SparqlClient:
-    return SparqlClient(settings["endpoint"], cache_dir=Path(settings["cache"]), user_agent=settings["user_agent"],
-                        min_interval=settings["min_interval"], mirror=mirror)
 
 
 def zero_shot_items(release: pd.DataFrame) -> pd.DataFrame:

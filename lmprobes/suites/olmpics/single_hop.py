@@ -86,8 +86,15 @@ def nfc(text: str) -> str:
     return unicodedata.normalize("NFC", text)
 
 
+# SPARQL's ECHAR escapes: a "…" string literal may not hold the quote, the backslash, LF or CR as they
+# are (STRING_LITERAL2); tab, backspace and form feed are escaped too, so no control character is sent.
+ECHAR = str.maketrans({"\\": "\\\\", '"': '\\"', "\n": "\\n", "\r": "\\r", "\t": "\\t", "\b": "\\b",
+                       "\f": "\\f"})
+
+
 def _literal(label: str) -> str:
-    return '"' + nfc(label).replace("\\", "\\\\").replace('"', '\\"') + '"@en'
+    """``label`` (NFC) as a SPARQL ``"…"@en`` literal."""
+    return '"' + nfc(label).translate(ECHAR) + '"@en'
 
 
 def _values(variable: str, labels: list[str]) -> str:
