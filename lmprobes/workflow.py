@@ -75,3 +75,12 @@ def model_spec(smk) -> dict:
     """A model's settings in a rule script: those that decide scores (``params.spec``) and the
     token budget, which rules pass as a resource so that tuning it reruns nothing."""
     return {**smk.params.spec, "batch_tokens": smk.resources.batch_tokens}
+
+
+def wikidata_settings(smk, answers: dict) -> dict:
+    """A Wikidata job's client settings: ``answers`` from its params (``wikidata.answer_settings``), how
+    to ask (``wikidata.CLIENT_SETTINGS``: the User-Agent, the pause between queries) from its config."""
+    from lmprobes.suites.lama.wikidata import CLIENT_SETTINGS
+
+    configured = smk.config["suites"]["lama"]["generated"]["wikidata_fresh"]
+    return {**answers, **{name: configured[name] for name in CLIENT_SETTINGS}}

@@ -39,6 +39,7 @@ from lmprobes.suites.olmpics.pipeline import (
 from lmprobes.suites.lama.release import CORPORA as LAMA_CORPORA
 from lmprobes.suites.lama.release import PARAPHRASE_CORPUS as LAMA_PARAPHRASE_CORPUS
 from lmprobes.suites.lama.uhn import CORPORA as LAMA_UHN_CORPORA
+from lmprobes.suites.lama.wikidata import answer_settings as wikidata_answer_settings
 from lmprobes.revisions import REVISIONS
 from lmprobes.sources import LOCKFILE
 from lmprobes.suites.olmpics.schema import TASKS as OLMPICS_TASKS
@@ -88,6 +89,8 @@ CURVES_QA_COMPARISON = [
     for t in CURVES["mc_qa_comparison"]
     if t in CURVES["tasks"] and "standard" in CURVES["variants"]
 ]
+# What decides the Wikidata rules' answers (their params); the User-Agent and pause come from config.
+WIKIDATA_ANSWERS = wikidata_answer_settings(LAMA["generated"]["wikidata_fresh"])
 # The report: tiny stand-ins, the verdict tables, the models some suite runs.
 REPORT_SUITES = ["summary", "lama", "blimp", "olmpics", "ettinger"]
 # The models some suite runs (config order) and the suites that run any model.

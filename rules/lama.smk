@@ -90,7 +90,7 @@ rule lama_wikidata_fresh:
         wdqs=1,
     params:
         revision=REVISIONS["lama_wikidata_fresh"],
-        settings=get_lama_generated_settings("wikidata_fresh"),
+        settings=WIKIDATA_ANSWERS,
         seed=config["seed"],
         provenance=get_lama_generated_provenance("wikidata_fresh"),
     script:

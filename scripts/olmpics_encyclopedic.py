@@ -1,5 +1,5 @@
 from lmprobes.suites.olmpics.pipeline import make_generated
-from lmprobes.workflow import provenance, rule_job
+from lmprobes.workflow import provenance, rule_job, wikidata_settings
 
 with rule_job(snakemake):
     make_generated(
@@ -10,5 +10,5 @@ with rule_job(snakemake):
         provenance=provenance(snakemake),
         mirror=snakemake.config["mirror"],  # config, not params: switching it reruns nothing
         download=snakemake.config["download"],  # how to ask, not what: config, not params
-        wikidata=snakemake.params.wikidata,
+        wikidata=wikidata_settings(snakemake, snakemake.params.wikidata),
     )

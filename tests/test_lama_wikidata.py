@@ -636,3 +636,17 @@ def test_valid_objects_reads_a_relation_column():
     }
     with pytest.raises(ValueError, match="relation"):
         valid_objects(facts_frame(ROWS))
+
+
+def test_the_user_agent_and_pause_are_how_to_ask_not_what_is_answered():
+    from types import SimpleNamespace
+
+    from lmprobes.suites.lama.wikidata import answer_settings
+    from lmprobes.workflow import wikidata_settings
+
+    configured = {"endpoint": "https://query.wikidata.org/sparql", "cache": "c", "user_agent": "me (a@b.org)",
+                  "min_interval": 1.0, "max_per_relation": 10, "candidates_per_relation": 20}
+    answers = answer_settings(configured)
+    assert answers == {k: v for k, v in configured.items() if k not in ("user_agent", "min_interval")}
+    job = SimpleNamespace(config={"suites": {"lama": {"generated": {"wikidata_fresh": configured}}}})
+    assert wikidata_settings(job, answers) == configured

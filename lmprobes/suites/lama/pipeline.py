@@ -21,7 +21,7 @@ from lmprobes.suites.lama.uhn import CORPORA as UHN_CORPORA
 from lmprobes.suites.lama.uhn import HITS_SCHEMA, NAME_TEMPLATE, name_facts
 from lmprobes.suites.lama.uhn import flagged as uhn_flagged
 from lmprobes.suites.lama.uhn import removal_counts as uhn_removal_counts
-from lmprobes.suites.lama.wikidata import workflow_client
+from lmprobes.suites.lama.wikidata import answer_settings, workflow_client
 from lmprobes.suites.lama.wikidata_fresh import wikidata_fresh_with_stats
 
 log = logging.getLogger("lmprobes.lama")
@@ -125,7 +125,8 @@ def make_wikidata_fresh(relations: Path, common_vocab: Path, out: Path, *, seed:
     provenance = {**provenance, "endpoint": settings["endpoint"]}
     # Requests sent vs answered from the cache are logged, not stored: the file must not depend on them.
     build = {relation: {k: v for k, v in counts.items() if k not in ("sent", "cached")} for relation, counts in stats.items()}
-    return write_dataset(df, "wikidata_fresh", out, provenance=provenance, seed=seed, settings=settings, build=build)
+    return write_dataset(df, "wikidata_fresh", out, provenance=provenance, seed=seed, settings=answer_settings(settings),
+                         build=build)
 
 
 def score_datasets(datasets: list[Path], common_vocabs: dict[str, Path], model_dir: Path, outs: list[Path], *,

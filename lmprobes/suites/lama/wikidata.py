@@ -76,6 +76,9 @@ SETTINGS_KEY = "suites.lama.generated.wikidata_fresh"
 # WDQS stops a query after 60 s; the client waits longer, so that the service's timeout answer arrives.
 QUERY_DEADLINE = 60
 READ_TIMEOUT = 90.0
+# How a Wikidata rule asks, not what it is answered: kept out of the rules' params and the files'
+# metadata, so setting your contact reruns nothing and stays out of the datasets.
+CLIENT_SETTINGS = ("user_agent", "min_interval")
 # A 429 without Retry-After: WDQS allots processing time per minute, so the next try waits that long.
 RATE_LIMIT_WAIT = 60.0
 # What a query that ran past the deadline leaves in the answer (Blazegraph's Java stack trace).
@@ -620,3 +623,8 @@ def _relation_column(frame: pd.DataFrame, relation: str | None) -> list[str]:
     for value in set(relations):
         _check_relation(value)
     return relations
+
+
+def answer_settings(settings: dict) -> dict:
+    """``suites.lama.generated.wikidata_fresh`` without ``CLIENT_SETTINGS``: what decides the answers."""
+    return {name: value for name, value in settings.items() if name not in CLIENT_SETTINGS}
