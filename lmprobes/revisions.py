@@ -13,7 +13,7 @@ UNREVISED = ("download_source", "download_blimp", "download_olmpics", "download_
 
 REVISIONS = {
     # sources and models
-    "conceptnet_edges": 1,
+    "conceptnet_edges": 2,
     "build_tiny_model": 1,
     # Ettinger
     "ettinger_dataset": 2,
@@ -22,7 +22,7 @@ REVISIONS = {
     # LAMA
     "lama_dataset": 2,
     "lama_trex_raw": 2,
-    "lama_conceptnet_gen": 3,
+    "lama_conceptnet_gen": 4,
     "lama_wikidata_fresh": 2,
     "lama_score": 4,
     "lama_uhn": 2,

@@ -79,7 +79,8 @@ def model_spec(smk) -> dict:
 
 def wikidata_settings(smk, answers: dict) -> dict:
     """A Wikidata job's client settings: ``answers`` from its params (``wikidata.answer_settings``), how
-    to ask (``wikidata.CLIENT_SETTINGS``: the User-Agent, the pause between queries) from its config."""
+    to ask (``wikidata.CLIENT_SETTINGS``: the User-Agent, the pause between queries, the cache folder)
+    from its config."""
     from lmprobes.suites.lama.wikidata import CLIENT_SETTINGS
 
     configured = smk.config["suites"]["lama"]["generated"]["wikidata_fresh"]

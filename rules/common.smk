@@ -40,6 +40,9 @@ from lmprobes.suites.lama.release import CORPORA as LAMA_CORPORA
 from lmprobes.suites.lama.release import PARAPHRASE_CORPUS as LAMA_PARAPHRASE_CORPUS
 from lmprobes.suites.lama.uhn import CORPORA as LAMA_UHN_CORPORA
 from lmprobes.suites.lama.wikidata import answer_settings as wikidata_answer_settings
+from lmprobes.suites.olmpics.learning_tables import (
+    BASELINE_LABELS as OLMPICS_BASELINE_SYSTEMS,
+)
 from lmprobes.revisions import REVISIONS
 from lmprobes.sources import LOCKFILE
 from lmprobes.suites.olmpics.schema import TASKS as OLMPICS_TASKS
@@ -89,8 +92,10 @@ CURVES_QA_COMPARISON = [
     for t in CURVES["mc_qa_comparison"]
     if t in CURVES["tasks"] and "standard" in CURVES["variants"]
 ]
-# What decides the Wikidata rules' answers (their params); the User-Agent and pause come from config.
+# What decides the Wikidata rules' answers (their params): for LAMA's, the endpoint and sample sizes;
+# for oLMpics', which read no sizes, the endpoint. The User-Agent, pause and cache come from config.
 WIKIDATA_ANSWERS = wikidata_answer_settings(LAMA["generated"]["wikidata_fresh"])
+WIKIDATA_ENDPOINT = {"endpoint": WIKIDATA_ANSWERS["endpoint"]}
 # The report: tiny stand-ins, the verdict tables, the models some suite runs.
 REPORT_SUITES = ["summary", "lama", "blimp", "olmpics", "ettinger"]
 # The models some suite runs (config order) and the suites that run any model.
@@ -112,16 +117,25 @@ def tiny_models_among(slugs):
 REPORT_TINY_MODELS = sorted(
     set(tiny_models_among(REPORT_MODELS)) | set(config["report"]["stand_ins"])
 )
-# What each suite's table captions warn of: its tiny models (the learning curves': and the stand-ins).
+
+
+def stand_ins_among(systems):
+    """The tiny models and configured stand-ins among the systems a table shows: its caption warns."""
+    return sorted(
+        set(tiny_models_among(s for s in systems if s in MODELS))
+        | (set(config["report"]["stand_ins"]) & set(systems))
+    )
+
+
 REPORT_TINY_BY_TABLES = {
-    "lama": tiny_models_among(LAMA["models"]),
-    "blimp": tiny_models_among(BLIMP["models"]),
-    "olmpics": tiny_models_among(OLMPICS["models"]),
-    "olmpics_learning": sorted(
-        set(tiny_models_among(CURVES["models"]))
-        | set(config["report"]["stand_ins"] if CURVES["baselines"] else [])
+    "lama": stand_ins_among(LAMA["models"]),
+    "blimp": stand_ins_among(BLIMP["models"]),
+    "olmpics": stand_ins_among(OLMPICS["models"]),
+    "olmpics_learning": stand_ins_among(
+        CURVES["models"]
+        + (list(OLMPICS_BASELINE_SYSTEMS) if CURVES["baselines"] else [])
     ),
-    "ettinger": tiny_models_among(ETTINGER["models"]),
+    "ettinger": stand_ins_among(ETTINGER["models"]),
 }
 REPORT_RUN_SUITES = [suite for suite, models in REPORT_SUITE_MODELS.items() if models]
 

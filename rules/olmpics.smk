@@ -191,7 +191,7 @@ rule olmpics_encyclopedic:
     params:
         revision=REVISIONS["olmpics_encyclopedic"],
         seed=config["seed"],
-        wikidata=WIKIDATA_ANSWERS,
+        wikidata=WIKIDATA_ENDPOINT,
         provenance={"wikidata": LAMA["generated"]["wikidata_fresh"]["endpoint"]},
     script:
         "../scripts/olmpics_encyclopedic.py"
@@ -213,7 +213,7 @@ rule olmpics_single_hop:
     params:
         revision=REVISIONS["olmpics_single_hop"],
         seed=config["seed"],
-        wikidata=WIKIDATA_ANSWERS,
+        wikidata=WIKIDATA_ENDPOINT,
         provenance={"wikidata": LAMA["generated"]["wikidata_fresh"]["endpoint"]},
     script:
         "../scripts/olmpics_single_hop.py"

@@ -183,3 +183,29 @@ def test_relation_names_invert_conceptnet_lites_snake_case() -> None:
     # names outside the list: camel-cased by rule
     assert relation_name(_to_snake_case("HasShape")) == "HasShape"
     assert relation_name(_to_snake_case("dbpedia/bornIn")) == "dbpedia/bornIn"
+
+
+def test_the_workflows_edges_name_the_database_by_contents_not_path(database: Path, tmp_path: Path) -> None:
+    """The same database in two folders gives byte-identical edges, recording its sha256, and the
+    conceptnet_gen dataset built on them carries that identity instead of the configured path."""
+    import hashlib
+
+    from lmprobes.suites.lama.pipeline import make_conceptnet_edges, make_conceptnet_gen
+
+    outs = []
+    for folder in ("here", "elsewhere/deeper"):
+        (tmp_path / folder).mkdir(parents=True)
+        copy = copy_of(database, tmp_path / folder)
+        outs.append(tmp_path / folder / "edges.parquet")
+        make_conceptnet_edges(copy, outs[-1], from_conceptnet_lite=True, provenance={"conceptnet_lite_db": str(copy)})
+    assert outs[0].read_bytes() == outs[1].read_bytes()
+    expected = {"name": "conceptnet.db", "sha256": hashlib.sha256(database.read_bytes()).hexdigest()}
+    assert read_metadata(outs[0])["source"] == {"conceptnet_lite_db": expected}
+    vocab = tmp_path / "vocab.txt"
+    vocab.write_text("\n".join(table(outs[0]).column("end_term").to_pylist()) + "\n", encoding="utf-8")
+    settings = {"max_per_relation": 1000, "sentence_end": ".", "conceptnet_lite_db": str(tmp_path / "here")}
+    make_conceptnet_gen(outs[0], vocab, tmp_path / "gen.parquet", seed=0, settings=settings,
+                        provenance={"conceptnet_gen": {"conceptnet_lite_db": settings["conceptnet_lite_db"]}})
+    generated = read_metadata(tmp_path / "gen.parquet")
+    assert generated["sources"] == {"conceptnet_gen": {"conceptnet_lite_db": expected}}
+    assert "conceptnet_lite_db" not in generated["settings"]

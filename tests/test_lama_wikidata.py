@@ -638,7 +638,7 @@ def test_valid_objects_reads_a_relation_column():
         valid_objects(facts_frame(ROWS))
 
 
-def test_the_user_agent_and_pause_are_how_to_ask_not_what_is_answered():
+def test_the_user_agent_pause_and_cache_folder_are_how_to_ask_not_what_is_answered():
     from types import SimpleNamespace
 
     from lmprobes.suites.lama.wikidata import answer_settings
@@ -647,6 +647,6 @@ def test_the_user_agent_and_pause_are_how_to_ask_not_what_is_answered():
     configured = {"endpoint": "https://query.wikidata.org/sparql", "cache": "c", "user_agent": "me (a@b.org)",
                   "min_interval": 1.0, "max_per_relation": 10, "candidates_per_relation": 20}
     answers = answer_settings(configured)
-    assert answers == {k: v for k, v in configured.items() if k not in ("user_agent", "min_interval")}
+    assert answers == {k: v for k, v in configured.items() if k not in ("user_agent", "min_interval", "cache")}
     job = SimpleNamespace(config={"suites": {"lama": {"generated": {"wikidata_fresh": configured}}}})
     assert wikidata_settings(job, answers) == configured

@@ -783,10 +783,12 @@ def test_lama_generated_corpora_build_and_score_offline(demo, tmp_path):
     rerun = snakemake(demo, "results/datasets/lama/wikidata_fresh.parquet", configs=(DEMO, "fast.yaml", name))
     assert rerun.returncode == 0, rerun.stderr[-3000:]
     assert (datasets / "wikidata_fresh.parquet").read_bytes() == before
-    # How to ask (your contact, the pause) is neither a param nor in the file: setting it reruns nothing.
-    assert {"user_agent", "min_interval"}.isdisjoint(read_metadata(datasets / "wikidata_fresh.parquet")["settings"])
+    # How to ask (your contact, the pause, the cache folder) is neither a param nor in the file: setting
+    # it reruns nothing.
+    assert {"user_agent", "min_interval", "cache"}.isdisjoint(read_metadata(datasets / "wikidata_fresh.parquet")["settings"])
     contact = write_config(demo, "contact.yaml", {"suites": {"lama": {"generated": {"wikidata_fresh": {
-        "user_agent": "lmprobes-tests/1 (mailto:someone@lmprobes.invalid)", "min_interval": 2.0}}}}})
+        "user_agent": "lmprobes-tests/1 (mailto:someone@lmprobes.invalid)", "min_interval": 2.0,
+        "cache": str(tmp_path / "elsewhere")}}}}})
     plan = snakemake(demo, "-n", "results/datasets/lama/wikidata_fresh.parquet",
                      configs=(DEMO, "fast.yaml", name, contact))
     assert plan.returncode == 0 and "Nothing to be done" in plan.stdout + plan.stderr, plan.stdout[-2000:]

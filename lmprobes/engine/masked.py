@@ -17,12 +17,12 @@ from lmprobes.engine.runner import (
     TokenPrediction,
     check_targets,
     checked_projection,
-    gc_paused,
     map_row_logprobs,
     phase,
     predict_items,
     vocab_size,
 )
+from lmprobes.io import gc_paused
 
 __all__ = ["TokenPrediction", "map_mask_logprobs", "mask_predictions", "masked_projection"]
 

@@ -98,7 +98,8 @@ def read_columns(path: Path, columns: list[str]) -> pd.DataFrame:
     """Only ``columns`` of a Parquet file; one it lacks is an error naming the file. A column each
     (``split_blocks``): a column dropped from the frame is freed, where a block of several object
     columns would live on in a view of the others."""
-    missing = [name for name in columns if name not in pq.read_schema(path).names]
+    present = set(pq.read_schema(path).names)
+    missing = [name for name in columns if name not in present]
     if missing:
         raise ValueError(f"{path}: column(s) {missing} missing")
     return pq.read_table(path, columns=columns).to_pandas(split_blocks=True)

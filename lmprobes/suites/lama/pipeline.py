@@ -95,6 +95,10 @@ def make_trex_raw(trex: Path, relations: Path, common_vocab: Path, out: Path, ob
 
 def make_conceptnet_edges(source: Path, out: Path, *, from_conceptnet_lite: bool, provenance: dict) -> dict:
     """English ConceptNet edges, streamed from the assertions CSV or read from a conceptnet-lite database."""
+    from lmprobes.sources import sha256_of
+
+    if from_conceptnet_lite:  # the database by its contents, not by where it lies on this machine
+        provenance = {"conceptnet_lite_db": {"name": Path(source).name, "sha256": sha256_of(source)}}
     metadata = {"source": provenance, "generator": f"lmprobes {__version__}"}
     if from_conceptnet_lite:
         stats = edges_from_conceptnet_lite(source, out, metadata=metadata)
@@ -110,6 +114,9 @@ def make_conceptnet_gen(edges: Path, common_vocab: Path, out: Path, *, seed: int
     df = build_conceptnet_gen(edges, common_vocab, seed=seed, max_per_relation=settings["max_per_relation"],
                               sentence_end=settings["sentence_end"], stats=stats)
     log.info("conceptnet_gen: %s", stats)
+    if "conceptnet_lite_db" in provenance.get("conceptnet_gen", {}):  # its identity as the edges job took it
+        provenance = {**provenance, "conceptnet_gen": read_metadata(edges)["source"]}
+    settings = {name: value for name, value in settings.items() if name != "conceptnet_lite_db"}  # a local path
     return write_dataset(df, "conceptnet_gen", out, provenance=provenance, seed=seed, settings=settings, build=stats)
 
 

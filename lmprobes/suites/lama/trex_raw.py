@@ -332,9 +332,8 @@ def relation_rows(collected: FactCollector, relation: str, meta: dict, common_vo
 def every_object(collected: FactCollector) -> pd.DataFrame:
     """OBJECTS_SCHEMA rows: each counted (relation, subject, object) with the object's label, by
     relation (numeric order), then (subject, object) id."""
-    labels: dict[str, str] = {}
     records = [
-        (relation, subject, obj, labels.get(obj) or labels.setdefault(obj, collected.label(obj)))
+        (relation, subject, obj, collected.label(obj))
         for relation in sorted(collected.facts, key=relation_order)
         for subject, obj in sorted(collected.facts[relation], key=fact_order)
     ]

@@ -77,8 +77,8 @@ SETTINGS_KEY = "suites.lama.generated.wikidata_fresh"
 QUERY_DEADLINE = 60
 READ_TIMEOUT = 90.0
 # How a Wikidata rule asks, not what it is answered: kept out of the rules' params and the files'
-# metadata, so setting your contact reruns nothing and stays out of the datasets.
-CLIENT_SETTINGS = ("user_agent", "min_interval")
+# metadata, so setting your contact (or moving the cache) reruns nothing and stays out of the datasets.
+CLIENT_SETTINGS = ("user_agent", "min_interval", "cache")
 # A 429 without Retry-After: WDQS allots processing time per minute, so the next try waits that long.
 RATE_LIMIT_WAIT = 60.0
 # What a query that ran past the deadline leaves in the answer (Blazegraph's Java stack trace).
