@@ -97,8 +97,17 @@ def write_parquet(df: pd.DataFrame, path, schema: pa.Schema, metadata: dict) -> 
             raise OSError(err.errno, f"{path}: not written ({err.strerror or err})") from err
 
 
-def read_parquet(path) -> pd.DataFrame:
-    return pq.read_table(path).to_pandas()
+def read_parquet(path, columns: list[str] | None = None) -> pd.DataFrame:
+    """A Parquet file as a frame; with ``columns``, only those (one the file lacks is an error naming
+    the file), each in a block of its own, so a column dropped from the frame is freed where a block
+    of several object columns would live on in a view of the others."""
+    if columns is None:
+        return pq.read_table(path).to_pandas()
+    present = set(pq.read_schema(path).names)
+    missing = [name for name in columns if name not in present]
+    if missing:
+        raise ValueError(f"{path}: column(s) {missing} missing")
+    return pq.read_table(path, columns=columns).to_pandas(split_blocks=True)
 
 
 def read_metadata(path) -> dict:

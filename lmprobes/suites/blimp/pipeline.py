@@ -7,7 +7,6 @@ import logging
 from pathlib import Path
 
 import pandas as pd
-import pyarrow.parquet as pq
 
 from lmprobes import __version__
 from lmprobes.io import read_metadata, read_parquet, write_parquet, write_table
@@ -59,7 +58,7 @@ def make_generated_table(release_scores: list[Path], generated_scores: list[Path
     from lmprobes.suites.blimp.tables import GENERATED_TITLE, generated_comparison, generated_wide
 
     def read(paths):
-        return pd.concat([read_columns(p, DECISION_COLUMNS) for p in paths], ignore_index=True)
+        return pd.concat([read_parquet(p, DECISION_COLUMNS) for p in paths], ignore_index=True)
 
     tidy = generated_comparison(read(release_scores), read(generated_scores))
     out_dir = Path(out_dir)
@@ -94,24 +93,13 @@ def score_model(dataset: Path, model_dir: Path, out: Path, *, slug: str, spec: d
     return scores
 
 
-def read_columns(path: Path, columns: list[str]) -> pd.DataFrame:
-    """Only ``columns`` of a Parquet file; one it lacks is an error naming the file. A column each
-    (``split_blocks``): a column dropped from the frame is freed, where a block of several object
-    columns would live on in a view of the others."""
-    present = set(pq.read_schema(path).names)
-    missing = [name for name in columns if name not in present]
-    if missing:
-        raise ValueError(f"{path}: column(s) {missing} missing")
-    return pq.read_table(path, columns=columns).to_pandas(split_blocks=True)
-
-
 def read_table_scores(path: Path) -> pd.DataFrame:
     """A score file as the tables and figures take it: the columns they read, Figure 2's token
     log-probs reduced to what it shows (``plots.token_sums``) before the next file is read. The job
     holds one file's token lists at a time; every file read whole took ~1.4 GB per million rows."""
     from lmprobes.suites.blimp import plots
 
-    return plots.token_sums(read_columns(path, [*DECISION_COLUMNS, *FIGURE2_SCORE_COLUMNS]))
+    return plots.token_sums(read_parquet(path, [*DECISION_COLUMNS, *FIGURE2_SCORE_COLUMNS]))
 
 
 def make_tables(dataset: Path, score_paths: list[Path], published: Path, published_paradigms: Path,
@@ -125,7 +113,7 @@ def make_tables(dataset: Path, score_paths: list[Path], published: Path, publish
     write_tables(scores, read_published(published), paper_paradigms, out_dir)
     paradigms = plots.paradigm_systems(scores, paper_paradigms)
     plots.figure1(paradigms, figures["figure1"])
-    plots.figure2(plots.figure2_data(scores, read_columns(dataset, FIGURE2_PAIR_COLUMNS)), figures["figure2"])
+    plots.figure2(plots.figure2_data(scores, read_parquet(dataset, FIGURE2_PAIR_COLUMNS)), figures["figure2"])
     plots.figure3(paradigms, figures["figure3"])
     plots.figure4(paradigms, figures["figure4"])
     plots.figure6(plots.figure6_data(scores), figures["figure6"])

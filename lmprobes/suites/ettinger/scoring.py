@@ -105,6 +105,13 @@ def score_items(lm: LM, items: pd.DataFrame, *, top_k: int = 5, method: str = "a
         raise ScoringError(f"unknown multi_piece_targets {multi_piece_targets!r}; choose one of {MULTI_PIECE_TARGETS}")
     tokenizer = lm.tokenizer
     marks = tokenizer_kind(tokenizer) != "wordpiece"
+    shown: dict[int, str] = {}  # each top token decoded once, not once per row it tops
+
+    def show(token_id: int) -> str:
+        if token_id not in shown:
+            shown[token_id] = display_token(tokenizer, token_id, mark_continuations=marks)
+        return shown[token_id]
+
     words = sorted(set(items["target"]) | {w for ws in items["expected"] for w in ws})
     resolved = {w: word_ids(tokenizer, w) for w in words}
 
@@ -152,7 +159,7 @@ def score_items(lm: LM, items: pd.DataFrame, *, top_k: int = 5, method: str = "a
                 # The expected words the top-k check leaves out (not one token, or [UNK], for this model).
                 "expected_unscorable": [w for w in row.expected if not resolved[w].single],
                 "top_ids": list(pred.top_ids),
-                "top_tokens": [display_token(tokenizer, t, mark_continuations=marks) for t in pred.top_ids],
+                "top_tokens": [show(t) for t in pred.top_ids],
                 "top_probs": [math.exp(lp) for lp in pred.top_logprobs],
                 "kept": not reason,
                 "skip_reason": reason,
