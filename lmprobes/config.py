@@ -180,6 +180,13 @@ def _check_suite_sources(config: dict, suite: str, settings: dict) -> None:
 
 
 def _check_ettinger(config: dict, settings: dict) -> None:
+    from lmprobes.suites.ettinger.datasets import REGISTRY
+
+    for dataset in REGISTRY:
+        if dataset not in settings.get("sources", {}):
+            raise ConfigError(f"suites.ettinger.sources.{dataset}: missing; every Ettinger dataset "
+                              f"({', '.join(REGISTRY)}) needs a source, and {dataset!r} has none "
+                              "(add it to the schema's suites.ettinger.sources)")
     if settings["method"] == "masked":
         for i, slug in enumerate(settings["models"]):
             if config["models"][slug]["family"] == "causal":

@@ -37,6 +37,40 @@ def validated(config: dict) -> dict:
     return config
 
 
+def object_defaults_missing_on_their_properties(node, path=()):
+    """(path, key) of each object default whose key's own property has no equal default."""
+    if isinstance(node, dict):
+        if node.get("type") == "object" and isinstance(node.get("default"), dict) and "properties" in node:
+            for key, value in node["default"].items():
+                if node["properties"].get(key, {}).get("default") != value:
+                    yield ".".join(path), key
+        for key, child in node.items():
+            yield from object_defaults_missing_on_their_properties(child, (*path, str(key)))
+
+
+def test_every_object_default_is_also_its_properties_default_so_a_partial_override_keeps_the_rest():
+    # An object's default only applies when the whole object is absent: a config naming one key of
+    # it would otherwise lose the others (suites.ettinger.sources: {cprag: mine} lost role, ...).
+    assert list(object_defaults_missing_on_their_properties(yaml.safe_load(Path(SCHEMA).read_text()))) == []
+    config = load()
+    config["suites"]["ettinger"]["sources"] = {"cprag": "ettinger_cprag"}
+    config["suites"]["lama"]["sources"] = {"release": "lama_release"}
+    config["suites"]["olmpics"]["sources"] = {"glove": "olmpics_glove"}
+    validated(config)
+    assert config["suites"]["ettinger"]["sources"]["neg_nat"] == "ettinger_neg_nat"
+    assert config["suites"]["lama"]["sources"]["common_vocab"] == "lama_common_vocab"
+    assert config["suites"]["olmpics"]["sources"]["wordnet"] == "olmpics_wordnet"
+
+
+def test_each_registered_ettinger_dataset_needs_its_source(monkeypatch):
+    from lmprobes.suites.ettinger import datasets
+
+    config = validated(load())
+    monkeypatch.setitem(datasets.REGISTRY, "mine", datasets.REGISTRY["cprag"])
+    with pytest.raises(ConfigError, match=r"suites\.ettinger\.sources\.mine: missing; .*'mine'"):
+        check_config(config, published_systems(ROOT / "resources"))
+
+
 def test_full_config_is_valid_and_covers_the_papers_models():
     config = validated(load())
     papers = {

@@ -19,22 +19,14 @@ import csv
 import math
 import random
 import re
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
 from pathlib import Path
 
 import pandas as pd
 import pyarrow as pa
 
 from lmprobes.io import has_letter_or_digit, utf8_lines
-
-DATASETS = ("cprag", "role", "neg_simp", "neg_nat")
-
-COLUMNS = {
-    "cprag": ["item", "context_s1", "context_s2", "expected", "within_category", "between_category", "constraint"],
-    "role": ["item", "context", "expected", "exp_cloze", "target", "tgt_cloze", "tgt_cloze(strict)"],
-    "neg_simp": ["item", "context_aff", "context_neg", "target_aff", "target_neg"],
-    "neg_nat": ["item", "context_aff", "context_neg", "target_aff", "target_neg", "licensing"],
-}
 
 CPRAG_COMPLETIONS = ("expected", "within_category", "between_category")
 CPRAG_CONDITIONS = ("orig", "shuf", "trunc", "shuf_trunc")
@@ -57,38 +49,36 @@ _COMMON = [
     pa.field("context", pa.string()),
     pa.field("target", pa.string()),
 ]
-SCHEMAS = {
-    "cprag": pa.schema(
-        _COMMON
-        + [
-            pa.field("run", pa.int32()),
-            pa.field("completion", pa.string()),
-            pa.field("expected", pa.list_(pa.string())),
-            pa.field("constraint", pa.string()),
-        ]
-    ),
-    "role": pa.schema(
-        _COMMON
-        + [
-            pa.field("pair", pa.string()),
-            pa.field("role", pa.string()),
-            pa.field("expected", pa.list_(pa.string())),
-            pa.field("exp_cloze", pa.float64()),
-            pa.field("tgt_cloze", pa.float64()),
-            pa.field("tgt_cloze_strict", pa.float64()),
-            pa.field("cloze_bin", pa.string()),
-        ]
-    ),
-    "neg_simp": pa.schema(
-        _COMMON
-        + [
-            pa.field("polarity", pa.string()),
-            pa.field("truth", pa.bool_()),
-            pa.field("expected", pa.list_(pa.string())),
-        ]
-    ),
-}
-SCHEMAS["neg_nat"] = SCHEMAS["neg_simp"].append(pa.field("licensing", pa.string()))
+CPRAG_SCHEMA = pa.schema(
+    _COMMON
+    + [
+        pa.field("run", pa.int32()),
+        pa.field("completion", pa.string()),
+        pa.field("expected", pa.list_(pa.string())),
+        pa.field("constraint", pa.string()),
+    ]
+)
+ROLE_SCHEMA = pa.schema(
+    _COMMON
+    + [
+        pa.field("pair", pa.string()),
+        pa.field("role", pa.string()),
+        pa.field("expected", pa.list_(pa.string())),
+        pa.field("exp_cloze", pa.float64()),
+        pa.field("tgt_cloze", pa.float64()),
+        pa.field("tgt_cloze_strict", pa.float64()),
+        pa.field("cloze_bin", pa.string()),
+    ]
+)
+NEG_SIMP_SCHEMA = pa.schema(
+    _COMMON
+    + [
+        pa.field("polarity", pa.string()),
+        pa.field("truth", pa.bool_()),
+        pa.field("expected", pa.list_(pa.string())),
+    ]
+)
+NEG_NAT_SCHEMA = NEG_SIMP_SCHEMA.append(pa.field("licensing", pa.string()))
 
 
 class DatasetError(ValueError):
@@ -117,8 +107,8 @@ def read_tsv(path: Path, dataset: str) -> list[Row]:
 def _checked_rows(path: Path, dataset: str, reader) -> Iterator[Row]:
     header = next(reader, None)
     if header is None:
-        raise DatasetError(f"{path}: empty file, expected a header with columns {COLUMNS[dataset]}")
-    missing = [c for c in COLUMNS[dataset] if c not in header]
+        raise DatasetError(f"{path}: empty file, expected a header with columns {REGISTRY[dataset].columns}")
+    missing = [c for c in REGISTRY[dataset].columns if c not in header]
     if missing:
         raise DatasetError(f"{path}:1: missing column(s) {missing}; header is {header}")
     repeated = sorted({c for c in header if header.count(c) > 1})
@@ -397,11 +387,42 @@ def _sorted(df: pd.DataFrame, keys: list[str], first_order=None, second_order=No
     return df.drop(columns=[c for c in ("_item_num",) if c in df.columns])
 
 
+@dataclass(frozen=True)
+class EttingerDataset:
+    """A released TSV: the columns its header must hold, the Parquet schema of its rows, and the
+    builder of those rows, called as ``build(path, shuffles, seed)``."""
+
+    columns: tuple[str, ...]
+    schema: pa.Schema
+    build: Callable[[Path, int, int], pd.DataFrame]
+
+
+# The one place a dataset is declared: its name is also its output file and its key under
+# ``suites.ettinger.sources`` in the config.
+REGISTRY: dict[str, EttingerDataset] = {
+    "cprag": EttingerDataset(
+        ("item", "context_s1", "context_s2", "expected", "within_category", "between_category", "constraint"),
+        CPRAG_SCHEMA, build_cprag,
+    ),
+    "role": EttingerDataset(
+        ("item", "context", "expected", "exp_cloze", "target", "tgt_cloze", "tgt_cloze(strict)"),
+        ROLE_SCHEMA, lambda path, shuffles, seed: build_role(path),
+    ),
+    "neg_simp": EttingerDataset(
+        ("item", "context_aff", "context_neg", "target_aff", "target_neg"),
+        NEG_SIMP_SCHEMA, lambda path, shuffles, seed: build_neg(path, "neg_simp"),
+    ),
+    "neg_nat": EttingerDataset(
+        ("item", "context_aff", "context_neg", "target_aff", "target_neg", "licensing"),
+        NEG_NAT_SCHEMA, lambda path, shuffles, seed: build_neg(path, "neg_nat"),
+    ),
+}
+DATASETS = tuple(REGISTRY)
+COLUMNS = {name: list(dataset.columns) for name, dataset in REGISTRY.items()}
+SCHEMAS = {name: dataset.schema for name, dataset in REGISTRY.items()}
+
+
 def build_dataset(dataset: str, path: Path, *, shuffles: int = 100, seed: int = 1234) -> pd.DataFrame:
-    if dataset == "cprag":
-        return build_cprag(path, shuffles, seed)
-    if dataset == "role":
-        return build_role(path)
-    if dataset in ("neg_simp", "neg_nat"):
-        return build_neg(path, dataset)
-    raise ValueError(f"unknown Ettinger dataset {dataset!r}; choose one of {DATASETS}")
+    if dataset not in REGISTRY:
+        raise ValueError(f"unknown Ettinger dataset {dataset!r}; choose one of {DATASETS}")
+    return REGISTRY[dataset].build(path, shuffles, seed)
