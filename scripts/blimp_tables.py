@@ -11,4 +11,5 @@ with rule_job(snakemake):
         snakemake.input.published_paradigms,
         Path(snakemake.output[0]).parent,
         dict(zip(FIGURES, snakemake.output.figures, strict=True)),
+        stand_ins=snakemake.params.tiny_models,
     )

@@ -15,4 +15,5 @@ with rule_job(snakemake):
         threshold=snakemake.params.threshold,
         unscorable=snakemake.params.unscorable,
         qualitative_model=snakemake.params.qualitative_model,
+        stand_ins=snakemake.params.tiny_models,
     )

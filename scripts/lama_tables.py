@@ -14,4 +14,5 @@ with rule_job(snakemake):
         qualitative_model=snakemake.params.qualitative_model,
         seed=snakemake.params.seed,
         uhn_hits=snakemake.input.uhn_hits,
+        stand_ins=snakemake.params.tiny_models,
     )

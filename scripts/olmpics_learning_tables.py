@@ -11,4 +11,5 @@ with rule_job(snakemake):
         tasks=snakemake.params.tasks,
         comparison_figures=snakemake.output.comparison_figures,
         comparison_tasks=snakemake.params.comparison_tasks,
+        stand_ins=snakemake.params.tiny_models,
     )

@@ -13,4 +13,5 @@ with rule_job(snakemake):
         Path(snakemake.output.table[0]).parent,
         snakemake.output.figures,
         snakemake.params.models,
+        stand_ins=snakemake.params.tiny_models,
     )

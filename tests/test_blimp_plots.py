@@ -14,6 +14,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 
+from lmprobes.figures import STAND_IN_NOTE, stand_in_notes
 from lmprobes.io import read_parquet, write_parquet
 from lmprobes.suites.blimp import pipeline
 from lmprobes.suites.blimp import plots as P
@@ -351,3 +352,22 @@ def test_a_score_file_without_a_column_the_tables_read_is_named(tmp_path) -> Non
         pipeline.read_table_scores(path)
     with pytest.raises(ValueError, match=message):
         pipeline.make_generated_table([path], [path], tmp_path / "out")
+
+
+def test_each_figure_names_the_stand_ins_it_draws(tmp_path, published_paradigms) -> None:
+    """Figure 6 draws the causal models only; the published systems are never stand-ins, whatever the list holds."""
+    scores, pairs = fake_scores(pairs_per_paradigm=3)
+    systems = P.paradigm_systems(scores, published_paradigms)
+    draws = {
+        "figure1": lambda out, stand_ins: P.figure1(systems, out, stand_ins=stand_ins),
+        "figure2": lambda out, stand_ins: P.figure2(P.figure2_data(scores, pairs), out, stand_ins=stand_ins),
+        "figure3": lambda out, stand_ins: P.figure3(systems, out, stand_ins=stand_ins),
+        "figure4": lambda out, stand_ins: P.figure4(systems, out, stand_ins=stand_ins),
+        "figure6": lambda out, stand_ins: P.figure6(P.figure6_data(scores), out, stand_ins=stand_ins),
+    }
+    for name, draw in draws.items():
+        assert stand_in_notes(draw(tmp_path / f"{name}.png", ["gpt", "tiny-roberta", "LSTM"])) == [
+            STAND_IN_NOTE + "gpt"], name
+        expected = [] if name == "figure6" else [STAND_IN_NOTE + "bert"]
+        assert stand_in_notes(draw(tmp_path / f"{name}_bert.png", ["bert", "gpt2-large"])) == expected, name
+        assert stand_in_notes(draw(tmp_path / f"{name}_real.png", ())) == [], name

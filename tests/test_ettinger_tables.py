@@ -8,6 +8,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from lmprobes.figures import STAND_IN_NOTE, stand_in_notes
 from lmprobes.suites.ettinger import datasets as D
 from lmprobes.suites.ettinger import tables as T
 
@@ -256,3 +257,14 @@ def test_qualitative_tables_pick_the_papers_contexts(merged):
     assert set(t13.source) == {"reproduction", "paper"}
     t10 = quali[(quali.table == "table10") & (quali.source == "paper")]
     assert len(t10) == 8
+
+
+def test_the_figure_names_the_stand_ins_among_our_models_only(merged, tmp_path):
+    """The paper's BERTs beside ours are no stand-in, whatever the list holds."""
+    from lmprobes.suites.ettinger.plots import accuracy_figure
+
+    published = pd.read_csv(ROOT / "resources/ettinger/published.csv")
+    tidy = T.with_published(T.quantitative_tables(merged, 0.01, "exclude"), published)
+    drawn = accuracy_figure(tidy, tmp_path / "stand_ins.png", stand_ins=["m2", "bert-base-uncased", "tiny-gpt2"])
+    assert stand_in_notes(drawn) == [STAND_IN_NOTE + "m2"]
+    assert stand_in_notes(accuracy_figure(tidy, tmp_path / "real.png", stand_ins=["bert-base-uncased"])) == []

@@ -5,6 +5,7 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
+from lmprobes.figures import STAND_IN_NOTE, stand_in_notes
 from lmprobes.suites.lama import tables as T
 
 
@@ -217,3 +218,13 @@ def test_per_relation_reads_p10_and_mrr_from_raw_ranks_and_p1_filtered_from_filt
     assert table.loc["Total", "p1"] == pytest.approx(mean([1.0 if r == 1 else 0.0 for r in filtered]))
     assert T.table2(T.per_relation(facts)).set_index("row").loc["Total", "p1"] == pytest.approx(
         mean([1.0 if r == 1 else 0.0 for r in raw]))
+
+
+def test_figure2_names_the_stand_ins_it_draws(tmp_path):
+    from lmprobes.suites.lama.plots import precision_curve_figure
+
+    curve = pd.DataFrame([{"system": system, "k": k, "p_at_k": 10.0 * k}
+                          for system in ("Freq", "tiny-bert", "gpt2 (candidates)") for k in (1, 10)])
+    drawn = precision_curve_figure(curve, tmp_path / "stand_ins.png", stand_ins=["gpt2", "tiny-bert", "tiny-roberta"])
+    assert stand_in_notes(drawn) == [STAND_IN_NOTE + "gpt2, tiny-bert"]
+    assert stand_in_notes(precision_curve_figure(curve, tmp_path / "real.png", stand_ins=["tiny-roberta"])) == []

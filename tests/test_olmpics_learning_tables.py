@@ -8,6 +8,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from lmprobes.figures import STAND_IN_NOTE, stand_in_notes
 from lmprobes.suites.olmpics.curve_plots import (
     n_label,
     plot_learning_curves,
@@ -283,3 +284,20 @@ def test_the_single_hop_note_says_how_the_encyclopedic_runs_began() -> None:
     assert "first fine-tuned on 1,234 single-hop facts" in single_hop_note([1234, 1234])
     assert "without the paper's first stage" in single_hop_note([None, None])
     assert "rerun them alike" in single_hop_note([1234, None])
+
+
+def test_a_curve_figure_names_the_stand_ins_it_draws(curves, with_mc_qa_on_age, tmp_path) -> None:
+    """The task's baseline is drawn in every panel of the learning curves, not in Figure 2D; the generated
+    tiny-bert curve is not on the release figure."""
+    stand_ins = ["mlm_baseline", "esim_baseline", "tiny-bert"]
+    age = plot_learning_curves(curves, tmp_path / "age.png", "age_comparison", stand_ins=stand_ins)
+    assert stand_in_notes(age) == [STAND_IN_NOTE + "mlm_baseline"]
+    qa = plot_learning_curves(curves, tmp_path / "qa.png", "property_conjunction", stand_ins=stand_ins)
+    assert stand_in_notes(qa) == [STAND_IN_NOTE + "esim_baseline"]
+    real = plot_learning_curves(curves, tmp_path / "real.png", "age_comparison", stand_ins=["tiny-bert"])
+    assert stand_in_notes(real) == []
+    both = plot_setup_comparison(with_mc_qa_on_age, tmp_path / "2d.png", "age_comparison",
+                                 stand_ins=["roberta-large", "mlm_baseline"])
+    assert stand_in_notes(both) == [STAND_IN_NOTE + "roberta-large"]
+    assert stand_in_notes(plot_setup_comparison(with_mc_qa_on_age, tmp_path / "2d_real.png", "age_comparison",
+                                                stand_ins=["mlm_baseline"])) == []

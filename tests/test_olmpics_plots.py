@@ -8,6 +8,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from lmprobes.figures import STAND_IN_NOTE, stand_in_notes
 from lmprobes.suites.olmpics.age import figure3_sets
 from lmprobes.suites.olmpics.plots import age_grid, grid_matrix, plot_figure3
 
@@ -61,3 +62,9 @@ def test_png_is_byte_identical_twice(figure3, tmp_path) -> None:
     assert first.stat().st_size > 1000 and first.read_bytes() == second.read_bytes()
     plot_figure3(grid, tmp_path / "partial.png", model="m", variants=["figure3a_age", "standard"])
     assert (tmp_path / "partial.png").read_bytes() != first.read_bytes()
+
+
+def test_a_stand_ins_grid_names_it_and_another_models_does_not(figure3, tmp_path) -> None:
+    grid = age_grid(*figure3)
+    assert stand_in_notes(plot_figure3(grid, tmp_path / "m.png", model="m", stand_ins=["m"])) == [STAND_IN_NOTE + "m"]
+    assert stand_in_notes(plot_figure3(grid, tmp_path / "real.png", model="m", stand_ins=["tiny-bert"])) == []

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import csv
 import logging
+from collections.abc import Collection
 from pathlib import Path
 
 import pandas as pd
@@ -103,8 +104,9 @@ def read_table_scores(path: Path) -> pd.DataFrame:
 
 
 def make_tables(dataset: Path, score_paths: list[Path], published: Path, published_paradigms: Path,
-                out_dir: Path, figures: dict[str, Path]) -> None:
-    """Tables 3 and 4 and Figures 1, 2, 3, 4 and 6 from the per-pair scores."""
+                out_dir: Path, figures: dict[str, Path], *, stand_ins: Collection[str] = ()) -> None:
+    """Tables 3 and 4 and Figures 1, 2, 3, 4 and 6 from the per-pair scores; ``stand_ins``: the tiny models
+    and configured stand-ins, named in each figure that shows them."""
     # matplotlib (~0.4 s) loads only in the jobs that draw
     from lmprobes.suites.blimp import plots
 
@@ -112,8 +114,9 @@ def make_tables(dataset: Path, score_paths: list[Path], published: Path, publish
     paper_paradigms = read_published_paradigms(published_paradigms)
     write_tables(scores, read_published(published), paper_paradigms, out_dir)
     paradigms = plots.paradigm_systems(scores, paper_paradigms)
-    plots.figure1(paradigms, figures["figure1"])
-    plots.figure2(plots.figure2_data(scores, read_parquet(dataset, FIGURE2_PAIR_COLUMNS)), figures["figure2"])
-    plots.figure3(paradigms, figures["figure3"])
-    plots.figure4(paradigms, figures["figure4"])
-    plots.figure6(plots.figure6_data(scores), figures["figure6"])
+    plots.figure1(paradigms, figures["figure1"], stand_ins=stand_ins)
+    plots.figure2(plots.figure2_data(scores, read_parquet(dataset, FIGURE2_PAIR_COLUMNS)), figures["figure2"],
+                  stand_ins=stand_ins)
+    plots.figure3(paradigms, figures["figure3"], stand_ins=stand_ins)
+    plots.figure4(paradigms, figures["figure4"], stand_ins=stand_ins)
+    plots.figure6(plots.figure6_data(scores), figures["figure6"], stand_ins=stand_ins)

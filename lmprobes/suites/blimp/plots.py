@@ -20,12 +20,15 @@ labelled ``LSTM (paper)``; accuracies are in percent throughout.
   can score), and the mean and population sd over all phenomena a method covers (lower panel).
   One bar per configured method, under its name: ``two_prefix_joint`` (the team's analysis code's
   reading) is a bar of its own beside ``two_prefix`` (the prose's).
+
+Each drawing takes ``stand_ins``, the suite's stand-ins: a figure showing one names them in a note
+under it (``lmprobes.figures``).
 """
 
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Iterable, Mapping, Sequence
 from pathlib import Path
 
 import matplotlib
@@ -34,9 +37,10 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
+from matplotlib.figure import Figure
 from matplotlib.ticker import FuncFormatter
 
-from lmprobes.io import atomic_path
+from lmprobes.figures import save_png, shown_stand_ins
 from lmprobes.suites.blimp.accuracy import category_accuracy, paradigm_accuracy
 from lmprobes.suites.blimp.methods import METHODS
 from lmprobes.suites.blimp.paradigms import CATEGORY_LABELS
@@ -254,13 +258,13 @@ def figure6_data(scores: pd.DataFrame) -> pd.DataFrame:
 # --- drawing -------------------------------------------------------------------------------
 
 
-def _save(fig, out: Path) -> None:
-    with atomic_path(out) as tmp:
-        fig.savefig(tmp, format="png", dpi=120, metadata={"Software": None})
-    plt.close(fig)
+def _save(fig, out: Path, stand_ins: Collection[str], systems: Iterable[str]) -> Figure:
+    """``systems``: the labels drawn; the published ones (``LSTM (paper)``, ``system_label``) are no stand-in."""
+    ours = [system for system in systems if not system.endswith((" (paper)", ", paper)"))]
+    return save_png(fig, out, dpi=120, stand_ins=shown_stand_ins(stand_ins, ours))
 
 
-def figure1(paradigms: pd.DataFrame, out: Path) -> None:
+def figure1(paradigms: pd.DataFrame, out: Path, *, stand_ins: Collection[str] = ()) -> Figure:
     """Heatmap of ``correlation_matrix(paradigms)``, annotated with r to two decimals."""
     matrix = correlation_matrix(paradigms)
     size = 1.0 + 0.8 * len(matrix)
@@ -273,10 +277,10 @@ def figure1(paradigms: pd.DataFrame, out: Path) -> None:
             ax.text(j, i, f"{r:.2f}", ha="center", va="center", fontsize="small", color="white" if abs(r) > 0.6 else "black")
     fig.colorbar(image, ax=ax, label="Pearson r over paradigm accuracies")
     ax.set_title("Correlation of paradigm accuracies")
-    _save(fig, out)
+    return _save(fig, out, stand_ins, matrix.columns)
 
 
-def figure2(data: pd.DataFrame, out: Path) -> None:
+def figure2(data: pd.DataFrame, out: Path, *, stand_ins: Collection[str] = ()) -> Figure:
     """Four panels of ``figure2_data``: accuracy against each property, one line per system."""
     fig, axes = plt.subplots(2, 2, figsize=(10, 7), constrained_layout=True)
     for ax, (variable, label) in zip(axes.flat, FIGURE2_VARIABLES.items()):
@@ -290,7 +294,7 @@ def figure2(data: pd.DataFrame, out: Path) -> None:
         ax.set_xlabel(label)
         ax.set_ylabel("accuracy (%)")
     _legend_below(fig, axes.flat[0])
-    _save(fig, out)
+    return _save(fig, out, stand_ins, data["system"])
 
 
 # Below this many decades a log axis labels every tick, as plain numbers (matplotlib's own
@@ -310,7 +314,7 @@ def log_axis(ax) -> None:
         ax.xaxis.set_minor_formatter(plain)
 
 
-def grouped_bars(data: pd.DataFrame, out: Path, title: str) -> None:
+def grouped_bars(data: pd.DataFrame, out: Path, title: str, *, stand_ins: Collection[str] = ()) -> Figure:
     """One panel per ``panel`` of a ``group_means`` frame: bars per system, one per condition."""
     panels = list(dict.fromkeys(data["panel"]))
     fig, axes = plt.subplots(len(panels), 1, figsize=(9, 3.2 * max(len(panels), 1)), constrained_layout=True, squeeze=False)
@@ -320,18 +324,19 @@ def grouped_bars(data: pd.DataFrame, out: Path, title: str) -> None:
         ax.set_title(panel)
         ax.legend(fontsize="small", loc="center left", bbox_to_anchor=(1.0, 0.5))
     fig.suptitle(title)
-    _save(fig, out)
+    return _save(fig, out, stand_ins, data["system"])
 
 
-def figure3(paradigms: pd.DataFrame, out: Path) -> None:
-    grouped_bars(figure3_data(paradigms), out, "Agreement with an intervening adjective or attractor")
+def figure3(paradigms: pd.DataFrame, out: Path, *, stand_ins: Collection[str] = ()) -> Figure:
+    return grouped_bars(figure3_data(paradigms), out, "Agreement with an intervening adjective or attractor",
+                        stand_ins=stand_ins)
 
 
-def figure4(paradigms: pd.DataFrame, out: Path) -> None:
-    grouped_bars(figure4_data(paradigms), out, "Regular vs irregular agreement")
+def figure4(paradigms: pd.DataFrame, out: Path, *, stand_ins: Collection[str] = ()) -> Figure:
+    return grouped_bars(figure4_data(paradigms), out, "Regular vs irregular agreement", stand_ins=stand_ins)
 
 
-def figure6(data: pd.DataFrame, out: Path) -> None:
+def figure6(data: pd.DataFrame, out: Path, *, stand_ins: Collection[str] = ()) -> Figure:
     """``figure6_data``: upper panels the three phenomena, lower panel mean ± sd over all."""
     upper = [p for p in FIGURE6_PHENOMENA if (data["panel"] == p).any()] or list(FIGURE6_PHENOMENA[:1])
     fig, axes = plt.subplot_mosaic([upper, [ALL_PHENOMENA] * len(upper)], figsize=(4 * len(upper), 7), constrained_layout=True)
@@ -340,7 +345,7 @@ def figure6(data: pd.DataFrame, out: Path) -> None:
         _bars(axes[panel], sub, group="model", bar="method", value="accuracy", error="sd" if panel == ALL_PHENOMENA else None)
         axes[panel].set_title(CATEGORY_LABELS.get(panel, panel))
     _legend_below(fig, axes[ALL_PHENOMENA])
-    _save(fig, out)
+    return _save(fig, out, stand_ins, data["model"])
 
 
 def _bars(ax, sub: pd.DataFrame, group: str, bar: str, value: str, error: str | None = None) -> None:

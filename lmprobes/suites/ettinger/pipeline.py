@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Collection
 from pathlib import Path
 
 import pandas as pd
@@ -71,7 +72,10 @@ def load_merged(dataset_paths: list[Path], score_paths: list[Path], models: list
 
 
 def make_tables(dataset_paths, score_paths, published: Path, qualitative: Path, out_dir: Path, plot: Path, *,
-                models: list[str], threshold: float, unscorable: str, qualitative_model: str | None) -> None:
+                models: list[str], threshold: float, unscorable: str, qualitative_model: str | None,
+                stand_ins: Collection[str] = ()) -> None:
+    """The quantitative and qualitative tables and the accuracy figure; ``stand_ins``: the tiny models and
+    configured stand-ins, named in the figure where it shows them."""
     # matplotlib (~0.4 s) loads only in the jobs that draw
     from lmprobes.suites.ettinger.plots import accuracy_figure
 
@@ -93,4 +97,4 @@ def make_tables(dataset_paths, score_paths, published: Path, qualitative: Path, 
     for table in T.QUALITATIVE:
         sub = quali[quali["table"] == table].drop(columns="table").reset_index(drop=True)
         write_table(sub, out_dir / f"{table}.csv", out_dir / f"{table}.md", title=T.TITLES[table])
-    accuracy_figure(tidy, plot)
+    accuracy_figure(tidy, plot, stand_ins=stand_ins)

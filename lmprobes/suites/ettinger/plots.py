@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Collection
 from pathlib import Path
 
 import matplotlib
@@ -10,24 +11,25 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
+from matplotlib.figure import Figure
 
-from lmprobes.io import atomic_path
+from lmprobes.figures import save_png, shown_stand_ins
 
 PANELS = (("table4", "CPRAG-102"), ("table7", "ROLE-88"), ("table11", "NEG-136-SIMP (TA)"))
 
 
-def accuracy_figure(tidy: pd.DataFrame, out: Path) -> None:
+def accuracy_figure(tidy: pd.DataFrame, out: Path, *, stand_ins: Collection[str] = ()) -> Figure:
     """One panel per test set: grouped bars of accuracy at k=1 and k=5, sd as error bars (ours and the
-    paper's; the HuggingFace rerun's few cells stay in the tables)."""
+    paper's; the HuggingFace rerun's few cells stay in the tables); ``stand_ins``: the suite's stand-ins,
+    named in a note where the figure shows one."""
     tidy = tidy[tidy["source"] != "hf_rerun"]
+    shown = tidy[tidy["table"].isin([table for table, _ in PANELS]) & (tidy["source"] == "reproduction")]
     fig, axes = plt.subplots(1, len(PANELS), figsize=(5 * len(PANELS), 4), constrained_layout=True)
     for ax, (table, title) in zip(axes, PANELS):
         _panel(ax, tidy[tidy["table"] == table], title)
     handles, labels = axes[0].get_legend_handles_labels()
     fig.legend(handles, labels, loc="outside lower center", ncols=min(len(labels), 4), fontsize="small")
-    with atomic_path(out) as tmp:
-        fig.savefig(tmp, format="png", dpi=120, metadata={"Software": None})
-    plt.close(fig)
+    return save_png(fig, out, dpi=120, stand_ins=shown_stand_ins(stand_ins, shown["model"]))
 
 
 def _panel(ax, sub: pd.DataFrame, title: str) -> None:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+from collections.abc import Collection
 from pathlib import Path
 
 import pandas as pd
@@ -246,9 +247,11 @@ TABLES = tuple(TABLE_TITLES)
 
 
 def make_tables(datasets: list[Path], scores: list[Path], published: Path, paper_examples: Path, outdir: Path,
-                plot: Path, *, qualitative_model: str | None, seed: int, uhn_hits: list[Path] = ()) -> None:
+                plot: Path, *, qualitative_model: str | None, seed: int, uhn_hits: list[Path] = (),
+                stand_ins: Collection[str] = ()) -> None:
     """Every LAMA table (CSV + Markdown) and Figure 2 from the datasets and per-fact scores;
-    ``uhn_hits``: the person-name filter's files of the UHN corpora (none: that filter is off).
+    ``uhn_hits``: the person-name filter's files of the UHN corpora (none: that filter is off);
+    ``stand_ins``: the tiny models and configured stand-ins, named in Figure 2 where it shows them.
     The paraphrase corpus is not one of Table 2's (each fact is in it once per template): its files
     are left out here, and tabulated by ``make_paraphrase_tables``."""
     # matplotlib (~0.4 s) loads only in the jobs that draw
@@ -283,7 +286,7 @@ def make_tables(datasets: list[Path], scores: list[Path], published: Path, paper
     examples = T.example_generations(facts, T.example_system(facts, qualitative_model), ["trex", "conceptnet"], seed)
     paper = pd.read_csv(paper_examples, sep="\t").assign(system="bert-large-cased (paper)", rank=pd.NA)
     _write(outdir, "table3", pd.concat([examples, paper[examples.columns]], ignore_index=True))
-    precision_curve_figure(T.precision_curve(facts), plot)
+    precision_curve_figure(T.precision_curve(facts), plot, stand_ins=stand_ins)
 
 
 PARAPHRASE_TITLE = ("Paraphrase robustness on T-REx: P@1 (%) of LAMA's template (original), mean, min and max "

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Collection
 from pathlib import Path
 
 import matplotlib
@@ -9,11 +10,14 @@ import matplotlib
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt
 import pandas as pd
+from matplotlib.figure import Figure
 
-from lmprobes.io import atomic_path
+from lmprobes.figures import save_png, shown_stand_ins
 
 
-def precision_curve_figure(curve: pd.DataFrame, out: Path, corpus_label: str = "T-REx") -> None:
+def precision_curve_figure(curve: pd.DataFrame, out: Path, corpus_label: str = "T-REx", *,
+                           stand_ins: Collection[str] = ()) -> Figure:
+    """One line per system; ``stand_ins``: the suite's stand-ins, named in a note where the figure shows one."""
     fig, ax = plt.subplots(figsize=(6, 4), constrained_layout=True)
     for system, group in curve.groupby("system", sort=True):
         style = "--" if system == "Freq" else "-"
@@ -26,6 +30,4 @@ def precision_curve_figure(curve: pd.DataFrame, out: Path, corpus_label: str = "
     ax.grid(True, which="both", alpha=0.3)
     if not curve.empty:
         ax.legend(fontsize="small")
-    with atomic_path(out) as tmp:
-        fig.savefig(tmp, format="png", dpi=120, metadata={"Software": None})
-    plt.close(fig)
+    return save_png(fig, out, dpi=120, stand_ins=shown_stand_ins(stand_ins, curve["system"]))

@@ -10,12 +10,14 @@ MLM-BASELINE's, untrained) starts at its zero-shot point, at a tick "0" one log2
 smallest N, as the paper's curves do ("learning curves (including zero-shot)", Figure 1); MC-QA has
 none (its head cannot be pre-trained, Section 3.3). Figure 2D puts every model on one axis: its
 MLP_MLM curve solid and its MC-QA curve dashed, in its colour, standard variant. The PNGs carry no
-software/date metadata, so the same curves give the same bytes.
+software/date metadata, so the same curves give the same bytes; a figure showing one of ``stand_ins`` (a
+model, or the baseline drawn in each panel) names them in a note under it (``lmprobes.figures``).
 """
 
 from __future__ import annotations
 
 import textwrap
+from collections.abc import Collection
 from pathlib import Path
 
 import matplotlib
@@ -23,9 +25,10 @@ import matplotlib
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt
 import pandas as pd
+from matplotlib.figure import Figure
 from matplotlib.ticker import NullLocator
 
-from lmprobes.io import atomic_path
+from lmprobes.figures import save_png, shown_stand_ins
 from lmprobes.suites.olmpics.curves import CurveError, seed_means
 from lmprobes.suites.olmpics.learning_tables import BASELINE_LABELS, BASELINES, PAPER_MODELS
 from lmprobes.suites.olmpics.schema import TASKS
@@ -44,7 +47,8 @@ def n_label(n: int) -> str:
 
 
 def plot_learning_curves(curves: pd.DataFrame, out_png: str | Path, task: str, *, flavour: str = "release",
-                         setting: str | None = None, zero_shot: pd.DataFrame | None = None) -> None:
+                         setting: str | None = None, zero_shot: pd.DataFrame | None = None,
+                         stand_ins: Collection[str] = ()) -> Figure:
     """The learning curves of ``task`` (``setting``: the setup's main one by default), one panel per model;
     ``zero_shot`` (``tables.zero_shot_accuracy``'s rows) adds the MC-MLM curves' zero-shot points."""
     if task not in TASKS:
@@ -70,16 +74,16 @@ def plot_learning_curves(curves: pd.DataFrame, out_png: str | Path, task: str, *
     title = f"{task} ({flavour}), {setting}: learning curves with controls"
     fig.suptitle(textwrap.fill(title, width=40 * len(models)), fontsize=10)  # one panel: two lines
     fig.tight_layout()
-    with atomic_path(out_png) as tmp:
-        fig.savefig(tmp, format="png", dpi=100, metadata={"Software": None})
-    plt.close(fig)
+    shown = [*models, *baseline["model"].unique()]
+    return save_png(fig, out_png, dpi=100, stand_ins=shown_stand_ins(stand_ins, shown))
 
 
 SETUP_COMPARISON = (("mlp_mlm", "-", "MC-MLM"), ("mc_qa", "--", "MC-QA"))
 
 
 def plot_setup_comparison(curves: pd.DataFrame, out_png: str | Path, task: str, *,
-                          flavour: str = "release", zero_shot: pd.DataFrame | None = None) -> None:
+                          flavour: str = "release", zero_shot: pd.DataFrame | None = None,
+                          stand_ins: Collection[str] = ()) -> Figure:
     """Figure 2D: the MLP_MLM and MC-QA curves of an MC-MLM ``task``, standard variant, every model on one axis
     (MLP_MLM from its zero-shot point when ``zero_shot`` gives it)."""
     means = setup_comparison_curves(curves, task, flavour)
@@ -97,9 +101,7 @@ def plot_setup_comparison(curves: pd.DataFrame, out_png: str | Path, task: str, 
     ax.set_ylabel("dev accuracy (%)")
     ax.legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.01, 1.0))
     fig.tight_layout()
-    with atomic_path(out_png) as tmp:
-        fig.savefig(tmp, format="png", dpi=100, metadata={"Software": None})
-    plt.close(fig)
+    return save_png(fig, out_png, dpi=100, stand_ins=shown_stand_ins(stand_ins, models))
 
 
 def setup_comparison_curves(curves: pd.DataFrame, task: str, flavour: str = "release") -> pd.DataFrame:

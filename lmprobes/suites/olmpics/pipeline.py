@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import csv
 import logging
+from collections.abc import Collection
 from pathlib import Path
 
 import pandas as pd
@@ -242,8 +243,9 @@ def _score_datasets(datasets: dict[str, pd.DataFrame], outs: dict[str, Path], mo
 
 
 def make_tables(grids: Path, zero_shot: list[Path], grid_scores: list[Path], published: Path, paper_table4: Path,
-                out_dir: Path, figures: list[Path], models: list[str]) -> None:
-    """The zero-shot table; per model Figure 3 (age grids) and Table 4 (objects), the paper's Table 4 beside."""
+                out_dir: Path, figures: list[Path], models: list[str], *, stand_ins: Collection[str] = ()) -> None:
+    """The zero-shot table; per model Figure 3 (age grids) and Table 4 (objects), the paper's Table 4 beside;
+    ``stand_ins``: the tiny models and configured stand-ins, named in their Figure 3."""
     # matplotlib (~0.4 s) loads only in the jobs that draw
     from lmprobes.suites.olmpics.plots import age_grid, plot_figure3
 
@@ -257,7 +259,7 @@ def make_tables(grids: Path, zero_shot: list[Path], grid_scores: list[Path], pub
     paper = read_objects_matrix(paper_table4)
     for model, figure in zip(models, figures, strict=True):
         method = grid_scores.loc[grid_scores["model"] == model, "method"].iloc[0]
-        plot_figure3(ages, figure, model=model, method=method)
+        plot_figure3(ages, figure, model=model, method=method, stand_ins=stand_ins)
         matrix = objects_matrix(items, grid_scores, model, method)
         write_objects_matrix(matrix, out_dir / f"table4_{model}.csv", out_dir / f"table4_{model}.md",
                              f"Table 4: {model} ({method}) on the objects grid; the paper's RoBERTa-L below",

@@ -12,7 +12,7 @@ from __future__ import annotations
 import functools
 import json
 import math
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from pathlib import Path
 
 import matplotlib
@@ -22,8 +22,9 @@ import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
 from matplotlib.colors import ListedColormap
+from matplotlib.figure import Figure
 
-from lmprobes.io import atomic_path
+from lmprobes.figures import save_png, shown_stand_ins
 from lmprobes.suites.olmpics.age import FIGURE3_PANELS
 
 GRID_COLUMNS = ["model", "method", "variant", "template_id", "a", "b", "prediction", "gold", "correct"]
@@ -73,8 +74,9 @@ def evenly_spaced(values: pd.Series) -> list[int]:
 
 
 def plot_figure3(grid: pd.DataFrame, out: str | Path, *, model: str, method: str = "mc_mlm",
-                 variants: Sequence[str] = tuple(FIGURE3_PANELS)) -> None:
-    """The 2 x 2 Figure 3 panels of one (model, method); a variant without items is left empty."""
+                 variants: Sequence[str] = tuple(FIGURE3_PANELS), stand_ins: Collection[str] = ()) -> Figure:
+    """The 2 x 2 Figure 3 panels of one (model, method); a variant without items is left empty. A model
+    among ``stand_ins`` is named in a note under the panels."""
     mine = grid[(grid["model"] == model) & (grid["method"] == method)]
     fig, axes = plt.subplots(2, 2, figsize=(9, 8.5), squeeze=False)
     for ax, variant in zip(axes.flat, variants):
@@ -83,9 +85,7 @@ def plot_figure3(grid: pd.DataFrame, out: str | Path, *, model: str, method: str
         ax.axis("off")
     fig.suptitle(f"Age comparison, zero-shot: {model} ({method}); blue = older, white = younger")
     fig.tight_layout()
-    with atomic_path(out) as tmp:
-        fig.savefig(tmp, format="png", dpi=100, metadata={"Software": None})
-    plt.close(fig)
+    return save_png(fig, out, dpi=100, stand_ins=shown_stand_ins(stand_ins, [model]))
 
 
 def _draw_panel(ax, panel: pd.DataFrame, title: str) -> None:
