@@ -355,6 +355,21 @@ def check_special_ids(slug: str, model_dir: Path, tokenizer, model, family: str)
                              f"embeddings (ids 0 to {rows - 1}); tokenizer and weights do not match")
 
 
+def check_mask_spacing(slug: str, model_dir: Path, tokenizer) -> None:
+    """Make a masked model's mask token take the space before it (``engine.tokens``), logged; refuse a
+    tokenizer that still splits ``"a <mask>"`` otherwise than ``"a"`` then the mask."""
+    from lmprobes.engine.tokens import make_the_mask_take_the_space_before_it, mask_takes_the_space_before_it
+
+    mask = tokenizer.mask_token
+    if make_the_mask_take_the_space_before_it(tokenizer):
+        log.warning("%s: the tokenizer's mask token %r left the space before it as a token of its own; it now "
+                    "strips that space (lstrip), as RoBERTa's does", slug, mask)
+    if not mask_takes_the_space_before_it(tokenizer):
+        pieces = tokenizer.convert_ids_to_tokens(tokenizer(f"a {mask}", add_special_tokens=False)["input_ids"])
+        raise ModelError(f"model {slug!r}: the tokenizer in {model_dir} encodes 'a {mask}' as {pieces}, not as "
+                         f"'a' followed by its mask token {mask!r}, so a masked query cannot be built")
+
+
 def check_tokenizer_files(slug: str, model_dir: Path) -> list[str]:
     """The tokenizer files in ``model_dir``. A folder with none is refused, as is one with a tokenizer JSON
     file that does not parse."""
@@ -423,8 +438,9 @@ def load_lm(slug: str, spec: dict, model_dir: Path, device: str = "auto") -> LM:
 
     The spec (``check_spec``) and the folder (``check_model_folder``, ``check_tokenizer_files``) are
     checked first; what transformers raises on the folder is a ModelError naming the model and the
-    file. A masked model whose tokenizer has no mask token is refused here, before any scoring, and
-    so is a tokenizer that does not fit the weights (``check_tokenizer_size``). Meant for a scoring
+    file. A masked model whose tokenizer has no mask token is refused here, before any scoring (its
+    mask is made to take the space before it, ``check_mask_spacing``), and so is a tokenizer that
+    does not fit the weights (``check_tokenizer_size``). Meant for a scoring
     job (one model per process): everything alive once the model is loaded is frozen out of the
     cyclic collector (``engine.runner.freeze_collector``).
     """
@@ -449,6 +465,8 @@ def load_lm(slug: str, spec: dict, model_dir: Path, device: str = "auto") -> LM:
             f"model {slug!r}: the tokenizer in {model_dir} has no mask token, "
             "so it cannot be scored as a masked LM (family: masked)"
         )
+    if family == "masked":
+        check_mask_spacing(slug, model_dir, tokenizer)
     auto = AutoModelForMaskedLM if family == "masked" else AutoModelForCausalLM
     check_family_before_loading(slug, family, auto, model_dir, trust_remote_code)
     dtype = DTYPES[spec.get("dtype", "float32")]

@@ -2,9 +2,13 @@
 
 from __future__ import annotations
 
+import copy
+
 import pytest
+from tokenizers import AddedToken
 
 from lmprobes.engine import WordIds, leading_space, tokenizer_kind, word_ids
+from lmprobes.engine.tokens import make_the_mask_take_the_space_before_it, mask_takes_the_space_before_it
 from tokenizer_zoo import gemma_style_tokenizer, sentencepiece_tokenizer
 
 
@@ -57,6 +61,29 @@ def test_roberta_mask_eats_the_space_before_it(tiny_roberta) -> None:
     at = pieces.index("<mask>")
     assert pieces[at - 1] == "Ġa"
     assert "Ġ" not in pieces
+
+
+@pytest.mark.parametrize("kind", ["bytelevel", "sentencepiece"])
+def test_a_mask_that_leaves_the_space_before_it_a_token_is_made_to_strip_it(kind, tiny_roberta) -> None:
+    """A mask added as a plain string (or built so by transformers 5 from RoBERTa's vocab.json and
+    merges.txt) leaves ``Ġ`` / ``▁`` before it; once made to strip it, the query reads as RoBERTa's."""
+    if kind == "bytelevel":
+        tokenizer = copy.deepcopy(tiny_roberta.tokenizer)
+        tokenizer.add_special_tokens({"mask_token": AddedToken("<mask>", lstrip=False, normalized=False, special=True)})
+    else:
+        tokenizer = sentencepiece_tokenizer(llama_style=False)
+        tokenizer.add_special_tokens({"mask_token": "<mask>"})
+    space = {"bytelevel": "Ġ", "sentencepiece": "▁"}[kind]
+
+    def before_mask() -> str:
+        pieces = tokenizer.convert_ids_to_tokens(tokenizer("the cat is <mask> .")["input_ids"])
+        return pieces[pieces.index("<mask>") - 1]
+
+    assert before_mask() == space and not mask_takes_the_space_before_it(tokenizer)
+    assert make_the_mask_take_the_space_before_it(tokenizer)
+    assert before_mask() == f"{space}is" and mask_takes_the_space_before_it(tokenizer)
+    assert not make_the_mask_take_the_space_before_it(tokenizer)  # once is enough
+    assert not make_the_mask_take_the_space_before_it(tiny_roberta.tokenizer)
 
 
 def test_empty_word() -> None:

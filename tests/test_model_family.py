@@ -92,6 +92,53 @@ def test_a_mask_token_beyond_the_embeddings_is_refused_naming_it(tiny_dir, tmp_p
         load("mine", "masked", folder)
 
 
+def roberta_as_vocab_and_merges(tiny_dir, folder: Path) -> Path:
+    """The tiny RoBERTa as older hub checkpoints ship it: ``vocab.json`` and ``merges.txt``, a config naming
+    ``<mask>`` as a plain string, no ``tokenizer.json`` (transformers 5 then builds a mask without ``lstrip``)."""
+    source = tiny_dir("roberta")
+    folder.mkdir()
+    for name in ("config.json", "model.safetensors"):
+        shutil.copy(source / name, folder / name)
+    bpe = json.loads((source / "tokenizer.json").read_text())["model"]
+    (folder / "vocab.json").write_text(json.dumps(bpe["vocab"]))
+    merges = [" ".join(merge) if isinstance(merge, list) else merge for merge in bpe["merges"]]
+    (folder / "merges.txt").write_text("#version: 0.2\n" + "\n".join(merges) + "\n")
+    settings = json.loads((source / "tokenizer_config.json").read_text())
+    settings.pop("backend", None)
+    (folder / "tokenizer_config.json").write_text(json.dumps(settings))
+    return folder
+
+
+def test_a_mask_that_leaves_the_space_before_it_a_token_is_made_to_strip_it(tiny_dir, tmp_path, caplog):
+    """Without it "a robin is a <mask> ." reaches the model as ... Ġa Ġ <mask> Ġ. and every masked
+    query predicts from another input than the released RoBERTa connector's."""
+    from transformers import AutoTokenizer
+
+    from lmprobes.engine import mask_predictions
+
+    folder = roberta_as_vocab_and_merges(tiny_dir, tmp_path / "roberta")
+    query = "a robin is a <mask> ."
+    as_built = AutoTokenizer.from_pretrained(folder)
+    pieces = as_built.convert_ids_to_tokens(as_built(query)["input_ids"])
+    assert pieces[pieces.index("<mask>") - 2:pieces.index("<mask>")] == ["Ġa", "Ġ"]
+    with caplog.at_level("WARNING", logger="lmprobes.models"):
+        lm = load("mine", "masked", folder)
+    assert "mine: the tokenizer's mask token '<mask>' left the space before it as a token of its own" in caplog.text
+    released = load("tiny-roberta", "masked", tiny_dir("roberta"))  # its tokenizer.json's mask strips the space
+    assert lm.tokenizer(query)["input_ids"] == released.tokenizer(query)["input_ids"]
+    (got,), (want,) = (mask_predictions(model, [query], progress=False) for model in (lm, released))
+    assert got.top_ids == want.top_ids and got.top_logprobs == pytest.approx(want.top_logprobs, abs=1e-6)
+
+
+def test_a_tokenizer_that_splits_its_mask_token_is_refused_naming_it(tiny_dir, tmp_path):
+    folder = Path(shutil.copytree(tiny_dir("bert"), tmp_path / "bert"))
+    settings = json.loads((folder / "tokenizer_config.json").read_text())
+    (folder / "tokenizer_config.json").write_text(json.dumps({**settings, "split_special_tokens": True}))
+    split = re.escape(f"model 'mine': the tokenizer in {folder} encodes 'a [MASK]' as ['a', '[UNK]', ") + r"'\S+'.*"
+    with pytest.raises(ModelError, match=split + re.escape(", not as 'a' followed by its mask token '[MASK]'")):
+        load("mine", "masked", folder)
+
+
 def test_a_damaged_weights_file_is_named(tiny_dir, tmp_path):
     folder = Path(shutil.copytree(tiny_dir("gpt2"), tmp_path / "gpt2"))
     weights = folder / "model.safetensors"

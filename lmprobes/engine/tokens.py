@@ -94,6 +94,36 @@ def _prepends_metaspace(tokenizer) -> bool:
     return bool(ids) and tokenizer.convert_ids_to_tokens(ids[0]).startswith("▁")
 
 
+def mask_takes_the_space_before_it(tokenizer) -> bool:
+    """Whether ``"a <mask>"`` encodes as ``"a"`` then the mask alone: the mask stands for a whole token,
+    which carries its own space (``Ġword``, ``▁word``), so a space before it is no token of its own."""
+    plain, masked = encode_ids(tokenizer, ["a", f"a {tokenizer.mask_token}"], special_tokens=False)
+    return masked == [*plain, tokenizer.mask_token_id]
+
+
+def make_the_mask_take_the_space_before_it(tokenizer) -> bool:
+    """Make a mask token that leaves the space before it as a token of its own (``"is <mask>"`` ->
+    ``Ġis Ġ <mask>``) strip that space, as RoBERTa's does (``lstrip``); True when it had to.
+
+    transformers 5 builds RoBERTa's tokenizer from ``vocab.json`` and ``merges.txt`` with a mask that
+    does not strip it (transformers 4 did), and a hand-built tokenizer may lack it too.
+    """
+    plain, masked = encode_ids(tokenizer, ["a", f"a {tokenizer.mask_token}"], special_tokens=False)
+    *start, space, mask = masked if len(masked) == len(plain) + 2 else [None, None]
+    if start != plain or mask != tokenizer.mask_token_id or not _is_space(tokenizer, space):
+        return False
+    from tokenizers import AddedToken
+
+    stripping = AddedToken(str(tokenizer.mask_token), lstrip=True, rstrip=False, normalized=False, special=True)
+    tokenizer.add_special_tokens({"mask_token": stripping})
+    return True
+
+
+def _is_space(tokenizer, token_id: int) -> bool:
+    """A piece that spells a space alone (``Ġ``, ``▁``)."""
+    return not tokenizer.convert_ids_to_tokens(token_id).strip(" Ġ▁")
+
+
 def word_ids(tokenizer, word: str, *, sentence_initial: bool = False) -> WordIds:
     """The ids of ``word`` as it appears in running text (or at the start of a sentence)."""
     return words_ids(tokenizer, [word], sentence_initial=sentence_initial)[0]
