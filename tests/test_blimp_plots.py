@@ -3,6 +3,7 @@ non-empty and byte-identical on a second run."""
 
 from __future__ import annotations
 
+import itertools
 import math
 import random
 import re
@@ -18,6 +19,7 @@ from lmprobes.figures import STAND_IN_NOTE, stand_in_notes
 from lmprobes.io import read_parquet, write_parquet
 from lmprobes.suites.blimp import pipeline
 from lmprobes.suites.blimp import plots as P
+from lmprobes.suites.blimp.accuracy import paradigm_accuracy, paradigm_tallies
 from lmprobes.suites.blimp.paradigms import PARADIGM_CATEGORY, PARADIGMS
 from lmprobes.suites.blimp.tables import (
     MEAN_ROW,
@@ -325,8 +327,22 @@ def test_make_tables_writes_the_bytes_of_whole_score_files(tmp_path) -> None:
         written[name] = {path.name: path.read_bytes() for path in sorted(out.iterdir())}
     assert len(written["lean"]) == 6 + len(pipeline.FIGURES)  # tables 3 and 4 as CSV, Markdown, LaTeX
     assert written["lean"] == written["whole"]
-    lean = pipeline.read_table_scores(paths[0])
-    assert list(lean.columns) == [*pipeline.DECISION_COLUMNS, "row_id", *P.TOKEN_SUMS]
+    summary = pipeline.summarise_score_file(paths[0], pairs)  # bert's file: one system
+    assert len(summary.tallies) == len(PARADIGMS) and summary.tallies["n_pairs"].sum() == len(pairs)
+    assert len(summary.properties) == len(pairs)
+
+
+def test_tallies_and_properties_of_parts_add_up_to_the_whole() -> None:
+    """The tables job reduces each score file on its own: cut anywhere, even through a system's rows,
+    the parts' tallies and Figure 2 properties give the accuracies and bins of the whole frame."""
+    scores, pairs = fake_scores()
+    cuts = [0, 100, len(scores) // 2, len(scores) - 7, len(scores)]
+    parts = [scores.iloc[start:stop] for start, stop in itertools.pairwise(cuts)]
+    tallies = pd.concat([paradigm_tallies(part) for part in parts], ignore_index=True)
+    assert len(tallies) > len(paradigm_tallies(scores))  # some system and paradigm is in two parts
+    pd.testing.assert_frame_equal(paradigm_accuracy(tallies), paradigm_accuracy(scores), check_exact=True)
+    properties = pd.concat([P.pair_properties(part, pairs) for part in parts], ignore_index=True)
+    pd.testing.assert_frame_equal(P.figure2_bins(properties), P.figure2_data(scores, pairs), check_exact=True)
 
 
 def test_make_generated_table_is_the_comparison_of_whole_score_files(tmp_path) -> None:
@@ -349,7 +365,7 @@ def test_a_score_file_without_a_column_the_tables_read_is_named(tmp_path) -> Non
     pq.write_table(pa.Table.from_pandas(scores.drop(columns=["correct"]), preserve_index=False), path)
     message = re.escape(f"{path}: column(s) ['correct'] missing")
     with pytest.raises(ValueError, match=message):
-        pipeline.read_table_scores(path)
+        pipeline.summarise_score_file(path, pd.DataFrame(columns=pipeline.FIGURE2_PAIR_COLUMNS))
     with pytest.raises(ValueError, match=message):
         pipeline.make_generated_table([path], [path], tmp_path / "out")
 

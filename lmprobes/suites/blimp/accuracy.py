@@ -9,13 +9,28 @@ import pandas as pd
 
 from lmprobes.suites.blimp.paradigms import CATEGORIES
 
+TALLY_COLUMNS = ["n_pairs", "n_correct"]
+
+
+def paradigm_tallies(scores: pd.DataFrame, keys: Sequence[str] = ("model", "method")) -> pd.DataFrame:
+    """Each paradigm's kept pairs and how many of them are correct, per ``keys``: what the accuracies
+    take of a score frame. Tallies add up, so the tables job reduces each score file to its own
+    (one line per system and paradigm) and never holds the pairs of all files at once."""
+    kept = scores[scores["kept"].astype(bool)]
+    correct = kept["correct"].astype(bool)
+    group = [kept[key] for key in (*keys, "paradigm", "category")]
+    tallies = correct.groupby(group, sort=True).agg(n_pairs="size", n_correct="sum").reset_index()
+    return tallies.astype({"n_pairs": "int64", "n_correct": "int64"})
+
 
 def paradigm_accuracy(scores: pd.DataFrame, keys: Sequence[str] = ("model", "method")) -> pd.DataFrame:
-    """Accuracy (fraction correct) of each paradigm over its kept pairs, per ``keys``."""
-    kept = scores[scores["kept"].astype(bool)].copy()
-    kept["correct"] = kept["correct"].astype(bool)
-    group = [*keys, "paradigm", "category"]
-    out = kept.groupby(group, sort=True)["correct"].agg(n_pairs="size", n_correct="sum").reset_index()
+    """Accuracy (fraction correct) of each paradigm over its kept pairs, per ``keys``; ``scores``
+    holds pair decisions or their ``paradigm_tallies`` (of one frame, or of several concatenated)."""
+    if set(TALLY_COLUMNS) <= set(scores.columns):
+        group = [*keys, "paradigm", "category"]
+        out = scores.groupby(group, sort=True)[TALLY_COLUMNS].sum().reset_index()
+    else:
+        out = paradigm_tallies(scores, keys)
     out["accuracy"] = out["n_correct"] / out["n_pairs"]
     return out
 

@@ -6,12 +6,13 @@ import csv
 import logging
 from collections.abc import Collection
 from pathlib import Path
+from typing import NamedTuple
 
 import pandas as pd
 
 from lmprobes import __version__
 from lmprobes.io import read_metadata, read_parquet, write_parquet, write_table
-from lmprobes.suites.blimp.accuracy import overall, paradigm_accuracy
+from lmprobes.suites.blimp.accuracy import overall, paradigm_accuracy, paradigm_tallies
 from lmprobes.suites.blimp.dataset import SCHEMA, build_blimp, check_release_manifest
 from lmprobes.suites.blimp.methods import METHODS
 from lmprobes.suites.blimp.tables import read_published, read_published_paradigms, write_tables
@@ -58,8 +59,8 @@ def make_generated_table(release_scores: list[Path], generated_scores: list[Path
     """Each model's accuracy on the generated paradigms beside its accuracy on the same release paradigms."""
     from lmprobes.suites.blimp.tables import GENERATED_TITLE, generated_comparison, generated_wide
 
-    def read(paths):
-        return pd.concat([read_parquet(p, DECISION_COLUMNS) for p in paths], ignore_index=True)
+    def read(paths):  # each file's tallies: the comparison takes no more of the pairs
+        return pd.concat([paradigm_tallies(read_parquet(p, DECISION_COLUMNS)) for p in paths], ignore_index=True)
 
     tidy = generated_comparison(read(release_scores), read(generated_scores))
     out_dir = Path(out_dir)
@@ -94,13 +95,27 @@ def score_model(dataset: Path, model_dir: Path, out: Path, *, slug: str, spec: d
     return scores
 
 
-def read_table_scores(path: Path) -> pd.DataFrame:
-    """A score file as the tables and figures take it: the columns they read, Figure 2's token
-    log-probs reduced to what it shows (``plots.token_sums``) before the next file is read. The job
-    holds one file's token lists at a time; every file read whole took ~1.4 GB per million rows."""
+class ScoreSummary(NamedTuple):
+    """What the tables and figures take of score files: each system's ``accuracy.paradigm_tallies``
+    and Figure 2's ``plots.pair_properties`` of its kept full-sentence pairs."""
+
+    tallies: pd.DataFrame
+    properties: pd.DataFrame
+
+
+def summarise_score_file(path: Path, pairs: pd.DataFrame) -> ScoreSummary:
+    """A score file reduced to its ``ScoreSummary`` as it is read: the job holds one file's pairs at a
+    time. 8 files of the full release (1.9M score rows) peaked at 1.3 GB with all their pairs in one
+    frame, 0.73 GB so, Figure 1's drawing the most of it."""
     from lmprobes.suites.blimp import plots
 
-    return plots.token_sums(read_parquet(path, [*DECISION_COLUMNS, *FIGURE2_SCORE_COLUMNS]))
+    scores = plots.token_sums(read_parquet(path, [*DECISION_COLUMNS, *FIGURE2_SCORE_COLUMNS]))
+    return ScoreSummary(paradigm_tallies(scores), plots.pair_properties(scores, pairs))
+
+
+def summarise_score_files(paths: list[Path], pairs: pd.DataFrame) -> ScoreSummary:
+    summaries = [summarise_score_file(path, pairs) for path in paths]
+    return ScoreSummary(*(pd.concat(parts, ignore_index=True) for parts in zip(*summaries, strict=True)))
 
 
 def make_tables(dataset: Path, score_paths: list[Path], published: Path, published_paradigms: Path,
@@ -110,13 +125,12 @@ def make_tables(dataset: Path, score_paths: list[Path], published: Path, publish
     # matplotlib (~0.4 s) loads only in the jobs that draw
     from lmprobes.suites.blimp import plots
 
-    scores = pd.concat([read_table_scores(p) for p in score_paths], ignore_index=True)
+    scores = summarise_score_files(score_paths, read_parquet(dataset, FIGURE2_PAIR_COLUMNS))
     paper_paradigms = read_published_paradigms(published_paradigms)
-    write_tables(scores, read_published(published), paper_paradigms, out_dir)
-    paradigms = plots.paradigm_systems(scores, paper_paradigms)
+    write_tables(scores.tallies, read_published(published), paper_paradigms, out_dir)
+    paradigms = plots.paradigm_systems(scores.tallies, paper_paradigms)
     plots.figure1(paradigms, figures["figure1"], stand_ins=stand_ins)
-    plots.figure2(plots.figure2_data(scores, read_parquet(dataset, FIGURE2_PAIR_COLUMNS)), figures["figure2"],
-                  stand_ins=stand_ins)
+    plots.figure2(plots.figure2_bins(scores.properties), figures["figure2"], stand_ins=stand_ins)
     plots.figure3(paradigms, figures["figure3"], stand_ins=stand_ins)
     plots.figure4(paradigms, figures["figure4"], stand_ins=stand_ins)
-    plots.figure6(plots.figure6_data(scores), figures["figure6"], stand_ins=stand_ins)
+    plots.figure6(plots.figure6_data(scores.tallies), figures["figure6"], stand_ins=stand_ins)

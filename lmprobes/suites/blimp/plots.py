@@ -176,13 +176,19 @@ def pair_properties(scores: pd.DataFrame, pairs: pd.DataFrame) -> pd.DataFrame:
         raise ValueError(f"score row {kept.loc[missing, 'row_id'].iloc[0]!r} has no pair in the dataset")
     n_tokens, logp_good, logp_bad = (kept[name].to_numpy() for name in TOKEN_SUMS)
     return pd.DataFrame({
-        "system": [system_label(m, k) for m, k in zip(kept["model"], kept["method"])],
+        "system": system_labels(kept["model"], kept["method"]),
         "correct": kept["correct"].astype(bool).to_numpy(),
         "length": kept["row_id"].map(words).astype(float).to_numpy(),
         "perplexity": np.exp(-logp_good / n_tokens),
         "logp_good": logp_good,
         "confidence": np.abs(logp_good - logp_bad),
     })
+
+
+def system_labels(models: pd.Series, methods: pd.Series) -> np.ndarray:
+    """Each row's ``system_label``: one string per system, shared by its rows."""
+    codes, systems = pd.MultiIndex.from_arrays([models, methods]).factorize()
+    return np.array([system_label(model, method) for model, method in systems], dtype=object)[codes]
 
 
 def equal_count_bins(values: pd.Series, bins: int) -> np.ndarray:
@@ -209,7 +215,11 @@ def binned_accuracy(properties: pd.DataFrame, variable: str, bins: int = 10) -> 
 
 def figure2_data(scores: pd.DataFrame, pairs: pd.DataFrame, bins: int = 10) -> pd.DataFrame:
     """Figure 2's four panels, one block of rows per variable."""
-    properties = pair_properties(scores, pairs)
+    return figure2_bins(pair_properties(scores, pairs), bins)
+
+
+def figure2_bins(properties: pd.DataFrame, bins: int = 10) -> pd.DataFrame:
+    """``figure2_data`` from the ``pair_properties`` (of one score frame, or of several concatenated)."""
     frames = [binned_accuracy(properties, variable, bins) for variable in FIGURE2_VARIABLES]
     return pd.concat(frames, ignore_index=True)
 

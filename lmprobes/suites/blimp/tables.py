@@ -1,6 +1,7 @@
 """BLiMP's Tables 3 and 4 as pure aggregations over pair scores, with the published numbers beside.
 
-Input: score frames as ``score_pairs`` writes them (several models and methods concatenated).
+Input: score frames as ``score_pairs`` writes them (several models and methods concatenated), or
+their ``accuracy.paradigm_tallies`` (what the tables job reads of each score file).
 A system is a (model, method); its paradigm accuracy is the fraction of its kept pairs that are
 correct, a category is the mean of its paradigms, and overall is the mean of the paradigm
 accuracies (``accuracy.overall``), never the mean of the category means.
