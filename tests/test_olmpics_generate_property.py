@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import random
 from collections import Counter
 from pathlib import Path
 
@@ -13,7 +14,10 @@ import pytest
 from lmprobes.suites.lama.conceptnet import stream_to_parquet
 from lmprobes.suites.olmpics.generate_property import (
     PHRASINGS,
+    PropertyIndex,
     PropertyInputError,
+    PropertyItem,
+    draw_item,
     generate_property_conjunction,
 )
 from lmprobes.suites.olmpics.schema import SCHEMA
@@ -126,3 +130,40 @@ def test_a_file_that_is_no_edge_table_is_named(tmp_path: Path) -> None:
     bad.write_text("not parquet")
     with pytest.raises(PropertyInputError, match="edges.parquet"):
         generate_property_conjunction(bad, n_train=1, n_dev=1, seed=0)
+
+
+def draw_from_sorted_lists(index: PropertyIndex, answer: str, rng: random.Random,
+                           unusable: frozenset[str]) -> PropertyItem | None:
+    """``draw_item`` as first written: each distractor is ``rng.choice`` of a sorted filtered list."""
+    first, second = rng.sample(sorted(index.properties[answer]), 2)
+    if first[1] == second[1]:
+        return None
+    excluded = {answer, first[1], second[1], *unusable}
+    only_first = sorted(index.holders[first] - index.holders[second] - excluded)
+    only_second = sorted(index.holders[second] - index.holders[first] - excluded)
+    if not only_first or not only_second:
+        return None
+    return PropertyItem(answer, first, second, rng.choice(only_first), rng.choice(only_second))
+
+
+def test_draws_are_those_of_sorting_the_filtered_holders() -> None:
+    """The same item, or None, and the same random numbers used, on small random indexes whose
+    filtered lists are often empty; answers repeat so holders sorted once are reused."""
+    source = random.Random(0)
+    concepts = ["desk", "pen", "ink", "saw", "wood", "tree", "leaf", "paper", "pencil", "box", "b", "Box"]
+    outcomes = Counter()
+    for _ in range(300):
+        index = PropertyIndex()
+        for _ in range(source.randint(2, 60)):
+            relation = source.choice(["AtLocation", "UsedFor", "RelatedTo"])
+            index.add(source.choice(concepts), (relation, source.choice(concepts)), {})
+        unusable = frozenset(source.sample(concepts, source.randint(0, 4)))
+        answers = [concept for concept, props in index.properties.items() if len(props) >= 2]
+        for answer in source.choices(answers, k=20) if answers else ():
+            seed = source.getrandbits(32)
+            fast, reference = random.Random(seed), random.Random(seed)
+            item = draw_item(index, answer, fast, unusable)
+            assert item == draw_from_sorted_lists(index, answer, reference, unusable)
+            assert fast.getstate() == reference.getstate()
+            outcomes[item is None] += 1
+    assert outcomes[True] > 500 and outcomes[False] > 500, outcomes

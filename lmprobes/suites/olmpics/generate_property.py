@@ -17,6 +17,7 @@ distractor of a train item is a choice of a dev item.
 from __future__ import annotations
 
 import random
+from bisect import bisect_right
 from collections import defaultdict
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -74,6 +75,7 @@ class PropertyIndex:
     properties: dict[str, set[Property]] = field(default_factory=lambda: defaultdict(set))
     holders: dict[Property, set[str]] = field(default_factory=lambda: defaultdict(set))
     evidence: dict[tuple[str, Property], dict] = field(default_factory=dict)
+    _sorted_holders: dict[Property, list[str]] = field(default_factory=dict, init=False, repr=False)
 
     def add(self, concept: str, prop: Property, edge: dict) -> None:
         if concept == prop[1]:
@@ -84,6 +86,12 @@ class PropertyIndex:
 
     def has(self, concept: str, prop: Property) -> bool:
         return prop in self.properties.get(concept, ())
+
+    def sorted_holders(self, prop: Property) -> list[str]:
+        """``sorted(holders[prop])``, sorted once (the index is complete before any item is drawn)."""
+        if prop not in self._sorted_holders:
+            self._sorted_holders[prop] = sorted(self.holders[prop])
+        return self._sorted_holders[prop]
 
 
 def read_edges(path: str | Path) -> pd.DataFrame:
@@ -117,18 +125,42 @@ class PropertyItem:
     distractor2: str  # has ``second`` only
 
 
+def kth_kept(ordered: list[str], k: int, *removed: list[str]) -> str:
+    """``[concept for concept in ordered if concept not in removed][k]`` without building that list:
+    all lists are sorted, those ``removed`` are disjoint and all their elements are in ``ordered``."""
+
+    def kept_through(position: int) -> int:  # elements of ordered[:position + 1] not removed
+        return position + 1 - sum(bisect_right(part, ordered[position]) for part in removed)
+
+    # the answer is the first position through which k + 1 are kept: at least k, at most k + len(removed)
+    last = k + sum(map(len, removed))
+    return ordered[k + bisect_right(range(k, last + 1), k, key=kept_through)]
+
+
 def draw_item(index: PropertyIndex, answer: str, rng: random.Random,
               unusable: frozenset[str] = frozenset()) -> PropertyItem | None:
-    """An item about ``answer`` whose distractors are not ``unusable``, or None."""
+    """An item about ``answer`` whose distractors are not ``unusable``, or None.
+
+    Each distractor is ``rng.choice`` of the sorted list of one property's holders that neither hold
+    the other property nor are excluded. Common properties have tens of thousands of holders and
+    sorting such lists at every attempt took most of a full-size run, so the draw counts that list
+    from the (much smaller) intersection, makes the same ``rng.choice`` call on a range of its
+    length (the same random numbers: choice takes ``seq[_randbelow(len(seq))]``) and finds that
+    element among the property's holders, sorted once."""
     first, second = rng.sample(sorted(index.properties[answer]), 2)
     if first[1] == second[1]:
         return None
     excluded = {answer, first[1], second[1], *unusable}
-    only_first = sorted(index.holders[first] - index.holders[second] - excluded)
-    only_second = sorted(index.holders[second] - index.holders[first] - excluded)
-    if not only_first or not only_second:
+    holders1, holders2 = index.holders[first], index.holders[second]
+    both = holders1 & holders2
+    excluded1, excluded2 = (holders1 & excluded) - both, (holders2 & excluded) - both
+    n_first, n_second = len(holders1) - len(both) - len(excluded1), len(holders2) - len(both) - len(excluded2)
+    if not n_first or not n_second:
         return None
-    return PropertyItem(answer, first, second, rng.choice(only_first), rng.choice(only_second))
+    both_in_order = sorted(both)
+    distractor1 = kth_kept(index.sorted_holders(first), rng.choice(range(n_first)), both_in_order, sorted(excluded1))
+    distractor2 = kth_kept(index.sorted_holders(second), rng.choice(range(n_second)), both_in_order, sorted(excluded2))
+    return PropertyItem(answer, first, second, distractor1, distractor2)
 
 
 def answer_pools(index: PropertyIndex, n_train: int, n_dev: int, rng: random.Random) -> dict[str, list[str]]:
