@@ -18,8 +18,8 @@ def test_github_anchor_of_a_heading_with_punctuation():
 
 def test_every_link_within_the_readme_names_one_of_its_headings():
     text = README.read_text(encoding="utf-8")
-    outside_code = re.sub(r"```.*?```", "", text, flags=re.S)
-    anchors = {github_anchor(h) for h in re.findall(r"^#{1,6} (.+)$", outside_code, flags=re.M)}
+    outside_code = re.sub(r"```.*?```", "", text, flags=re.DOTALL)
+    anchors = {github_anchor(h) for h in re.findall(r"^#{1,6} (.+)$", outside_code, flags=re.MULTILINE)}
     links = re.findall(r"\]\(#([^)]+)\)", outside_code)
     assert len(links) >= 18  # the contents line alone links every section
     assert sorted(set(links) - anchors) == []
