@@ -243,6 +243,7 @@ rule lama_tables:
         tiny_models=REPORT_TINY_BY_TABLES["lama"],
         qualitative_model=LAMA["qualitative_model"],
         seed=config["seed"],
+        fact_set=LAMA["fact_set"],
     script:
         "../scripts/lama_tables.py"
 

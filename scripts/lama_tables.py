@@ -15,4 +15,5 @@ with rule_job(snakemake):
         seed=snakemake.params.seed,
         uhn_hits=snakemake.input.uhn_hits,
         stand_ins=snakemake.params.tiny_models,
+        fact_set=snakemake.params.fact_set,
     )

@@ -103,6 +103,14 @@ def test_defaults_are_filled_in_nested_entries():
     assert demo["seed"] == 1234
 
 
+def test_lama_fact_set_defaults_to_each_systems_own_facts():
+    config = load()
+    del config["suites"]["lama"]["fact_set"]
+    assert validated(config)["suites"]["lama"]["fact_set"] == "own"
+    config["suites"]["lama"]["fact_set"] = "shared"
+    assert validated(config)["suites"]["lama"]["fact_set"] == "shared"
+
+
 @pytest.mark.parametrize(
     "mutate, culprit",
     [
@@ -136,6 +144,8 @@ def test_schema_errors_name_the_key(mutate, culprit):
         (lambda c: c["sources"]["ettinger_role"].update(sha256="xyz"), r"^sources\.ettinger_role\.sha256: 'xyz' does not match"),
         (lambda c: c["suites"].update(foo={}), r"^suites: unknown key\(s\) \['foo'\]; known: blimp, ettinger, lama, olmpics$"),
         (lambda c: c["suites"]["ettinger"].update(models=["gpt2", 3]), r"^suites\.ettinger\.models\[1\]: 3 is not of type 'string'$"),
+        (lambda c: c["suites"]["lama"].update(fact_set="common"),
+         r"^suites\.lama\.fact_set: 'common' is not one of \['own', 'shared'\]$"),
     ],
 )
 def test_a_schema_error_is_one_line_naming_its_key_not_the_schema(mutate, message):

@@ -228,3 +228,125 @@ def test_figure2_names_the_stand_ins_it_draws(tmp_path):
     drawn = precision_curve_figure(curve, tmp_path / "stand_ins.png", stand_ins=["gpt2", "tiny-bert", "tiny-roberta"])
     assert stand_in_notes(drawn) == [STAND_IN_NOTE + "gpt2, tiny-bert"]
     assert stand_in_notes(precision_curve_figure(curve, tmp_path / "real.png", stand_ins=["tiny-roberta"])) == []
+
+
+def two_systems_keeping_different_facts():
+    """Four facts of two relations; ``a`` cannot score r1, ``b`` cannot score r3 (Freq keeps all four)."""
+    data = dataset([{"relation": "P1", "obj_label": "x"}, {"relation": "P1", "obj_label": "y"},
+                    {"relation": "P2", "obj_label": "x"}, {"relation": "P2", "obj_label": "z"}])
+    ranks = {"a": {"r0": 1, "r1": None, "r2": 3, "r3": 1}, "b": {"r0": 2, "r1": 1, "r2": 1, "r3": None}}
+    facts = pd.concat([T.freq_baseline(data)] + [T.scored_facts(data, scores(m, "masked", r)) for m, r in ranks.items()],
+                      ignore_index=True)
+    return facts, ranks
+
+
+def test_shared_fact_set_scores_every_system_on_the_facts_all_keep():
+    facts, ranks = two_systems_keeping_different_facts()
+    ranks[T.FREQ] = {"r0": 1, "r1": 2, "r2": 1, "r3": 2}  # one fact per object: ties go alphabetically
+    relation = {"r0": "P1", "r1": "P1", "r2": "P2", "r3": "P2"}
+
+    def plain_p1(ranked, row_ids):
+        """Mean over relations of the share of their facts among ``row_ids`` ranked first (%)."""
+        hits = {}
+        for row_id in row_ids:
+            hits.setdefault(relation[row_id], []).append(ranked[row_id] == 1)
+        return 100 * sum(sum(h) / len(h) for h in hits.values()) / len(hits)
+
+    shared = T.shared_facts(facts)
+    common = ["r0", "r2"]  # kept by a, b and Freq
+    assert sorted(shared.loc[shared["kept"], "row_id"].unique()) == common
+    assert shared.groupby("system")["kept"].sum().to_dict() == {"Freq": 2, "a": 2, "b": 2}
+    total = T.table2(T.per_relation(shared)).set_index(["system", "row"])
+    own = T.table2(T.per_relation(facts)).set_index(["system", "row"])
+    for system, ranked in ranks.items():
+        assert total.loc[(system, "Total"), "p1"] == pytest.approx(plain_p1(ranked, common)), system
+        assert total.loc[(system, "Total"), "n_kept"] == 2
+        kept = [r for r in relation if ranked[r] is not None]
+        assert own.loc[(system, "Total"), "p1"] == pytest.approx(plain_p1(ranked, kept)), system
+    assert total.loc[("a", "Total"), "p1"] == pytest.approx(50.0) and own.loc[("a", "Total"), "p1"] == pytest.approx(75.0)
+    reasons = shared[(shared["system"] != T.FREQ) & ~shared["kept"]].set_index(["system", "row_id"])["skip_reason"]
+    assert reasons.to_dict() == {("a", "r1"): "not_single_token", ("a", "r3"): T.NOT_SHARED,
+                                 ("b", "r1"): T.NOT_SHARED, ("b", "r3"): "not_single_token"}
+
+
+def test_unequal_fact_sets_are_found_per_corpus():
+    facts, _ = two_systems_keeping_different_facts()
+    assert T.corpora_with_unequal_fact_sets(facts) == ["trex"]
+    assert T.corpora_with_unequal_fact_sets(T.shared_facts(facts)) == []
+    assert T.corpora_with_unequal_fact_sets(facts[facts["system"].isin([T.FREQ])]) == []
+
+
+def tables_of(tmp_path, release, skipped: dict[str, set[str]], name: str, **options) -> Path:
+    """``make_tables`` on the fixture release's T-REx, each model in ``skipped`` keeping the facts
+    past the filters but those row ids; returns the tables folder."""
+    from lmprobes.io import write_parquet
+    from lmprobes.suites.lama.pipeline import make_tables, write_dataset
+    from lmprobes.suites.lama.release import build_corpus
+    from lmprobes.suites.lama.scoring import SCORE_SCHEMA
+
+    frame = build_corpus("trex", release, release / "relations.jsonl", release / "common_vocab_cased.txt")
+    data = tmp_path / "datasets" / "trex.parquet"
+    write_dataset(frame, "trex", data, provenance={})
+    paths = []
+    for model, rows in skipped.items():
+        kept = T.passes_filters(frame).to_numpy() & ~frame["row_id"].isin(rows).to_numpy()
+        n = len(frame)
+        paths.append(tmp_path / "scores" / model / "trex.parquet")
+        write_parquet(pd.DataFrame({
+            "row_id": frame["row_id"], "model": model, "method": "masked", "kept": kept,
+            "skip_reason": ["" if k else "not_single_token" for k in kept], "gold_id": 1, "gold_pieces": 1,
+            "gold_logprob": -1.0, "rank_raw": pd.array([1 if k else None for k in kept], dtype="Int32"),
+            "rank_filtered": pd.array([1 if k else None for k in kept], dtype="Int32"),
+            "n_candidates": pd.array([None] * n, dtype="Int32"), "top_tokens": [["Paris"]] * n,
+            "top_logprobs": [[-1.0]] * n}), paths[-1], SCORE_SCHEMA, {})
+    resources = Path(__file__).resolve().parents[1] / "resources/lama"
+    out = tmp_path / name
+    make_tables([data], paths, resources / "published.csv", resources / "table3_paper.tsv", out,
+                out / "precision_at_k.png", qualitative_model=None, seed=0, **options)
+    return out
+
+
+def test_own_fact_sets_are_flagged_when_systems_keep_different_facts(tmp_path, lama_release_writer):
+    from lmprobes.suites.lama.pipeline import SCORE_TABLES, TABLE_TITLES
+
+    release = lama_release_writer(tmp_path / "release")
+    alike = tables_of(tmp_path, release, {"m": set(), "n": set()}, "alike")
+    unlike = tables_of(tmp_path, release, {"m": set(), "n": {"trex:P19:1"}}, "unlike")
+    note = "Systems are scored on different fact sets in trex"
+    for name in TABLE_TITLES:
+        for ext in ("md", "tex"):
+            assert note not in (alike / f"{name}.{ext}").read_text()
+            assert (note in (unlike / f"{name}.{ext}").read_text()) == (name in SCORE_TABLES), (name, ext)
+        assert "fact_set" not in pd.read_csv(alike / f"{name}.csv").columns
+    assert (alike / "table2.md").read_text().startswith(f"## {TABLE_TITLES['table2']}\n\n|")
+    assert "suites.lama.fact_set: shared" in (unlike / "table2.md").read_text()
+
+
+def test_shared_fact_set_is_named_in_every_table_and_scores_all_systems_on_one_set(tmp_path, lama_release_writer):
+    from lmprobes.suites.lama.pipeline import SHARED_TITLE, TABLE_TITLES
+
+    release = lama_release_writer(tmp_path / "release")
+    out = tables_of(tmp_path, release, {"m": set(), "n": {"trex:P19:1"}}, "shared", fact_set="shared")
+    for name, title in TABLE_TITLES.items():
+        assert (out / f"{name}.md").read_text().startswith(f"## {title}{SHARED_TITLE}\n\n|"), name
+        assert SHARED_TITLE.lstrip(", ") in (out / f"{name}.tex").read_text(), name
+        csv = pd.read_csv(out / f"{name}.csv")
+        reproduction = ~csv["system"].str.endswith("(paper)")
+        assert (csv.loc[reproduction, "fact_set"] == "shared").all() and csv.loc[~reproduction, "fact_set"].isna().all()
+    assert "different fact sets" not in (out / "table2.md").read_text()
+    total = pd.read_csv(out / "table2.csv").query("source == 'reproduction' and row == 'Total'").set_index("system")
+    assert total["n_kept"].to_dict() == {"Freq": 2, "m": 2, "n": 2}  # of three past the filters, trex:P19:1 out
+    filters = pd.read_csv(out / "filters.csv").query("system == 'm'").set_index("filter")["facts"]
+    assert (filters[T.NOT_SHARED], filters["kept"]) == (1, 2), "m kept trex:P19:1, which n does not"
+    with pytest.raises(ValueError, match="fact_set 'common'"):
+        tables_of(tmp_path, release, {"m": set()}, "bad", fact_set="common")
+
+
+def test_figure2_says_when_it_is_drawn_over_the_shared_facts(tmp_path):
+    from lmprobes.suites.lama.plots import precision_curve_figure
+
+    curve = pd.DataFrame([{"system": "m", "k": k, "p_at_k": 10.0 * k} for k in (1, 10)])
+    titles = {shared: precision_curve_figure(curve, tmp_path / f"{shared}.png", shared_facts=shared).axes[0].get_title()
+              for shared in (False, True)}
+    assert titles == {False: "Mean P@k on T-REx (macro over relations)",
+                      True: "Mean P@k on T-REx, shared facts (macro over relations)"}

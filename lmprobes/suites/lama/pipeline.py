@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import logging
 from collections.abc import Collection
 from pathlib import Path
@@ -244,19 +245,36 @@ TABLE_TITLES = {
     "table3": "Table 3: example generations (top-5 with log-probabilities), one random kept fact per relation",
 }
 TABLES = tuple(TABLE_TITLES)
+SHARED_TITLE = ", on the shared fact set (in each corpus, the facts every system keeps)"
+SHARED_NOTE = """
+Fact set: shared (`suites.lama.fact_set`). In each corpus every system, Freq included, is scored on
+the facts all of them keep; a fact some system cannot score is left out for all (`not_shared` in
+the filters table). Freq still ranks objects by their frequency among all of the relation's facts.
+The paper's rows are its own numbers, on its facts.
+"""
+UNEQUAL_NOTE = """
+Systems are scored on different fact sets in {corpora} (each keeps the facts it can score: see
+n_kept in the CSV); set `suites.lama.fact_set: shared` to compare them on the facts all keep.
+"""
+# The tables whose scores average over kept facts, which the fact-set notes qualify.
+SCORE_TABLES = ("table2", "table2_filtered", "table2_uhn", "relations")
 
 
 def make_tables(datasets: list[Path], scores: list[Path], published: Path, paper_examples: Path, outdir: Path,
                 plot: Path, *, qualitative_model: str | None, seed: int, uhn_hits: list[Path] = (),
-                stand_ins: Collection[str] = ()) -> None:
+                stand_ins: Collection[str] = (), fact_set: str = "own") -> None:
     """Every LAMA table (CSV + Markdown) and Figure 2 from the datasets and per-fact scores;
     ``uhn_hits``: the person-name filter's files of the UHN corpora (none: that filter is off);
-    ``stand_ins``: the tiny models and configured stand-ins, named in Figure 2 where it shows them.
-    The paraphrase corpus is not one of Table 2's (each fact is in it once per template): its files
-    are left out here, and tabulated by ``make_paraphrase_tables``."""
+    ``stand_ins``: the tiny models and configured stand-ins, named in Figure 2 where it shows them;
+    ``fact_set``: ``own`` scores each system on the facts it keeps, ``shared`` every system of a
+    corpus on the facts all of them keep (``tables.shared_facts``), said in every title and in a
+    ``fact_set`` column of the CSVs. The paraphrase corpus is not one of Table 2's (each fact is in
+    it once per template): its files are left out here, and tabulated by ``make_paraphrase_tables``."""
     # matplotlib (~0.4 s) loads only in the jobs that draw
     from lmprobes.suites.lama.plots import precision_curve_figure
 
+    if fact_set not in T.FACT_SETS:
+        raise ValueError(f"fact_set {fact_set!r}: expected one of {', '.join(T.FACT_SETS)}")
     datasets = [p for p in datasets if Path(p).stem != PARAPHRASE_CORPUS]
     scores = [p for p in scores if Path(p).stem != PARAPHRASE_CORPUS]
     data = {Path(p).stem: read_parquet(p) for p in datasets}
@@ -266,27 +284,43 @@ def make_tables(datasets: list[Path], scores: list[Path], published: Path, paper
         + [T.scored_facts(data[Path(p).stem], read_parquet(p)) for p in scores],
         ignore_index=True,
     )
+    shared = fact_set == "shared"
+    if shared:
+        facts = T.shared_facts(facts)
+    write = functools.partial(_write, outdir=Path(outdir), shared=shared, note=_fact_set_note(facts, shared))
     relations = T.per_relation(facts)
-    outdir = Path(outdir)
     published_table = pd.read_csv(published)
     for name, metric in (("table2", "p1"), ("table2_filtered", "p1_filtered")):
-        tidy = T.table2(relations, metric)
+        tidy = _marked(T.table2(relations, metric), shared)
         if metric == "p1":
             tidy = T.with_published(tidy, published_table)
-        _write(outdir, name, tidy, T.table2_wide(tidy, corpora))
-    _write(outdir, "relations", relations, relations.drop(columns=["relation_label", "model", "method"]))
+        write(name, tidy, T.table2_wide(tidy, corpora))
+    write("relations", _marked(relations, shared), relations.drop(columns=["relation_label", "model", "method"]))
     hits = pd.concat([read_parquet(p) for p in uhn_hits], ignore_index=True) if uhn_hits else None
     for corpus in (c for c in corpora if c in UHN_CORPORA):
         log.info("LAMA-UHN, %s: %s", corpus, uhn_removal_counts(data[corpus], hits))
-    uhn = T.table2_uhn(facts, hits)
-    _write(outdir, "table2_uhn", uhn, T.table2_uhn_wide(uhn, corpora))
+    uhn = _marked(T.table2_uhn(facts, hits), shared)
+    write("table2_uhn", uhn, T.table2_uhn_wide(uhn, corpora))
     counts = {corpus: read_metadata(p)["filter_counts"] for corpus, p in zip(corpora, datasets)}
-    filters = T.filter_counts_table(counts, facts)
-    _write(outdir, "filters", filters, T.filter_counts_wide(filters), floatfmt=".0f")
+    filters = _marked(T.filter_counts_table(counts, facts), shared)
+    write("filters", filters, T.filter_counts_wide(filters), floatfmt=".0f")
     examples = T.example_generations(facts, T.example_system(facts, qualitative_model), ["trex", "conceptnet"], seed)
     paper = pd.read_csv(paper_examples, sep="\t").assign(system="bert-large-cased (paper)", rank=pd.NA)
-    _write(outdir, "table3", pd.concat([examples, paper[examples.columns]], ignore_index=True))
-    precision_curve_figure(T.precision_curve(facts), plot, stand_ins=stand_ins)
+    write("table3", pd.concat([_marked(examples, shared), paper[examples.columns]], ignore_index=True))
+    precision_curve_figure(T.precision_curve(facts), plot, stand_ins=stand_ins, shared_facts=shared)
+
+
+def _fact_set_note(facts: pd.DataFrame, shared: bool) -> str:
+    """The shared set's explanation, or (own sets) a warning naming the corpora where they differ."""
+    if shared:
+        return SHARED_NOTE
+    unequal = T.corpora_with_unequal_fact_sets(facts)
+    return UNEQUAL_NOTE.format(corpora=", ".join(unequal)) if unequal else ""
+
+
+def _marked(tidy: pd.DataFrame, shared: bool) -> pd.DataFrame:
+    """A reproduction's tidy table with its ``fact_set`` column where it is not the default."""
+    return tidy.assign(fact_set="shared") if shared else tidy
 
 
 PARAPHRASE_TITLE = ("Paraphrase robustness on T-REx: P@1 (%) of LAMA's template (original), mean, min and max "
@@ -316,5 +350,9 @@ def make_paraphrase_tables(dataset: Path, scores: list[Path], outdir: Path, *, a
                 note=PARAPHRASE_NOTE.format(a_an=A_AN_NOTE if a_an_filter else ""))
 
 
-def _write(outdir: Path, name: str, tidy: pd.DataFrame, wide: pd.DataFrame | None = None, floatfmt: str = ".1f") -> None:
-    write_table(tidy, outdir / f"{name}.csv", outdir / f"{name}.md", TABLE_TITLES[name], floatfmt, markdown_frame=wide)
+def _write(name: str, tidy: pd.DataFrame, wide: pd.DataFrame | None = None, floatfmt: str = ".1f", *,
+           outdir: Path, shared: bool = False, note: str = "") -> None:
+    """One table; ``shared`` names the shared fact set in its title, ``note`` goes under the score tables."""
+    title = TABLE_TITLES[name] + (SHARED_TITLE if shared else "")
+    write_table(tidy, outdir / f"{name}.csv", outdir / f"{name}.md", title, floatfmt, markdown_frame=wide,
+                note=note if name in SCORE_TABLES else "")

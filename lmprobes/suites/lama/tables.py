@@ -9,6 +9,10 @@ over relations (macro), as in the paper's Table 2, with the released code's two 
 ``table2``). Every table names a system by its label in
 ``system``; the tables aggregated per system (Table 2, relations) also carry its ``model`` and
 ``method`` apart, so nothing downstream parses a label.
+
+Each system keeps the facts it can score (``kept``: for a masked model, those whose object is one token of
+its own vocabulary), so systems of one corpus may average over different facts; ``shared_facts``
+narrows every system to the facts all of them keep, to compare them on one set.
 """
 
 from __future__ import annotations
@@ -39,6 +43,9 @@ PAPER_SYSTEMS = {"Freq": "Freq (paper)", "Txl": "Txl (paper)", "bert-base-cased"
                  "bert-large-cased": "Bl (paper)"}
 # How the paper queried each of its systems: Transformer-XL is a left-to-right LM (Petroni et al., Section 2.1).
 PAPER_METHODS = {"Freq": "freq", "Txl": "left_context", "bert-base-cased": "masked", "bert-large-cased": "masked"}
+# Each system's own kept facts (the paper's protocol), or the facts every system of the corpus keeps.
+FACT_SETS = ("own", "shared")
+NOT_SHARED = "not_shared"
 FACT_COLUMNS = ["row_id", "corpus", "relation", "relation_label", "relation_type", "sub_label", "obj_label", "query"]
 
 
@@ -55,6 +62,24 @@ def scored_facts(dataset: pd.DataFrame, scores: pd.DataFrame, columns: list[str]
         missing = merged.loc[merged["corpus"].isna(), "row_id"].iloc[0]
         raise ValueError(f"score row {missing!r} has no fact in the dataset")
     return merged.assign(system=[system_name(m, k) for m, k in zip(merged["model"], merged["method"])])
+
+
+def shared_facts(facts: pd.DataFrame) -> pd.DataFrame:
+    """``facts`` with ``kept`` left only on the facts that every system of their corpus keeps, Freq
+    included (``fact_set: shared``); a fact some system keeps and another does not is skipped by the
+    systems that kept it, as ``not_shared``. Freq's ranks stay those of the whole relation."""
+    kept_by_all = facts.groupby(["corpus", "row_id"], sort=False)["kept"].transform("all").astype(bool)
+    shared = facts.assign(kept=facts["kept"] & kept_by_all)
+    if "skip_reason" in facts:
+        shared["skip_reason"] = facts["skip_reason"].mask(facts["kept"] & ~kept_by_all, NOT_SHARED)
+    return shared
+
+
+def corpora_with_unequal_fact_sets(facts: pd.DataFrame) -> list[str]:
+    """The corpora whose systems (Freq included) do not all keep the same facts, in their order in ``facts``."""
+    by_fact = facts.groupby(["corpus", "row_id"], sort=False)["kept"]
+    unequal = (by_fact.any() & ~by_fact.all()).groupby(level="corpus", sort=False).any()
+    return unequal.index[unequal].tolist()
 
 
 def passes_filters(dataset: pd.DataFrame) -> pd.Series:
