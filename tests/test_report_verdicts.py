@@ -18,6 +18,7 @@ from lmprobes.report.verdicts import (
     Tolerance,
     VerdictError,
     judge,
+    make_verdicts,
     read_tolerances,
     readable,
     shown_delta,
@@ -282,6 +283,22 @@ def test_reproduced_numbers_from_suite_tables(tables):
         ("ettinger", "table5", "CPRAG-102", "Prefer good", "bert-base-uncased"): 70.0,
     }
     assert ours.to_dict() == expected
+
+
+def test_lama_verdicts_warn_when_table_2_is_on_the_shared_fact_set(tables, tmp_path):
+    pytest.importorskip("lmprobes.report.latex")
+    make_verdicts(RESOURCES, tables, SYSTEMS, set(), tmp_path / "own")
+    table2 = pd.read_csv(tables / "lama/table2.csv")
+    table2["fact_set"] = table2["source"].map({"reproduction": "shared"})
+    table2.to_csv(tables / "lama/table2.csv", index=False)
+    make_verdicts(RESOURCES, tables, SYSTEMS, set(), tmp_path / "shared")
+    warning = "**WARNING: LAMA's numbers here are on the shared fact set (suites.lama.fact_set: shared)"
+    assert warning not in (tmp_path / "own/lama.md").read_text()
+    assert warning in (tmp_path / "shared/lama.md").read_text()
+    assert "WARNING: LAMA's numbers here are on the shared fact set" in (tmp_path / "shared/lama.tex").read_text()
+    assert "shared fact set" not in (tmp_path / "shared/blimp.md").read_text()
+    for name in ("lama.csv", "summary.csv"):  # the numbers are the table's either way
+        assert (tmp_path / "own" / name).read_bytes() == (tmp_path / "shared" / name).read_bytes()
 
 
 def test_unmapped_systems_and_absent_tables_give_no_rows(tables):

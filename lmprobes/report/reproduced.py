@@ -145,6 +145,20 @@ def lama_reproduced(tables: Path, systems: dict[str, str], read: TableReader = _
     return pd.concat(parts, ignore_index=True)
 
 
+def lama_protocol_warning(tables: Path, inputs: Collection[str | Path] | None = None) -> str:
+    """A warning when Table 2 was computed on the shared fact set (``suites.lama.fact_set: shared``),
+    not on each system's own kept facts as in the paper; else ``""``. ``inputs`` as ``read_reproduced``."""
+    path = Path(tables) / TABLE_FILES["lama"][0]
+    if (inputs is not None and path not in {Path(p) for p in inputs}) or not path.is_file():
+        return ""
+    fact_sets = pd.read_csv(path, usecols=lambda column: column == "fact_set", dtype=str)
+    if "fact_set" not in fact_sets or not (fact_sets["fact_set"] == "shared").any():
+        return ""
+    return ("LAMA's numbers here are on the shared fact set (suites.lama.fact_set: shared): every system "
+            "scored on the facts all systems keep, not on its own kept facts as in the paper; "
+            "set fact_set: own for the reproduction's verdicts")
+
+
 # --- BLiMP -----------------------------------------------------------------------------------
 
 

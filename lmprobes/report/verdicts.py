@@ -18,7 +18,7 @@ Conventions:
 from __future__ import annotations
 
 import math
-from collections.abc import Collection
+from collections.abc import Collection, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -27,7 +27,7 @@ import pandas as pd
 
 from lmprobes.io import atomic_path, write_text
 from lmprobes.report.published import KEYS, SUITES, read_published, read_text_csv, sort_keys
-from lmprobes.report.reproduced import read_reproduced, split_system
+from lmprobes.report.reproduced import lama_protocol_warning, read_reproduced, split_system
 
 VERDICT_COLUMNS = [*KEYS, "model", "metric", "published", "reproduced", "delta", "tolerance", "verdict", "stand_in",
                    "note"]
@@ -171,11 +171,15 @@ def shown_delta(delta: float, tolerance: float) -> str:
     return text
 
 
-def suite_markdown(verdicts: pd.DataFrame, suite: str, tolerances: dict[str, Tolerance] | None = None) -> str:
+def suite_markdown(verdicts: pd.DataFrame, suite: str, tolerances: dict[str, Tolerance] | None = None,
+                   warning: str = "") -> str:
+    """``warning``: a line on how the suite's numbers were computed, shown in bold under the summary."""
     from lmprobes.io import to_markdown
 
     rows = verdicts[verdicts["suite"] == suite]
     parts = [f"## {SUITE_NAMES.get(suite, suite)}: paper vs reproduction\n", f"{summary_line(verdicts, suite)}\n"]
+    if warning:
+        parts.append(f"**WARNING: {warning}.**\n")
     if rows["stand_in"].any():
         parts.append(f"**WARNING: {STAND_IN_WARNING}. Numbers marked stand_in come from stand-ins (tiny "
                      "random-weight models, and the systems report.stand_ins names: the offline demo); their "
@@ -205,8 +209,10 @@ def _write_csv(frame: pd.DataFrame, path: Path) -> None:
         frame.to_csv(tmp, index=False, lineterminator="\n")
 
 
-def write_verdicts(verdicts: pd.DataFrame, out_dir: Path, tolerances: dict[str, Tolerance] | None = None) -> list[Path]:
-    """Per suite ``<suite>.{csv,md,tex}`` and ``summary.{csv,md,tex}`` under ``out_dir``; returns the paths."""
+def write_verdicts(verdicts: pd.DataFrame, out_dir: Path, tolerances: dict[str, Tolerance] | None = None,
+                   warnings: Mapping[str, str] | None = None) -> list[Path]:
+    """Per suite ``<suite>.{csv,md,tex}`` and ``summary.{csv,md,tex}`` under ``out_dir``; returns the paths.
+    ``warnings``: per suite, a line on how its numbers were computed, in its Markdown and LaTeX note."""
     from lmprobes.report.latex import to_booktabs  # written alongside this module; only the writer needs it
 
     out_dir = Path(out_dir)
@@ -215,9 +221,11 @@ def write_verdicts(verdicts: pd.DataFrame, out_dir: Path, tolerances: dict[str, 
     for suite in [s for s in SUITES if s in set(verdicts["suite"])]:
         rows = verdicts[verdicts["suite"] == suite]
         _write_csv(rows, out_dir / f"{suite}.csv")
-        write_text(suite_markdown(verdicts, suite, tolerances), out_dir / f"{suite}.md")
+        warning = (warnings or {}).get(suite, "")
+        write_text(suite_markdown(verdicts, suite, tolerances, warning), out_dir / f"{suite}.md")
+        note = " ".join(filter(None, [summary_line(verdicts, suite), f"WARNING: {warning}." if warning else ""]))
         latex = to_booktabs(readable(rows), caption=f"{SUITE_NAMES[suite]}: paper vs reproduction",
-                            label=f"tab:verdicts-{suite}", floatfmt=".2f", note=summary_line(verdicts, suite))
+                            label=f"tab:verdicts-{suite}", floatfmt=".2f", note=note)
         write_text(latex, out_dir / f"{suite}.tex")
         written += [out_dir / f"{suite}.{ext}" for ext in ("csv", "md", "tex")]
     summary = suite_summary(verdicts)
@@ -238,5 +246,5 @@ def make_verdicts(resources: Path, tables: Path, systems: dict[str, dict[str, st
     tolerances = read_tolerances(tolerances_path or resources / "report" / "tolerances.csv")
     reproduced = read_reproduced(tables, systems, inputs=table_files)
     verdicts = judge(read_published(resources), reproduced, tolerances, set(tiny_models), systems)
-    write_verdicts(verdicts, out_dir, tolerances)
+    write_verdicts(verdicts, out_dir, tolerances, {"lama": lama_protocol_warning(tables, table_files)})
     return verdicts
