@@ -32,7 +32,7 @@ REVISIONS = {
     # BLiMP
     "blimp_dataset": 2,
     "blimp_score": 2,
-    "blimp_tables": 5,
+    "blimp_tables": 6,
     "blimp_generate": 1,
     "blimp_generated_dataset": 1,
     "blimp_generated_table": 2,
@@ -56,5 +56,5 @@ REVISIONS = {
     # report
     "report_landing": 1,
     "report_verdicts": 3,
-    "report_models": 1,
+    "report_models": 2,
 }

@@ -207,9 +207,9 @@ def test_blimp_empty_file(tmp_path):
 
 # --- Ettinger (TSV) ------------------------------------------------------------------------
 
-CPRAG_HEADER = "\t".join(ettinger.COLUMNS["cprag"])
+CPRAG_HEADER = "\t".join(ettinger.REGISTRY["cprag"].columns)
 CPRAG_ROW = "1\tHe caught the pass.\tHe was a good\treceiver\tquarterback\tbrother\tH"
-ROLE_HEADER = "\t".join(ettinger.COLUMNS["role"])
+ROLE_HEADER = "\t".join(ettinger.REGISTRY["role"].columns)
 ROLE_ROWS = "1-a\tthe cop arrested the\tcrook\t0.5\tcrook\t0.5\t0.5\n1-b\tthe crook arrested the\tcop\t0.5\tcop\t0.5\t0.5"
 
 
@@ -238,7 +238,7 @@ ROLE_ROWS = "1-a\tthe cop arrested the\tcrook\t0.5\tcrook\t0.5\t0.5\n1-b\tthe cr
                      id="cloze-nan"),
         pytest.param("role", f"{ROLE_HEADER}\n{ROLE_ROWS.splitlines()[0]}\n", 2, "without both an a and a b",
                      id="role-pair-incomplete"),
-        pytest.param("neg_simp", "\t".join(ettinger.COLUMNS["neg_simp"]) + "\nx\tA robin is (a|an)\tA robin is not (a|an)"
+        pytest.param("neg_simp", "\t".join(ettinger.REGISTRY["neg_simp"].columns) + "\nx\tA robin is (a|an)\tA robin is not (a|an)"
                      "\tbird\ttree\n", 2, "item must be a number", id="neg-item-not-a-number"),
     ],
 )

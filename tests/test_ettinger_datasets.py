@@ -117,21 +117,21 @@ def test_missing_column_names_file_and_column(tmp_path):
 
 
 def test_wrong_field_count_names_line(tmp_path):
-    header = "\t".join(D.COLUMNS["neg_simp"])
+    header = "\t".join(D.REGISTRY["neg_simp"].columns)
     bad = _write(tmp_path / "NEG.tsv", f"{header}\n0\tA trout is (a|an)\tA trout is not (a|an)\tfish\n")
     with pytest.raises(D.DatasetError, match=r"NEG\.tsv:2: 4 fields"):
         D.build_dataset("neg_simp", bad)
 
 
 def test_role_pair_without_partner_is_refused(tmp_path):
-    header = "\t".join(D.COLUMNS["role"])
+    header = "\t".join(D.REGISTRY["role"].columns)
     bad = _write(tmp_path / "ROLE.tsv", f"{header}\n1-a\tthe cat had \tseen\t0.5\tseen\t0.5\t0.5\n")
     with pytest.raises(D.DatasetError, match=r"ROLE\.tsv.*\['1'\]"):
         D.build_dataset("role", bad)
 
 
 def test_role_pair_whose_sentences_name_different_targets_is_refused(tmp_path):
-    header = "\t".join(D.COLUMNS["role"])
+    header = "\t".join(D.REGISTRY["role"].columns)
     rows = ["1-a\tthe cop arrested the\tcrook\t0.5\tcrook\t0.5\t0.5", "1-b\tthe crook arrested the\tcop\t0.5\tcop\t0.5\t0.5"]
     bad = _write(tmp_path / "ROLE.tsv", "\n".join([header, *rows]) + "\n")
     with pytest.raises(D.DatasetError, match=r"ROLE\.tsv:3: pair 1's sentences name different targets \('crook' and 'cop'\)"):
@@ -140,7 +140,7 @@ def test_role_pair_whose_sentences_name_different_targets_is_refused(tmp_path):
 
 
 def test_bad_values_name_the_item(tmp_path):
-    header = "\t".join(D.COLUMNS["cprag"])
+    header = "\t".join(D.REGISTRY["cprag"].columns)
     bad = _write(tmp_path / "C.tsv", f"{header}\n7\ts one.\ts two\tx\ty\tz\tM\n")
     with pytest.raises(D.DatasetError, match=r"item '7'.*constraint"):
         D.build_dataset("cprag", bad)
@@ -155,7 +155,7 @@ def test_failed_build_leaves_no_output(tmp_path):
 
 
 def _role_file(tmp_path: Path, row_a: str) -> Path:
-    header = "\t".join(D.COLUMNS["role"])
+    header = "\t".join(D.REGISTRY["role"].columns)
     return _write(tmp_path / "ROLE.tsv", f"{header}\n{row_a}\n1-b\tthe crook arrested the\tcop\t0.5\tcrook\t0.5\t0.5\n")
 
 
@@ -195,7 +195,7 @@ def test_role_expected_without_a_word_is_refused(tmp_path, expected):
     ],
 )
 def test_neg_simp_context_must_end_with_the_article_slot_once(tmp_path, aff, neg, column):
-    header = "\t".join(D.COLUMNS["neg_simp"])
+    header = "\t".join(D.REGISTRY["neg_simp"].columns)
     bad = _write(tmp_path / "NEG.tsv", f"{header}\n1\tA trout is (a|an)\tA trout is not (a|an)\tfish\ttree\n"
                                        f"2\t{aff}\t{neg}\tbird\ttree\n")
     with pytest.raises(D.DatasetError, match=rf"NEG\.tsv:3: item '2': SIMP {column} must end with '\(a\|an\)'"):
@@ -203,16 +203,16 @@ def test_neg_simp_context_must_end_with_the_article_slot_once(tmp_path, aff, neg
 
 
 def test_neg_simp_trailing_whitespace_after_the_slot_is_fine(tmp_path):
-    header = "\t".join(D.COLUMNS["neg_simp"])
+    header = "\t".join(D.REGISTRY["neg_simp"].columns)
     ok = _write(tmp_path / "NEG.tsv", f"{header}\n1\tA robin is (a|an) \tA robin is not (a|an)  \tbird\ttree\n")
     assert D.build_dataset("neg_simp", ok)["context"].tolist() == [
         "A robin is a", "A robin is a", "A robin is not a", "A robin is not a",
     ]
 
 
-CPRAG_HEADER = "\t".join(D.COLUMNS["cprag"])
+CPRAG_HEADER = "\t".join(D.REGISTRY["cprag"].columns)
 CPRAG_ROW = "1\tHe caught the pass.\tHe was a good\treceiver\tquarterback\tbrother\tH"
-NEG_NAT_HEADER = "\t".join(D.COLUMNS["neg_nat"])
+NEG_NAT_HEADER = "\t".join(D.REGISTRY["neg_nat"].columns)
 NEG_NAT_ROW = "1\tTraveling in Baghdad is very\tTraveling in Baghdad isn't very\tdangerous\tsafe\tY"
 
 
@@ -251,7 +251,7 @@ def test_neg_nat_empty_context_is_refused(tmp_path, aff, neg, column):
 
 
 def test_neg_simp_context_of_only_the_article_slot_is_refused(tmp_path):
-    header = "\t".join(D.COLUMNS["neg_simp"])
+    header = "\t".join(D.REGISTRY["neg_simp"].columns)
     bad = _write(tmp_path / "NEG.tsv", f"{header}\n1\tA trout is (a|an)\tA trout is not (a|an)\tfish\ttree\n"
                                        "2\t(a|an)\tA robin is not (a|an)\tbird\ttree\n")
     with pytest.raises(D.DatasetError, match=r"NEG\.tsv:3: item '2': context_aff has no word"):
@@ -273,7 +273,7 @@ def test_neg_item_with_a_leading_zero_is_refused(tmp_path):
 
 
 def test_role_pair_with_a_leading_zero_is_refused(tmp_path):
-    header = "\t".join(D.COLUMNS["role"])
+    header = "\t".join(D.REGISTRY["role"].columns)
     rows = [f"{pair}-{role}\tthe cop arrested the\tcrook\t0.5\tcrook\t0.5\t0.5" for pair in ("1", "01") for role in "ab"]
     bad = _write(tmp_path / "ROLE.tsv", "\n".join([header, *rows]) + "\n")
     with pytest.raises(D.DatasetError, match=r"ROLE\.tsv:4: item '01-a': item must look like '61-a'"):

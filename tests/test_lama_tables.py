@@ -1,5 +1,6 @@
 """LAMA's tables as plain aggregations: Freq baseline, macro averages per type and corpus, P@k."""
 
+import re
 from pathlib import Path
 
 import pandas as pd
@@ -333,12 +334,13 @@ def test_shared_fact_set_is_named_in_every_table_and_scores_all_systems_on_one_s
         csv = pd.read_csv(out / f"{name}.csv")
         reproduction = ~csv["system"].str.endswith("(paper)")
         assert (csv.loc[reproduction, "fact_set"] == "shared").all() and csv.loc[~reproduction, "fact_set"].isna().all()
+        assert not re.search(r"\|\s*fact_set\s*\|", (out / f"{name}.md").read_text()), name  # the title says it
     assert "different fact sets" not in (out / "table2.md").read_text()
     total = pd.read_csv(out / "table2.csv").query("source == 'reproduction' and row == 'Total'").set_index("system")
     assert total["n_kept"].to_dict() == {"Freq": 2, "m": 2, "n": 2}  # of three past the filters, trex:P19:1 out
     filters = pd.read_csv(out / "filters.csv").query("system == 'm'").set_index("filter")["facts"]
     assert (filters[T.NOT_SHARED], filters["kept"]) == (1, 2), "m kept trex:P19:1, which n does not"
-    with pytest.raises(ValueError, match="fact_set 'common'"):
+    with pytest.raises(ValueError, match=r"suites\.lama\.fact_set: 'common'"):
         tables_of(tmp_path, release, {"m": set()}, "bad", fact_set="common")
 
 

@@ -167,3 +167,12 @@ def test_draws_are_those_of_sorting_the_filtered_holders() -> None:
             assert fast.getstate() == reference.getstate()
             outcomes[item is None] += 1
     assert outcomes[True] > 500 and outcomes[False] > 500, outcomes
+
+
+def test_a_holder_added_after_a_draw_is_among_the_sorted_holders():
+    index = PropertyIndex()
+    prop = ("CapableOf", "fly")
+    index.add("bird", prop, {"row": 0})
+    assert index.sorted_holders(prop) == ["bird"]
+    index.add("bat", prop, {"row": 1})
+    assert index.sorted_holders(prop) == ["bat", "bird"]

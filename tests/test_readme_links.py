@@ -23,3 +23,10 @@ def test_every_link_within_the_readme_names_one_of_its_headings():
     links = re.findall(r"\]\(#([^)]+)\)", outside_code)
     assert len(links) >= 18  # the contents line alone links every section
     assert sorted(set(links) - anchors) == []
+
+
+def test_the_contents_line_links_every_section_in_order():
+    text = README.read_text(encoding="utf-8")
+    contents = next(line for line in text.splitlines() if line.startswith("**Contents:**"))
+    sections = re.findall(r"^## (.+)$", re.sub(r"```.*?```", "", text, flags=re.DOTALL), flags=re.MULTILINE)
+    assert re.findall(r"\]\(#([^)]+)\)", contents) == [github_anchor(h) for h in sections]

@@ -14,6 +14,7 @@ from lmprobes.report.models import (
     ModelSummaryError,
     input_tables,
     leaderboard,
+    make_model_summary,
     model_summary,
     models_latex,
     models_markdown,
@@ -330,6 +331,22 @@ def test_no_banner_without_stand_ins(tables, tmp_path):
     write_model_summary(summary, leaderboard(summary), tmp_path)
     assert "tiny random-weight" not in (tmp_path / "models.md").read_text()
     assert (tmp_path / "models.md").read_text().startswith("# Per-model summary")
+
+
+def test_lama_on_the_shared_fact_set_is_said_on_the_summary_and_the_leaderboard(tables, tmp_path):
+    make_model_summary(tables, MODELS, set(), tmp_path / "own")
+    table2 = pd.read_csv(tables / "lama" / "table2.csv")
+    table2.assign(fact_set="shared").to_csv(tables / "lama" / "table2.csv", index=False)
+    make_model_summary(tables, MODELS, set(), tmp_path / "shared")
+    make_model_summary(tables, MODELS, set(), tmp_path / "no_lama", suites=("blimp",))
+    note = "LAMA's numbers here are on the shared fact set (suites.lama.fact_set: shared)"
+    for name in ("models.md", "models.tex", "leaderboard.md", "leaderboard.tex"):
+        written = note.replace("_", "\\_") if name.endswith(".tex") else note
+        assert written in (tmp_path / "shared" / name).read_text(), name
+        assert written not in (tmp_path / "own" / name).read_text(), name
+        assert written not in (tmp_path / "no_lama" / name).read_text(), name
+    for name in ("models.csv", "leaderboard.csv"):  # the numbers are those of the table either way
+        assert (tmp_path / "own" / name).read_bytes() == (tmp_path / "shared" / name).read_bytes()
 
 
 def test_suites_not_run_are_not_read(tables):

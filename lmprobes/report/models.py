@@ -48,6 +48,7 @@ across runs with different suites.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from pathlib import Path
 
 import numpy as np
@@ -55,6 +56,7 @@ import pandas as pd
 
 from lmprobes.io import atomic_path, to_markdown, write_text
 from lmprobes.report.latex import to_booktabs
+from lmprobes.report.reproduced import lama_protocol_warning
 from lmprobes.suites.blimp.paradigms import CATEGORIES
 from lmprobes.suites.lama.release import CORPORA as LAMA_CORPORA
 from lmprobes.suites.olmpics.learning_tables import LEARNING_TABLES
@@ -414,8 +416,13 @@ def _curves_by_task(frame: pd.DataFrame, curves: dict[str, tuple[str, str]]) -> 
     return pd.DataFrame.from_records(records, columns=["model", STAND_IN, "task", *labels])
 
 
-def models_markdown(summary: pd.DataFrame) -> str:
-    banner = stand_in_banner(summary)
+def banner_of(summary: pd.DataFrame, notes: Sequence[str] = ()) -> str:
+    """The stand-in warning and the ``notes`` on how numbers were computed, one line, or ""."""
+    return " ".join(filter(None, [stand_in_banner(summary), *notes]))
+
+
+def models_markdown(summary: pd.DataFrame, notes: Sequence[str] = ()) -> str:
+    banner = banner_of(summary, notes)
     parts = [f"**{banner}**\n\n" if banner else "", "# Per-model summary across suites\n\n"]
     parts.append("Values in percent; one method per model and suite (the `method` column), see "
                  "lmprobes/report/models.py for which numbers are picked.\n")
@@ -425,8 +432,8 @@ def models_markdown(summary: pd.DataFrame) -> str:
     return "".join(parts)
 
 
-def models_latex(summary: pd.DataFrame) -> str:
-    banner = stand_in_banner(summary)
+def models_latex(summary: pd.DataFrame, notes: Sequence[str] = ()) -> str:
+    banner = banner_of(summary, notes)
     tables = [
         to_booktabs(frame, caption=f"{title}: per-model summary (%)", label=f"tab:models-{key}", note=banner)
         for suite in SUITES for key, title, frame in suite_blocks(summary, suite)
@@ -442,15 +449,17 @@ def leaderboard_markdown(board: pd.DataFrame, banner: str) -> str:
     return heading + rule + to_markdown(board)
 
 
-def write_model_summary(summary: pd.DataFrame, board: pd.DataFrame, out_dir: Path) -> list[Path]:
-    """models.{csv,md,tex} and leaderboard.{csv,md,tex} under ``out_dir``; returns the paths written."""
+def write_model_summary(summary: pd.DataFrame, board: pd.DataFrame, out_dir: Path,
+                        notes: Sequence[str] = ()) -> list[Path]:
+    """models.{csv,md,tex} and leaderboard.{csv,md,tex} under ``out_dir``; returns the paths written.
+    ``notes``: lines on how numbers were computed, shown in bold beside the stand-in warning."""
     out_dir = Path(out_dir)
-    banner = stand_in_banner(summary)
+    banner = banner_of(summary, notes)
     paths = {name: out_dir / name for name in ("models.csv", "models.md", "models.tex", "leaderboard.csv",
                                                 "leaderboard.md", "leaderboard.tex")}
     _write_csv(summary_long(summary), paths["models.csv"])
-    write_text(models_markdown(summary), paths["models.md"])
-    write_text(models_latex(summary), paths["models.tex"])
+    write_text(models_markdown(summary, notes), paths["models.md"])
+    write_text(models_latex(summary, notes), paths["models.tex"])
     _write_csv(board, paths["leaderboard.csv"])
     write_text(leaderboard_markdown(board, banner), paths["leaderboard.md"])
     write_text(to_booktabs(board, caption="Leaderboard (%)", label="tab:leaderboard", note=banner),
@@ -467,4 +476,5 @@ def make_model_summary(tables: Path, models: list[str], tiny_models: set[str], o
                        suites: tuple[str, ...] = SUITES) -> list[Path]:
     """Read the suite tables, write the summary and the leaderboard (what the rule script calls)."""
     summary = model_summary(tables, models, tiny_models, suites)
-    return write_model_summary(summary, leaderboard(summary), out_dir)
+    notes = [lama_protocol_warning(tables)] if "lama" in suites else []
+    return write_model_summary(summary, leaderboard(summary), out_dir, notes)

@@ -106,7 +106,7 @@ class ScoreSummary(NamedTuple):
 def summarise_score_file(path: Path, pairs: pd.DataFrame) -> ScoreSummary:
     """A score file reduced to its ``ScoreSummary`` as it is read: the job holds one file's pairs at a
     time. 8 files of the full release (1.9M score rows) peaked at 1.3 GB with all their pairs in one
-    frame, 0.73 GB so, Figure 1's drawing the most of it."""
+    frame, 0.73 GB so (then with Figure 1 drawn as an image, since as a mesh)."""
     from lmprobes.suites.blimp import plots
 
     scores = plots.token_sums(read_parquet(path, [*DECISION_COLUMNS, *FIGURE2_SCORE_COLUMNS]))

@@ -418,8 +418,6 @@ REGISTRY: dict[str, EttingerDataset] = {
     ),
 }
 DATASETS = tuple(REGISTRY)
-COLUMNS = {name: list(dataset.columns) for name, dataset in REGISTRY.items()}
-SCHEMAS = {name: dataset.schema for name, dataset in REGISTRY.items()}
 
 
 def build_dataset(dataset: str, path: Path, *, shuffles: int = 100, seed: int = 1234) -> pd.DataFrame:

@@ -10,7 +10,7 @@ import pandas as pd
 from lmprobes import __version__
 from lmprobes.io import read_metadata, read_parquet, write_parquet, write_table
 from lmprobes.suites.ettinger import tables as T
-from lmprobes.suites.ettinger.datasets import DATASETS, SCHEMAS, build_dataset
+from lmprobes.suites.ettinger.datasets import DATASETS, REGISTRY, build_dataset
 
 
 def make_dataset(dataset: str, source: Path, out: Path, *, shuffles: int | None, seed: int | None,
@@ -27,7 +27,7 @@ def make_dataset(dataset: str, source: Path, out: Path, *, shuffles: int | None,
         "shuffles": shuffles if dataset == "cprag" else None,
         "rows": len(df),
     }
-    write_parquet(df, out, SCHEMAS[dataset], metadata)
+    write_parquet(df, out, REGISTRY[dataset].schema, metadata)
     return df
 
 

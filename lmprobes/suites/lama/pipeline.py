@@ -274,7 +274,7 @@ def make_tables(datasets: list[Path], scores: list[Path], published: Path, paper
     from lmprobes.suites.lama.plots import precision_curve_figure
 
     if fact_set not in T.FACT_SETS:
-        raise ValueError(f"fact_set {fact_set!r}: expected one of {', '.join(T.FACT_SETS)}")
+        raise ValueError(f"suites.lama.fact_set: {fact_set!r}; expected one of {', '.join(T.FACT_SETS)}")
     datasets = [p for p in datasets if Path(p).stem != PARAPHRASE_CORPUS]
     scores = [p for p in scores if Path(p).stem != PARAPHRASE_CORPUS]
     data = {Path(p).stem: read_parquet(p) for p in datasets}
@@ -306,7 +306,8 @@ def make_tables(datasets: list[Path], scores: list[Path], published: Path, paper
     write("filters", filters, T.filter_counts_wide(filters), floatfmt=".0f")
     examples = T.example_generations(facts, T.example_system(facts, qualitative_model), ["trex", "conceptnet"], seed)
     paper = pd.read_csv(paper_examples, sep="\t").assign(system="bert-large-cased (paper)", rank=pd.NA)
-    write("table3", pd.concat([_marked(examples, shared), paper[examples.columns]], ignore_index=True))
+    table3 = pd.concat([_marked(examples, shared), paper[examples.columns]], ignore_index=True)
+    write("table3", table3, table3.drop(columns=["fact_set"], errors="ignore"))  # the title names the set
     precision_curve_figure(T.precision_curve(facts), plot, stand_ins=stand_ins, shared_facts=shared)
 
 

@@ -82,6 +82,7 @@ class PropertyIndex:
             return
         self.properties[concept].add(prop)
         self.holders[prop].add(concept)
+        self._sorted_holders.pop(prop, None)
         self.evidence.setdefault((concept, prop), edge)
 
     def has(self, concept: str, prop: Property) -> bool:
