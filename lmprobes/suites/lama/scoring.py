@@ -127,6 +127,16 @@ def object_ids(tokenizer, facts: pd.DataFrame) -> dict[str, WordIds]:
     return dict(zip(labels, words_ids(tokenizer, labels), strict=True))
 
 
+# What the scoring reads of a fact: iterating the dataset's other columns (lists among them) cost more.
+FACT_FIELDS = ["row_id", "relation", "sub_label", "obj_label", "query", "too_long", "in_common_vocab",
+               "judgment_rejected", "duplicate"]
+
+
+def fact_records(facts: pd.DataFrame) -> list:
+    """The facts as named tuples of their ``FACT_FIELDS``, in order."""
+    return list(facts[FACT_FIELDS].itertuples(index=False))
+
+
 def skip_reason(fact, model_reason: str = "") -> str:
     """The released code's order (``filter_samples``): length, common vocabulary, then the model's own
     check of the object (``model_reason``), judgments, the dedupe; the dataset's ``filter_counts``
@@ -242,7 +252,7 @@ def _score_tokens(lm: LM, facts: pd.DataFrame, common_vocab: list[str], *, metho
     forms = {False: token_forms(tokenizer, common_vocab, labels)}
     if any(initial):
         forms[True] = token_forms(tokenizer, common_vocab, labels, sentence_initial=True)
-    records = list(facts.itertuples(index=False))
+    records = fact_records(facts)
     reasons = [token_skip_reason(fact, forms[at].gold_ids[fact.obj_label], forms[at].pieces.keys())
                for fact, at in zip(records, initial)]
     kept = [i for i, reason in enumerate(reasons) if not reason]
@@ -302,6 +312,7 @@ def released_bert_encoding(tokenizer, texts: list[str]) -> list[list[int]]:
     date-of-birth query). Every other word is tokenized as usual (WordPiece is word by word).
     """
     mask = tokenizer.mask_token
+    cls, mask_id, sep = tokenizer.cls_token_id, tokenizer.mask_token_id, tokenizer.sep_token_id  # looked up once
     runs: list[str] = []  # the stretches of ordinary words, tokenized in one call
     layouts = []  # per text: ("run", index into runs) and ("mask", rest of the word) in order
     for text in texts:
@@ -321,10 +332,10 @@ def released_bert_encoding(tokenizer, texts: list[str]) -> list[list[int]]:
     pieces = {rest: _wordpiece_ids(tokenizer, rest) if rest else [] for rest in rests}
     sequences = []
     for layout in layouts:
-        ids = [tokenizer.cls_token_id]
+        ids = [cls]
         for part, value in layout:
-            ids += encoded[value] if part == "run" else [tokenizer.mask_token_id, *pieces[value]]
-        sequences.append([*ids, tokenizer.sep_token_id])
+            ids += encoded[value] if part == "run" else [mask_id, *pieces[value]]
+        sequences.append([*ids, sep])
     return sequences
 
 
@@ -420,7 +431,7 @@ def _score_candidates(lm: LM, facts: pd.DataFrame, *, method: str, top_k: int, p
     objects = object_ids(lm.tokenizer, facts)
     candidates = {relation: [label for label in labels if not objects[label].is_unk]
                   for relation, labels in relation_candidates(facts).items()}
-    records = list(facts.itertuples(index=False))
+    records = fact_records(facts)
     reasons = [candidate_skip_reason(fact, objects[fact.obj_label]) for fact in records]
     kept = [i for i, reason in enumerate(reasons) if not reason]
     filled = [[_fill(records[i].query, c) for c in candidates[records[i].relation]] for i in kept]
