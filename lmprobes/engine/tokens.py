@@ -97,8 +97,13 @@ def _prepends_metaspace(tokenizer) -> bool:
 def mask_takes_the_space_before_it(tokenizer) -> bool:
     """Whether ``"a <mask>"`` encodes as ``"a"`` then the mask alone: the mask stands for a whole token,
     which carries its own space (``Ġword``, ``▁word``), so a space before it is no token of its own."""
-    plain, masked = encode_ids(tokenizer, ["a", f"a {tokenizer.mask_token}"], special_tokens=False)
+    plain, masked = _a_and_a_mask(tokenizer)
     return masked == [*plain, tokenizer.mask_token_id]
+
+
+def _a_and_a_mask(tokenizer) -> list[list[int]]:
+    """The ids of ``"a"`` and of ``"a <mask>"``, without special tokens."""
+    return encode_ids(tokenizer, ["a", f"a {tokenizer.mask_token}"], special_tokens=False)
 
 
 def make_the_mask_take_the_space_before_it(tokenizer) -> bool:
@@ -108,7 +113,7 @@ def make_the_mask_take_the_space_before_it(tokenizer) -> bool:
     transformers 5 builds RoBERTa's tokenizer from ``vocab.json`` and ``merges.txt`` with a mask that
     does not strip it (transformers 4 did), and a hand-built tokenizer may lack it too.
     """
-    plain, masked = encode_ids(tokenizer, ["a", f"a {tokenizer.mask_token}"], special_tokens=False)
+    plain, masked = _a_and_a_mask(tokenizer)
     *start, space, mask = masked if len(masked) == len(plain) + 2 else [None, None]
     if start != plain or mask != tokenizer.mask_token_id or not _is_space(tokenizer, space):
         return False
