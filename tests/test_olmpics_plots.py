@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -11,6 +12,10 @@ import pytest
 from lmprobes.figures import STAND_IN_NOTE, stand_in_notes
 from lmprobes.suites.olmpics.age import figure3_sets
 from lmprobes.suites.olmpics.plots import age_grid, grid_matrix, plot_figure3
+
+RESOURCES = Path(__file__).resolve().parents[1] / "resources" / "olmpics"
+PUBLISHED = RESOURCES / "published.csv"
+PAPER_TABLE4 = RESOURCES / "table4_paper.csv"
 
 
 @pytest.fixture
@@ -68,3 +73,48 @@ def test_a_stand_ins_grid_names_it_and_another_models_does_not(figure3, tmp_path
     grid = age_grid(*figure3)
     assert stand_in_notes(plot_figure3(grid, tmp_path / "m.png", model="m", stand_ins=["m"])) == [STAND_IN_NOTE + "m"]
     assert stand_in_notes(plot_figure3(grid, tmp_path / "real.png", model="m", stand_ins=["tiny-bert"])) == []
+
+
+def test_the_tables_job_holds_one_models_grid_scores_at_a_time(figure3, tmp_path, monkeypatch) -> None:
+    """Figure 3 and Table 4 of each model from that model's grid score rows alone, whichever files hold them
+    (60 models' rows together took 2.6 GB); each model's figure and table as drawn from every model's rows."""
+    from lmprobes.suites.olmpics import pipeline
+    from lmprobes.suites.olmpics import plots as olmpics_plots
+    from lmprobes.suites.olmpics.objects_matrix import TABLE4_OBJECTS, objects_grid_items
+
+    ages, age_scores = figure3
+    objects = objects_grid_items(sizes={obj: 10.0 ** i for i, obj in enumerate(TABLE4_OBJECTS)})
+    items = pd.concat([ages, objects], ignore_index=True)
+    object_scores = pd.DataFrame({"row_id": objects["row_id"], "model": "m", "method": "mc_mlm", "kept": True,
+                                  "prediction": "larger", "correct": objects["answer"] == 0})
+    one = pd.concat([age_scores, object_scores], ignore_index=True).merge(
+        items[["row_id", "task", "flavour", "variant", "split"]], on="row_id")
+    one = one.assign(n_multi_piece=0, tie=False, correct=one["correct"].astype(bool))
+    two = one.assign(model="n", prediction=one["prediction"].map({"older": "younger", "younger": "older"}).fillna(
+        one["prediction"]))
+    (tmp_path / "in").mkdir()
+    items.to_parquet(tmp_path / "in" / "grids.parquet")
+    paths = [tmp_path / "in" / "m_ages.parquet", tmp_path / "in" / "n_and_m_objects.parquet"]
+    is_age = one["task"] == "age_comparison"
+    one[is_age].to_parquet(paths[0])
+    pd.concat([two, one[~is_age]]).to_parquet(paths[1])  # m's rows in two files, one shared with n
+    seen = []
+
+    def recording_age_grid(items, scores):
+        seen.append(sorted(set(scores["model"])))
+        return age_grid(items, scores)
+
+    def run(out):
+        pipeline.make_tables(tmp_path / "in" / "grids.parquet", paths, paths, PUBLISHED, PAPER_TABLE4, out,
+                             [out / "figure3_m.png", out / "figure3_n.png"], ["m", "n"])
+        return {path.name: path.read_bytes() for path in sorted(out.iterdir())}
+
+    written = run(tmp_path / "lean")
+    monkeypatch.setattr(olmpics_plots, "age_grid", recording_age_grid)
+    run(tmp_path / "seen")
+    assert seen == [["m"], ["n"]]
+    grid = age_grid(items, pd.concat([one, two], ignore_index=True))
+    for model in ("m", "n"):
+        plot_figure3(grid, tmp_path / f"whole_{model}.png", model=model)
+        assert written[f"figure3_{model}.png"] == (tmp_path / f"whole_{model}.png").read_bytes()
+    assert "larger" in written["table4_m.csv"].decode() and written["table4_m.csv"] == written["table4_n.csv"]
