@@ -3,12 +3,16 @@
 A PNG copied out of ``results/plots/`` leaves its report caption behind, so a figure that shows a tiny
 random-weight model or a system ``report.stand_ins`` names says so itself: a dark red note under
 everything drawn, naming them. A figure of real models only is saved exactly as before.
+
+A figure with one series per system colours them from matplotlib's ten-colour cycle (``series_colour``);
+past ten a colour comes back, so each pass through the colours takes another second mark (a line style,
+marker or hatch: ``by_pass``), and no two series look alike. Ten series or fewer look as they did.
 """
 
 from __future__ import annotations
 
 import textwrap
-from collections.abc import Collection, Iterable
+from collections.abc import Collection, Iterable, Sequence
 from pathlib import Path
 
 import matplotlib
@@ -26,6 +30,33 @@ NOTE_FONTSIZE = 9
 NOTE_GAP_INCHES = 0.1
 # Mean width of a bold DejaVu Sans character, in font sizes: where the note wraps to the content's width.
 CHARACTER_WIDTH = 0.62
+# matplotlib's default colour cycle, C0 ... C9.
+SERIES_COLOURS = 10
+
+
+def series_colour(index: int) -> str:
+    """The colour of the ``index``-th series: matplotlib's default cycle, as a plot without one would take."""
+    return f"C{index % SERIES_COLOURS}"
+
+
+# Legends below a figure (BLiMP's, Ettinger's): this many columns, and room in the figure's own height for
+# LEGEND_ROWS rows; each row past them makes the figure LEGEND_ROW_INCHES taller.
+LEGEND_COLUMNS = 4
+LEGEND_ROWS = 5
+LEGEND_ROW_INCHES = 0.22
+
+
+def legend_inches(entries: int, columns: int = LEGEND_COLUMNS) -> float:
+    """The height a figure adds for a legend of ``entries`` in ``columns`` below it (none up to ``LEGEND_ROWS``
+    rows): constrained layout fits such a legend in the figure's height, and one of 140 systems covered the panels."""
+    rows = -(-entries // columns)
+    return LEGEND_ROW_INCHES * max(0, rows - LEGEND_ROWS)
+
+
+def by_pass(index: int, marks: Sequence):
+    """The ``index``-th series' second mark: ``marks[0]`` for the first ten series, ``marks[1]`` for the next
+    ten (whose colours repeat the first ten's), and so on, from the start again past the last."""
+    return marks[index // SERIES_COLOURS % len(marks)]
 
 
 def shown_stand_ins(stand_ins: Collection[str], systems: Iterable[str]) -> list[str]:

@@ -18,7 +18,7 @@ REVISIONS = {
     # Ettinger
     "ettinger_dataset": 2,
     "ettinger_score": 4,
-    "ettinger_tables": 3,
+    "ettinger_tables": 4,
     # LAMA
     "lama_dataset": 2,
     "lama_trex_raw": 2,
@@ -26,13 +26,13 @@ REVISIONS = {
     "lama_wikidata_fresh": 2,
     "lama_score": 4,
     "lama_uhn": 2,
-    "lama_tables": 7,
+    "lama_tables": 8,
     "lama_paraphrases": 1,
     "lama_paraphrase_tables": 2,
     # BLiMP
     "blimp_dataset": 2,
     "blimp_score": 2,
-    "blimp_tables": 6,
+    "blimp_tables": 7,
     "blimp_generate": 1,
     "blimp_generated_dataset": 1,
     "blimp_generated_table": 2,
@@ -52,7 +52,7 @@ REVISIONS = {
     "olmpics_mc_qa_seed": 2,
     "olmpics_mc_qa_curves": 2,
     "olmpics_baseline_curves": 1,
-    "olmpics_learning_tables": 3,
+    "olmpics_learning_tables": 4,
     # report
     "report_landing": 1,
     "report_verdicts": 3,

@@ -14,6 +14,7 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
+from matplotlib.backends.backend_agg import FigureCanvasAgg
 
 from lmprobes.figures import STAND_IN_NOTE, stand_in_notes
 from lmprobes.io import read_parquet, write_parquet
@@ -387,3 +388,65 @@ def test_each_figure_names_the_stand_ins_it_draws(tmp_path, published_paradigms)
         expected = [] if name == "figure6" else [STAND_IN_NOTE + "bert"]
         assert stand_in_notes(draw(tmp_path / f"{name}_bert.png", ["bert", "gpt2-large"])) == expected, name
         assert stand_in_notes(draw(tmp_path / f"{name}_real.png", ())) == [], name
+
+
+# --- many systems ----------------------------------------------------------------------------
+
+
+def many_systems(count: int, seed: int = 0) -> pd.DataFrame:
+    """``paradigm_systems`` of ``count`` reproduced systems, random accuracies (no published ones)."""
+    rng = np.random.default_rng(seed)
+    rows = [{"system": f"m{i:02d} (blimp_paper)", "source": "reproduction", "model": f"m{i:02d}",
+             "method": "blimp_paper", "paradigm": paradigm, "category": PARADIGM_CATEGORY[paradigm],
+             "accuracy": rng.uniform(40, 90)} for i in range(count) for paradigm in PARADIGMS]
+    return pd.DataFrame(rows, columns=P.PARADIGM_SYSTEM_COLUMNS)
+
+
+def test_figure1_keeps_its_cells_to_30_systems_then_stays_24_inches_wide(tmp_path) -> None:
+    """Up to 30 systems, 0.8 in cells each annotated with r; past that the matrix shrinks its cells to stay
+    24 in wide (not one of 18,000 pixels a side, 3 GB, for 185 systems), annotated while a cell is 0.5 in."""
+    for count, cell, annotated in ((12, 0.8, True), (60, 0.4, False)):
+        fig = P.figure1(many_systems(count), tmp_path / f"{count}.png")
+        assert fig.get_size_inches()[1] == pytest.approx(1.0 + cell * count), count
+        assert len(fig.axes[0].texts) == (count * count if annotated else 0), count
+    assert [P.figure1_cell_inches(count) for count in (30, 48, 400)] == [0.8, 0.5, P.FIGURE1_MIN_CELL]
+    assert P.FIGURE1_ANNOTATED_CELL == 0.5
+
+
+def line_looks(ax) -> list[tuple]:
+    return [(line.get_color(), line.get_linestyle(), line.get_marker()) for line in ax.get_lines()
+            if line.get_label()[0] != "_"]
+
+
+def test_figure2_tells_every_system_apart_and_keeps_its_legend_under_the_panels(tmp_path) -> None:
+    """Past ten systems a colour comes back with another line style or marker; a legend of 70 systems makes
+    the figure taller rather than covering the panels."""
+    data = pd.DataFrame([{"system": f"m{i:02d} (pll_original)", "variable": variable, "bin": b, "x": float(b + 1),
+                          "accuracy": 50.0 + i % 7, "n": 10} for i in range(70) for variable in P.FIGURE2_VARIABLES
+                         for b in range(3)], columns=P.FIGURE2_COLUMNS)
+    fig = P.figure2(data, tmp_path / "figure2.png")
+    for ax in fig.axes:
+        assert len(set(line_looks(ax))) == len(line_looks(ax)) == 70
+    FigureCanvasAgg(fig)  # laid out again as drawn (the saved figure was closed)
+    fig.draw_without_rendering()
+    renderer = fig.canvas.get_renderer()
+    assert fig.legends[0].get_window_extent(renderer).y1 < min(ax.get_tightbbox(renderer).y0 for ax in fig.axes)
+
+
+@pytest.mark.parametrize("draw", ["figure3", "figure4"])
+def test_bar_figures_give_each_system_room_for_its_label(draw, tmp_path) -> None:
+    fig = getattr(P, draw)(many_systems(60), tmp_path / f"{draw}.png")
+    for ax in fig.axes:
+        (x0, _), (x1, _) = ax.transData.transform([(0, 0), (1, 0)])
+        assert (x1 - x0) / fig.dpi >= 0.25  # inches between neighbouring systems' labels
+
+
+def test_figure6_gives_each_causal_model_room_for_its_label(tmp_path) -> None:
+    data = pd.DataFrame([{"panel": panel, "model": f"gpt2-{i:02d}", "method": method, "accuracy": 60.0, "sd": 5.0,
+                          "n": 1}
+                         for i in range(20) for panel in (*P.FIGURE6_PHENOMENA, P.ALL_PHENOMENA)
+                         for method in ("blimp_paper", "one_prefix")], columns=P.FIGURE6_COLUMNS)
+    fig = P.figure6(data, tmp_path / "figure6.png")
+    for ax in fig.axes:
+        (x0, _), (x1, _) = ax.transData.transform([(0, 0), (1, 0)])
+        assert (x1 - x0) / fig.dpi >= 0.25

@@ -268,3 +268,24 @@ def test_the_figure_names_the_stand_ins_among_our_models_only(merged, tmp_path):
     drawn = accuracy_figure(tidy, tmp_path / "stand_ins.png", stand_ins=["m2", "bert-base-uncased", "tiny-gpt2"])
     assert stand_in_notes(drawn) == [STAND_IN_NOTE + "m2"]
     assert stand_in_notes(accuracy_figure(tidy, tmp_path / "real.png", stand_ins=["bert-base-uncased"])) == []
+
+
+def test_the_figure_tells_25_models_apart_and_gives_their_bars_room(tmp_path):
+    """Past ten series a colour comes back with a hatch of its own (the paper's bars keep "//"), and a panel
+    widens with its bars instead of thinning them."""
+    from matplotlib.container import BarContainer
+
+    from lmprobes.suites.ettinger.plots import PANELS, accuracy_figure
+
+    rows = [{"table": table, "source": source, "model": model, "row": f"k={k}", "column": column, "value": 40.0,
+             "sd": np.nan, "n": 10, "unscorable": 0}
+            for table, _ in PANELS for k in (1, 5) for column in ("Orig", "Shuf", "Trunc", "Shuf+Trunc")
+            for source, model in [("paper", "bert-base-uncased")] + [("reproduction", f"m{i:02d}") for i in range(25)]]
+    fig = accuracy_figure(pd.DataFrame(rows, columns=T.TIDY_COLUMNS), tmp_path / "accuracy.png")
+    for ax in fig.axes:
+        series = [bars.patches[0] for bars in ax.containers if isinstance(bars, BarContainer)]
+        looks = [(tuple(bar.get_facecolor()), bar.get_hatch()) for bar in series]
+        assert len(looks) == len(set(looks)) == 26
+        bar = series[0]
+        (x0, _), (x1, _) = ax.transData.transform([(0, 0), (bar.get_width(), 0)])
+        assert (x1 - x0) / fig.dpi >= 0.03  # inches

@@ -352,3 +352,24 @@ def test_figure2_says_when_it_is_drawn_over_the_shared_facts(tmp_path):
               for shared in (False, True)}
     assert titles == {False: "Mean P@k on T-REx (macro over relations)",
                       True: "Mean P@k on T-REx, shared facts (macro over relations)"}
+
+
+def test_figure2_tells_25_systems_apart_with_its_legend_beside_the_axes(tmp_path):
+    """Past ten lines a colour comes back with a marker; the legend moves out of the axes, in columns, and
+    the figure widens for it (13 systems, the full config's, once covered the curves)."""
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+
+    from lmprobes.suites.lama.plots import precision_curve_figure
+
+    systems = ["Freq", *(f"m{i:02d}" for i in range(24))]
+    curve = pd.DataFrame([{"system": system, "k": k, "p_at_k": float(i + k)} for i, system in enumerate(systems)
+                          for k in (1, 10, 100)])
+    fig = precision_curve_figure(curve, tmp_path / "many.png")
+    ax = fig.axes[0]
+    looks = [(line.get_color(), line.get_linestyle(), line.get_marker()) for line in ax.get_lines()]
+    assert len(looks) == len(set(looks)) == 25
+    FigureCanvasAgg(fig)  # laid out again as drawn (the saved figure was closed)
+    fig.draw_without_rendering()
+    renderer = fig.canvas.get_renderer()
+    assert ax.get_legend().get_window_extent(renderer).x0 > ax.get_window_extent(renderer).x1
+    assert fig.get_size_inches()[0] > 6

@@ -301,3 +301,24 @@ def test_a_curve_figure_names_the_stand_ins_it_draws(curves, with_mc_qa_on_age, 
     assert stand_in_notes(both) == [STAND_IN_NOTE + "roberta-large"]
     assert stand_in_notes(plot_setup_comparison(with_mc_qa_on_age, tmp_path / "2d_real.png", "age_comparison",
                                                 stand_ins=["mlm_baseline"])) == []
+
+
+def test_learning_curve_panels_wrap_after_five_models(curves, tmp_path) -> None:
+    """The paper's five models in one row, as before; the seventh starts a second row, not a 23-inch strip."""
+    extra = [runs("age_comparison", f"m{i}", "mlp_mlm", "standard", {62: [50.0 + i], 125: [60.0]}) for i in range(6)]
+    many = pd.concat([curves, pd.DataFrame([row for rows in extra for row in rows])], ignore_index=True)
+    fig = plot_learning_curves(many, tmp_path / "seven.png", "age_comparison")
+    drawn = [ax for ax in fig.axes if ax.axison]
+    assert len(drawn) == 7 and len(fig.axes) == 10
+    assert fig.get_size_inches() == pytest.approx((3.2 * 5 + 0.6, 3.4 * 2))
+    assert len({round(ax.get_position().y0, 3) for ax in drawn}) == 2
+
+
+def test_setup_comparison_tells_twelve_models_apart(with_mc_qa_on_age, tmp_path) -> None:
+    extra = [runs("age_comparison", f"m{i:02d}", setting, "standard", {62: [50.0 + i], 125: [60.0 + i]})
+             for i in range(11) for setting in ("mlp_mlm", "mc_qa")]
+    many = pd.concat([with_mc_qa_on_age, pd.DataFrame([row for rows in extra for row in rows])], ignore_index=True)
+    fig = plot_setup_comparison(many, tmp_path / "twelve.png", "age_comparison")
+    lines = [line for line in fig.axes[0].get_lines() if line.get_label() != "chance"]
+    looks = [(line.get_color(), line.get_linestyle(), line.get_marker()) for line in lines]
+    assert len(looks) == len(set(looks)) == 24

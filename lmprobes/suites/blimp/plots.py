@@ -40,7 +40,7 @@ import pandas as pd
 from matplotlib.figure import Figure
 from matplotlib.ticker import FuncFormatter
 
-from lmprobes.figures import save_png, shown_stand_ins
+from lmprobes.figures import LEGEND_COLUMNS, by_pass, legend_inches, save_png, series_colour, shown_stand_ins
 from lmprobes.suites.blimp.accuracy import category_accuracy, paradigm_accuracy
 from lmprobes.suites.blimp.methods import METHODS
 from lmprobes.suites.blimp.paradigms import CATEGORY_LABELS
@@ -227,8 +227,9 @@ def figure2_bins(properties: pd.DataFrame, bins: int = 10) -> pd.DataFrame:
 def group_means(paradigms: pd.DataFrame, panels: PanelGroups) -> pd.DataFrame:
     """Mean paradigm accuracy (%) per panel, condition and system over the paradigms it has."""
     records = []
+    accuracy = {system: rows.set_index("paradigm")["accuracy"] for system, rows in paradigms.groupby("system", sort=False)}
     for system in system_order(paradigms):
-        mine = paradigms[paradigms["system"] == system].set_index("paradigm")["accuracy"]
+        mine = accuracy[system]
         for panel, conditions in panels.items():
             for condition, members in conditions.items():
                 present = [p for p in members if p in mine.index]
@@ -274,10 +275,25 @@ def _save(fig, out: Path, stand_ins: Collection[str], systems: Iterable[str]) ->
     return save_png(fig, out, dpi=120, stand_ins=shown_stand_ins(stand_ins, ours))
 
 
+# Figure 1's cells: 0.8 in up to 30 systems (the full config's 25 and the paper's five), then shrinking
+# to keep the matrix 24 in wide, down to 0.25 in; r is written in a cell of 0.5 in or more (48 systems).
+# The figure grew 0.8 in a system: 185 systems (60 models) drew an 18,000-pixel square, 3 GB and a minute.
+FIGURE1_CELL = 0.8
+FIGURE1_WIDTH = 24.0
+FIGURE1_MIN_CELL = 0.25
+FIGURE1_ANNOTATED_CELL = 0.5
+
+
+def figure1_cell_inches(systems: int) -> float:
+    return max(FIGURE1_MIN_CELL, min(FIGURE1_CELL, FIGURE1_WIDTH / max(systems, 1)))
+
+
 def figure1(paradigms: pd.DataFrame, out: Path, *, stand_ins: Collection[str] = ()) -> Figure:
-    """Heatmap of ``correlation_matrix(paradigms)``, annotated with r to two decimals."""
+    """Heatmap of ``correlation_matrix(paradigms)``, annotated with r to two decimals where the cells
+    leave room (``figure1_cell_inches``)."""
     matrix = correlation_matrix(paradigms)
-    size = 1.0 + 0.8 * len(matrix)
+    cell = figure1_cell_inches(len(matrix))
+    size = 1.0 + cell * len(matrix)
     fig, ax = plt.subplots(figsize=(size + 1.5, size), constrained_layout=True)
     # cells as quads, not an image: imshow resamples the matrix to the figure's pixels as float64 RGBA
     # (1.7 GB for 75 systems), a mesh draws n^2 rectangles
@@ -288,21 +304,31 @@ def figure1(paradigms: pd.DataFrame, out: Path, *, stand_ins: Collection[str] = 
     ax.set_aspect("equal")
     ax.set_xticks(range(len(matrix)), matrix.columns, rotation=45, ha="right", fontsize="small")
     ax.set_yticks(range(len(matrix)), matrix.index, fontsize="small")
-    for (i, j), r in np.ndenumerate(matrix.to_numpy(dtype=float)):
-        if not np.isnan(r):
-            ax.text(j, i, f"{r:.2f}", ha="center", va="center", fontsize="small", color="white" if abs(r) > 0.6 else "black")
+    if cell >= FIGURE1_ANNOTATED_CELL:
+        for (i, j), r in np.ndenumerate(matrix.to_numpy(dtype=float)):
+            if not np.isnan(r):
+                ax.text(j, i, f"{r:.2f}", ha="center", va="center", fontsize="small",
+                        color="white" if abs(r) > 0.6 else "black")
     fig.colorbar(image, ax=ax, label="Pearson r over paradigm accuracies")
     ax.set_title("Correlation of paradigm accuracies")
     return _save(fig, out, stand_ins, matrix.columns)
 
 
+# A Figure 2 line past the tenth repeats a colour with the next of these (line style, marker): 160 differ.
+FIGURE2_MARKS = tuple((style, marker) for marker in ("o", "s", "^", "D") for style in ("-", "--", ":", "-."))
+
+
 def figure2(data: pd.DataFrame, out: Path, *, stand_ins: Collection[str] = ()) -> Figure:
-    """Four panels of ``figure2_data``: accuracy against each property, one line per system."""
-    fig, axes = plt.subplots(2, 2, figsize=(10, 7), constrained_layout=True)
+    """Four panels of ``figure2_data``: accuracy against each property, one line per system (``FIGURE2_MARKS``)."""
+    systems = {system: i for i, system in enumerate(dict.fromkeys(data["system"]))}
+    fig, axes = plt.subplots(2, 2, figsize=(10, 7 + legend_inches(len(systems))), constrained_layout=True)
     for ax, (variable, label) in zip(axes.flat, FIGURE2_VARIABLES.items()):
         sub = data[data["variable"] == variable]
         for system, group in sub.groupby("system", sort=False):
-            ax.plot(group["x"], group["accuracy"], marker="o", markersize=3, label=system)
+            i = systems[system]
+            style, marker = by_pass(i, FIGURE2_MARKS)
+            ax.plot(group["x"], group["accuracy"], color=series_colour(i), linestyle=style, marker=marker,
+                    markersize=3, label=system)
         if variable == "perplexity" and (sub["x"] > 0).all() and not sub.empty:
             log_axis(ax)
         ax.axhline(50, color="grey", linewidth=0.8, linestyle=":")
@@ -333,7 +359,9 @@ def log_axis(ax) -> None:
 def grouped_bars(data: pd.DataFrame, out: Path, title: str, *, stand_ins: Collection[str] = ()) -> Figure:
     """One panel per ``panel`` of a ``group_means`` frame: bars per system, one per condition."""
     panels = list(dict.fromkeys(data["panel"]))
-    fig, axes = plt.subplots(len(panels), 1, figsize=(9, 3.2 * max(len(panels), 1)), constrained_layout=True, squeeze=False)
+    width = bars_width(9.0, data["system"].nunique(), margin=2.0)
+    fig, axes = plt.subplots(len(panels), 1, figsize=(width, 3.2 * max(len(panels), 1)), constrained_layout=True,
+                             squeeze=False)
     for ax, panel in zip(axes[:, 0], panels):
         sub = data[data["panel"] == panel]
         _bars(ax, sub, group="system", bar="condition", value="accuracy")
@@ -355,13 +383,25 @@ def figure4(paradigms: pd.DataFrame, out: Path, *, stand_ins: Collection[str] = 
 def figure6(data: pd.DataFrame, out: Path, *, stand_ins: Collection[str] = ()) -> Figure:
     """``figure6_data``: upper panels the three phenomena, lower panel mean ± sd over all."""
     upper = [p for p in FIGURE6_PHENOMENA if (data["panel"] == p).any()] or list(FIGURE6_PHENOMENA[:1])
-    fig, axes = plt.subplot_mosaic([upper, [ALL_PHENOMENA] * len(upper)], figsize=(4 * len(upper), 7), constrained_layout=True)
+    panel_width = bars_width(4.0, data["model"].nunique(), margin=0.8)
+    fig, axes = plt.subplot_mosaic([upper, [ALL_PHENOMENA] * len(upper)], figsize=(panel_width * len(upper), 7),
+                                   constrained_layout=True)
     for panel in [*upper, ALL_PHENOMENA]:
         sub = data[data["panel"] == panel]
         _bars(axes[panel], sub, group="model", bar="method", value="accuracy", error="sd" if panel == ALL_PHENOMENA else None)
         axes[panel].set_title(CATEGORY_LABELS.get(panel, panel))
     _legend_below(fig, axes[ALL_PHENOMENA])
     return _save(fig, out, stand_ins, data["model"])
+
+
+# Inches of axis a group of bars needs under its label (rotated 30 degrees): 0.3, or the labels run together.
+GROUP_INCHES = 0.3
+
+
+def bars_width(width: float, groups: int, margin: float) -> float:
+    """A bar figure's (or panel's) width: ``width``, or wider where its ``groups`` need more than
+    ``GROUP_INCHES`` each beside ``margin`` inches of labels and legend."""
+    return max(width, GROUP_INCHES * groups + margin)
 
 
 def _bars(ax, sub: pd.DataFrame, group: str, bar: str, value: str, error: str | None = None) -> None:
@@ -382,4 +422,4 @@ def _bars(ax, sub: pd.DataFrame, group: str, bar: str, value: str, error: str | 
 def _legend_below(fig, ax) -> None:
     handles, labels = ax.get_legend_handles_labels()
     if labels:
-        fig.legend(handles, labels, loc="outside lower center", ncols=min(len(labels), 4), fontsize="small")
+        fig.legend(handles, labels, loc="outside lower center", ncols=min(len(labels), LEGEND_COLUMNS), fontsize="small")

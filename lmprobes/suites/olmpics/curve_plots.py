@@ -1,15 +1,16 @@
 """oLMpics learning curves with their controls, as small multiples (Figures 1, 2 and 4 style), and the
 MC-MLM against MC-QA comparison of Figure 2D.
 
-One panel per model (shared y): dev accuracy (%, mean over seeds) against the number of training
-examples N on a log2 axis with a tick at every N. In each panel the standard curve is solid, NO LANG
+One panel per model (shared y; five to a row, as the paper's five models): dev accuracy (%, mean over seeds)
+against the number of training examples N on a log2 axis with a tick at every N. In each panel the standard curve is solid, NO LANG
 dashed and PERTURBED LANG dotted, in the model's colour, with a ±1 std band over seeds (none for a
 single seed); the task's baseline (MLM-BASELINE for the MC-MLM ``mlp_mlm`` setting, ESIM for MC-QA)
 is grey and chance a thin black line. Given the zero-shot accuracies, an MC-MLM standard curve (and the
 MLM-BASELINE's, untrained) starts at its zero-shot point, at a tick "0" one log2 step left of the
 smallest N, as the paper's curves do ("learning curves (including zero-shot)", Figure 1); MC-QA has
 none (its head cannot be pre-trained, Section 3.3). Figure 2D puts every model on one axis: its
-MLP_MLM curve solid and its MC-QA curve dashed, in its colour, standard variant. The PNGs carry no
+MLP_MLM curve solid and its MC-QA curve dashed, in its colour, standard variant (past ten models a colour
+comes back with another marker). The PNGs carry no
 software/date metadata, so the same curves give the same bytes; a figure showing one of ``stand_ins`` (a
 model, or the baseline drawn in each panel) names them in a note under it (``lmprobes.figures``).
 """
@@ -28,7 +29,7 @@ import pandas as pd
 from matplotlib.figure import Figure
 from matplotlib.ticker import NullLocator
 
-from lmprobes.figures import save_png, shown_stand_ins
+from lmprobes.figures import by_pass, save_png, shown_stand_ins
 from lmprobes.suites.olmpics.curves import CurveError, seed_means
 from lmprobes.suites.olmpics.learning_tables import BASELINE_LABELS, BASELINES, PAPER_MODELS
 from lmprobes.suites.olmpics.schema import TASKS
@@ -39,6 +40,13 @@ VARIANT_STYLES = {"standard": ("-", "standard"), "no_lang": ("--", "no lang"),
                   "perturbed_lang": (":", "perturbed lang")}
 BASELINE_COLOUR = "#8c8c8c"
 PANEL_COLOURS = plt.get_cmap("tab10").colors
+# The learning curves' panels wrap after the paper's five models.
+PANELS_PER_ROW = 5
+# Figure 2D: a model past the tenth repeats a colour with the next of these markers; the legend takes
+# columns of LEGEND_ROWS entries, each past the first widening the figure.
+MARKERS = ("o", "s", "^", "D", "v", "P")
+LEGEND_ROWS = 24
+LEGEND_COLUMN_INCHES = 1.6
 
 
 def n_label(n: int) -> str:
@@ -63,16 +71,21 @@ def plot_learning_curves(curves: pd.DataFrame, out_png: str | Path, task: str, *
     baseline = means[(means["model"] == BASELINES[setup]) & (means["setting"] == BASELINE_SETTING[setup])
                      & (means["variant"] == "standard")]
     ns = sorted(set(means["n_train"]))
-    fig, axes = plt.subplots(1, len(models), figsize=(3.2 * len(models) + 0.6, 3.4), sharey=True, squeeze=False)
-    for i, (ax, model) in enumerate(zip(axes[0], models)):
+    columns = min(len(models), PANELS_PER_ROW)
+    rows = -(-len(models) // columns)
+    fig, axes = plt.subplots(rows, columns, figsize=(3.2 * columns + 0.6, 3.4 * rows), sharey=True, squeeze=False)
+    for i, (ax, model) in enumerate(zip(axes.flat, models)):
         mine = means[(means["model"] == model) & (means["setting"] == setting)]
         _draw_panel(ax, mine, baseline, PANEL_COLOURS[i % len(PANEL_COLOURS)], BASELINE_LABELS[BASELINES[setup]],
                     zero_shot_x(ns))
         _format_axes(ax, ns, 100.0 / TASKS[task].n_choices, PAPER_MODELS.get(model, model))
-    axes[0][0].set_ylabel("dev accuracy (%)")
+    for ax in axes.flat[len(models):]:
+        ax.axis("off")
+    for row in axes:
+        row[0].set_ylabel("dev accuracy (%)")
     axes[0][0].legend(fontsize=7, loc="best")
     title = f"{task} ({flavour}), {setting}: learning curves with controls"
-    fig.suptitle(textwrap.fill(title, width=40 * len(models)), fontsize=10)  # one panel: two lines
+    fig.suptitle(textwrap.fill(title, width=40 * columns), fontsize=10)  # one panel: two lines
     fig.tight_layout()
     shown = [*models, *baseline["model"].unique()]
     return save_png(fig, out_png, dpi=100, stand_ins=shown_stand_ins(stand_ins, shown))
@@ -89,17 +102,19 @@ def plot_setup_comparison(curves: pd.DataFrame, out_png: str | Path, task: str, 
     means = setup_comparison_curves(curves, task, flavour)
     means = with_zero_shot(means, zero_shot, task, flavour, "mlp_mlm")
     models = _panel_models(means)
-    fig, ax = plt.subplots(figsize=(7.4, 3.8))
+    entries = len(SETUP_COMPARISON) * len(models) + 1  # and chance
+    columns = -(-entries // LEGEND_ROWS)
+    fig, ax = plt.subplots(figsize=(7.4 + LEGEND_COLUMN_INCHES * (columns - 1), 3.8))
     for i, model in enumerate(models):
         colour = PANEL_COLOURS[i % len(PANEL_COLOURS)]
         for setting, style, label in SETUP_COMPARISON:
             curve = means[(means["model"] == model) & (means["setting"] == setting)].sort_values("n_train")
             _draw_curve(ax, curve, colour, style, f"{PAPER_MODELS.get(model, model)} {label}",
-                        zero_shot_x(means["n_train"]))
+                        zero_shot_x(means["n_train"]), marker=by_pass(i, MARKERS))
     _format_axes(ax, sorted(set(means["n_train"])), 100.0 / TASKS[task].n_choices,
                  f"{task} ({flavour}): MC-MLM (MLP_MLM) vs MC-QA")
     ax.set_ylabel("dev accuracy (%)")
-    ax.legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.01, 1.0))
+    ax.legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.01, 1.0), ncols=columns)
     fig.tight_layout()
     return save_png(fig, out_png, dpi=100, stand_ins=shown_stand_ins(stand_ins, models))
 
@@ -153,9 +168,9 @@ def _draw_panel(ax, mine: pd.DataFrame, baseline: pd.DataFrame, colour, baseline
         _draw_curve(ax, baseline.sort_values("n_train"), BASELINE_COLOUR, "-", baseline_label, zero_x)
 
 
-def _draw_curve(ax, curve: pd.DataFrame, colour, style: str, label: str, zero_x: float) -> None:
+def _draw_curve(ax, curve: pd.DataFrame, colour, style: str, label: str, zero_x: float, marker: str = "o") -> None:
     n, mean, spread = _positions(curve["n_train"], zero_x), curve["accuracy"], curve["std"].fillna(0.0)
-    ax.plot(n, mean, linestyle=style, color=colour, marker="o", markersize=3, linewidth=1.4, label=label)
+    ax.plot(n, mean, linestyle=style, color=colour, marker=marker, markersize=3, linewidth=1.4, label=label)
     ax.fill_between(n, mean - spread, mean + spread, color=colour, alpha=0.15, linewidth=0)
 
 
