@@ -360,13 +360,49 @@ def test_a_sentence_with_two_masks_is_scored_at_the_first_as_the_released_code(t
     assert scores.loc["t", "rank_raw"] == 1 + sum(v > logprobs["bird"] for v in logprobs.values())
 
 
-def test_count_true_at_counts_each_rows_own_columns():
-    from lmprobes.suites.lama.scoring import count_true_at
+def test_count_true_in_groups_counts_each_rows_own_groups_columns():
+    from lmprobes.suites.lama.scoring import count_true_in_groups, group_columns
 
     flags = torch.tensor([[True, False, True, True], [False, False, True, False], [True, True, True, True]])
-    assert count_true_at(flags, [[0, 1, 3], [], [2]]) == [2, 0, 1]  # row 1's padding (column 0) is not counted
-    assert count_true_at(flags, [[], [], []]) == [0, 0, 0]
-    assert count_true_at(flags[:0], []) == []
+    valid = {("P", "a"): {3, 0, 1}, ("P", "b"): set(), ("P", "c"): {2, None}}
+    groups = group_columns(valid, lambda relation, label: label)
+    assert {group: list(columns) for group, columns in groups.items()} == {("P", "a"): [0, 1, 3], ("P", "b"): [],
+                                                                            ("P", "c"): [2]}
+    assert count_true_in_groups(flags, [("P", "a"), ("P", "b"), ("P", "c")], groups) == [2, 0, 1]
+    assert count_true_in_groups(flags, [("P", "c"), ("P", "a"), ("P", "a")], groups) == [1, 0, 3]
+    assert count_true_in_groups(flags, [("P", "b"), ("P", "zz"), ("P", "b")], groups) == [0, 0, 0]
+    assert count_true_in_groups(flags[:0], [], groups) == []
+
+
+def test_filtered_rank_equals_a_plain_per_fact_count_with_large_and_shared_groups():
+    """TokenRanker against a per-fact count on random rows: one group holding most of the vocabulary,
+    small ones, labels outside it (no single id, not allowed), the gold in its own group, tied scores."""
+    from types import SimpleNamespace
+
+    from lmprobes.suites.lama.scoring import TokenRanker
+
+    rng = np.random.default_rng(0)
+    ids = sorted(rng.choice(np.arange(5, 400), size=120, replace=False).tolist())
+    pieces = {token: f"w{token}" for token in ids}
+    gold_ids = {f"w{token}": token for token in ids} | {"multi piece": None, "w1": 1}  # w1: an id not allowed
+    words = list(pieces.values())
+    valid = {("P1", "big"): set(words[:100]) | {"multi piece", "w1"}, ("P1", "small"): set(words[100:103]),
+             ("P2", "big"): {words[5]}}
+    groups = [("P1", "big")] * 30 + [("P1", "small")] * 3 + [("P2", "big"), ("P2", "none")]
+    golds = {group: sorted(valid.get(group, {words[110]}) - {"multi piece", "w1"}) for group in set(groups)}
+    facts = [SimpleNamespace(relation=relation, sub_label=subject,
+                             obj_label=golds[relation, subject][k % len(golds[relation, subject])])
+             for k, (relation, subject) in enumerate(groups)]
+    logprobs = torch.tensor(rng.integers(0, 6, size=(len(facts), 400)), dtype=torch.float32)  # many ties
+    ranked = TokenRanker(pieces, valid, gold_ids, top_k=3).rank(logprobs, facts)
+    for row, (fact, got) in enumerate(zip(facts, ranked)):
+        gold = gold_ids[fact.obj_label]
+        scores = logprobs[row].tolist()
+        above = {t for t in ids if (scores[t], -t) > (scores[gold], -gold)}
+        others = {gold_ids[o] for o in valid.get((fact.relation, fact.sub_label), set()) - {fact.obj_label}}
+        assert got["rank_raw"] == 1 + len(above)
+        assert got["rank_filtered"] == 1 + len(above - others)
+    assert any(got["rank_filtered"] < got["rank_raw"] - 10 for got in ranked), "the large group filters many"
 
 
 # --- candidates_mean: the per-token mean reduction (engine.ranking) ---------------------------
@@ -475,18 +511,14 @@ def test_relation_candidates_leave_out_the_objects_of_judgment_rejected_facts():
 def test_candidate_top_list_breaks_ties_to_the_earlier_candidate():
     """Tied candidates keep their candidate order in the top list, the lower-index rule of
     ``ranked_above``/``rank_among``, so each gold's raw rank is its place in that list."""
-    from types import SimpleNamespace
-
     from lmprobes.suites.lama.scoring import _rank_candidates
 
     candidates = ["Berlin", "London", "Oslo", "Paris", "Rome"]
     logliks = [-2.0, -1.0, -2.0, -1.0, -1.0]
     expected = [candidates[j] for j in sorted(range(len(candidates)), key=lambda j: (-logliks[j], j))]
     for gold in candidates:
-        fact = SimpleNamespace(relation="P1", sub_label="x", obj_label=gold)
-        got = _rank_candidates(fact, candidates, logliks, {}, top_k=len(candidates))
+        got = _rank_candidates(candidates.index(gold), candidates, logliks, [], top_k=len(candidates))
         assert got["top_tokens"] == expected
         assert got["top_logprobs"] == [logliks[candidates.index(c)] for c in expected]
         assert got["rank_raw"] == expected.index(gold) + 1
-    fact = SimpleNamespace(relation="P1", sub_label="x", obj_label="Rome")
-    assert _rank_candidates(fact, candidates, logliks, {}, top_k=2)["top_tokens"] == expected[:2]
+    assert _rank_candidates(candidates.index("Rome"), candidates, logliks, [], top_k=2)["top_tokens"] == expected[:2]

@@ -38,7 +38,7 @@ scored at its first, the others staying masks, as the released code does ("score
 from __future__ import annotations
 
 import math
-from collections.abc import Collection, Sequence
+from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass
 from functools import partial
 
@@ -355,8 +355,8 @@ class TokenRanker:
         allowed = list(pieces)
         self.index = torch.tensor(allowed, dtype=torch.long)
         self.position = {token: j for j, token in enumerate(allowed)}
-        self.valid = valid
         self.gold_ids = gold_ids
+        self.groups = group_columns(valid, self._column)
         self.pieces = list(pieces.values())
         self.top_k = top_k
 
@@ -372,8 +372,7 @@ class TokenRanker:
         gold_values = restricted.gather(1, gold[:, None])
         above = ranked_above(restricted, gold_values, gold[:, None])
         raw = (above.sum(dim=1) + 1).tolist()
-        others = [[self.position[t] for t in self._other_valid_ids(fact) if t in self.position] for fact in facts]
-        other_above = count_true_at(above, others)
+        other_above = count_true_in_groups(above, [(f.relation, f.sub_label) for f in facts], self.groups)
         tops = top_k_low_id_first(restricted, self.top_k)
         return [
             {
@@ -386,9 +385,27 @@ class TokenRanker:
             for gold_logprob, rank, n_others, top in zip(gold_values[:, 0].tolist(), raw, other_above, tops, strict=True)
         ]
 
-    def _other_valid_ids(self, fact) -> set[int]:
-        labels = self.valid.get((fact.relation, fact.sub_label), set()) - {fact.obj_label}
-        return {self.gold_ids[label] for label in labels if self.gold_ids.get(label) is not None}
+    def _column(self, relation: str, label: str) -> int | None:
+        return self.position.get(self.gold_ids.get(label))
+
+
+NO_COLUMNS = np.zeros(0, dtype=np.int64)
+
+
+def group_columns(valid: dict, column: Callable[[str, str], int | None]) -> dict[tuple[str, str], np.ndarray]:
+    """The valid objects of each (relation, subject) as the sorted columns they hold in a ranking,
+    worked out once per group, not once per fact (a group can hold thousands of objects).
+
+    ``column(relation, label)`` is an object's column, or None where it is not ranked (not a single
+    allowed id, not a candidate). The fact's own gold stays among its group's columns: it never ranks
+    above itself, so it adds nothing to the count of the other valid objects ranked above it. All
+    groups up front: arrays kept from inside the batch loop fragmented the heap (RSS 0.75 -> 1.4 GB).
+    """
+    columns = {}
+    for group, labels in valid.items():
+        found = {column(group[0], label) for label in labels} - {None}
+        columns[group] = np.array(sorted(found), dtype=np.int64)
+    return columns
 
 
 def ranked_above(scores: torch.Tensor, gold_scores: torch.Tensor, gold: torch.Tensor) -> torch.Tensor:
@@ -398,21 +415,43 @@ def ranked_above(scores: torch.Tensor, gold_scores: torch.Tensor, gold: torch.Te
     return (scores > gold_scores) | ((scores == gold_scores) & (positions < gold))
 
 
-def count_true_at(flags: torch.Tensor, columns: list[list[int]]) -> list[int]:
-    """Per row ``r``, how many of ``flags[r, columns[r]]`` are true (one padded gather on ``flags``' device)."""
-    width = max(map(len, columns), default=0)
-    if width == 0:
-        return [0] * len(columns)
-    index = torch.tensor([c + [0] * (width - len(c)) for c in columns], device=flags.device)
-    real = torch.tensor([[True] * len(c) + [False] * (width - len(c)) for c in columns], device=flags.device)
-    return (flags.gather(1, index) & real).sum(dim=1).tolist()
+def count_true_in_groups(flags: torch.Tensor, row_groups: list, columns: dict) -> list[int]:
+    """Per row ``r``, how many of ``flags[r, columns[row_groups[r]]]`` are true (none for a group not
+    in ``columns``), on ``flags``' device.
+
+    The batch's groups are read once each: ``flags`` is cut to the union of their columns and each
+    row keeps its own group's through a (group x column) membership matrix, so the work is at most
+    that of ``flags`` itself however large a group is.
+    """
+    if not row_groups:
+        return []
+    groups = list(dict.fromkeys(row_groups))
+    union, member = group_membership([columns.get(group, NO_COLUMNS) for group in groups])
+    if len(union) == 0:
+        return [0] * len(row_groups)
+    device = flags.device
+    group_of = {group: i for i, group in enumerate(groups)}
+    rows = torch.tensor([group_of[group] for group in row_groups], device=device)
+    cut = flags.index_select(1, torch.from_numpy(union).to(device))
+    # int32: half the time of the default int64 sum of booleans
+    return (cut & torch.from_numpy(member).to(device)[rows]).sum(dim=1, dtype=torch.int32).tolist()
+
+
+def group_membership(in_groups: list[np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
+    """The union of the groups' columns, sorted, and which of them each group holds (group x union)."""
+    # One group (a batch of one subject's facts) is its own union, already sorted and distinct.
+    union = in_groups[0] if len(in_groups) == 1 else np.unique(np.concatenate(in_groups))
+    member = np.zeros((len(in_groups), len(union)), dtype=bool)
+    member[np.repeat(np.arange(len(in_groups)), [len(c) for c in in_groups]),
+           np.searchsorted(union, np.concatenate(in_groups))] = True
+    return union, member
 
 
 def rank_among(scores: np.ndarray, gold: int, others: Sequence[int]) -> dict:
     """The gold's raw rank among ``scores`` and its rank once the ``others`` are removed (ties to the
-    lower index, as ``ranked_above``)."""
+    lower index, as ``ranked_above``; the gold itself among ``others`` removes nothing)."""
     above = (scores > scores[gold]) | ((scores == scores[gold]) & (np.arange(len(scores)) < gold))
-    other_above = int(above[list(others)].sum()) if len(others) else 0
+    other_above = int(above[np.asarray(others, dtype=np.intp)].sum())
     raw = int(above.sum()) + 1
     return {"gold_logprob": float(scores[gold]), "rank_raw": raw, "rank_filtered": raw - other_above}
 
@@ -439,10 +478,15 @@ def _score_candidates(lm: LM, facts: pd.DataFrame, *, method: str, top_k: int, p
     scores = candidate_scores(lm, filled, reduction=CANDIDATE_REDUCTIONS[method], causal_policy=policy,
                               progress=progress)
     by_row = dict(zip(kept, scores, strict=True))
-    valid = valid_objects(facts)
+    positions = {relation: {label: j for j, label in enumerate(labels)} for relation, labels in candidates.items()}
+    groups = group_columns(valid_objects(facts), lambda relation, label: positions.get(relation, {}).get(label))
     rows = []
     for i, (fact, reason) in enumerate(zip(records, reasons)):
-        result = None if reason else _rank_candidates(fact, candidates[fact.relation], by_row[i], valid, top_k)
+        result = None
+        if not reason:
+            group = groups.get((fact.relation, fact.sub_label), NO_COLUMNS)
+            result = _rank_candidates(positions[fact.relation][fact.obj_label], candidates[fact.relation], by_row[i],
+                                      group, top_k)
         row = _score_row(lm, method, fact, reason, None, objects[fact.obj_label].n_pieces, result)
         row["n_candidates"] = None if reason else len(candidates[fact.relation])
         rows.append(row)
@@ -453,14 +497,14 @@ def _fill(query: str, candidate: str) -> str:
     return query.replace(MASK, candidate)
 
 
-def _rank_candidates(fact, candidates: list[str], candidate_logliks: list[float], valid, top_k: int) -> dict:
-    """The gold's ranks among the scores of ``candidates`` filled into the fact's query (in that order)."""
+def _rank_candidates(gold: int, candidates: list[str], candidate_logliks: list[float], group: Sequence[int],
+                     top_k: int) -> dict:
+    """The ranks of ``candidates[gold]`` among the scores of ``candidates`` filled into the fact's query
+    (in that order); ``group``: the positions of the valid objects of its (relation, subject)."""
     scores = np.array(candidate_logliks)
-    position = {c: j for j, c in enumerate(candidates)}
-    others = [position[o] for o in valid.get((fact.relation, fact.sub_label), set()) - {fact.obj_label} if o in position]
     top = np.argsort(-scores, kind="stable")[:top_k]
     return {
-        **rank_among(scores, position[fact.obj_label], others),
+        **rank_among(scores, gold, group),
         "top_tokens": [candidates[j] for j in top],
         "top_logprobs": scores[top].astype(float).tolist(),
     }
