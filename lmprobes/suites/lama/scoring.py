@@ -371,7 +371,7 @@ class TokenRanker:
         gold = torch.tensor([self.position[self.gold_ids[f.obj_label]] for f in facts], device=restricted.device)
         gold_values = restricted.gather(1, gold[:, None])
         above = ranked_above(restricted, gold_values, gold[:, None])
-        raw = (above.sum(dim=1) + 1).tolist()
+        raw = (above.sum(dim=1, dtype=torch.int32) + 1).tolist()
         other_above = count_true_in_groups(above, [(f.relation, f.sub_label) for f in facts], self.groups)
         tops = top_k_low_id_first(restricted, self.top_k)
         return [
