@@ -9,7 +9,6 @@ import nltk
 import pytest
 from nltk.corpus.reader.wordnet import WordNetCorpusReader
 
-from lmprobes.suites.olmpics import wordnet as wordnet_module
 from lmprobes.suites.olmpics.wordnet import (
     WordNetError,
     first_single_word,
@@ -112,4 +111,3 @@ def test_folder_is_the_only_path_added_to_nltk(tmp_path: Path) -> None:
     load_wordnet(tmp_path / "only")
     added = [entry for entry in nltk.data.path if entry not in before]
     assert added == [str((tmp_path / "only").resolve())]
-    assert wordnet_module.WORDNET_URL.endswith("/packages/corpora/wordnet.zip")

@@ -52,11 +52,6 @@ class ReproducedError(ValueError):
     """A suite table or a ``systems`` entry that cannot be used; the message names it."""
 
 
-def table_paths(tables: Path) -> dict[str, list[Path]]:
-    """The suite table CSVs ``read_reproduced`` reads, per suite (the rule's inputs)."""
-    return {suite: [Path(tables) / name for name in names] for suite, names in TABLE_FILES.items()}
-
-
 def split_system(system: str) -> tuple[str, str]:
     """``gpt2 (salazar)`` -> (``gpt2``, ``salazar``); ``gpt2`` -> (``gpt2``, ``""``)."""
     if system.endswith(")") and " (" in system:

@@ -85,9 +85,6 @@ class PropertyIndex:
         self._sorted_holders.pop(prop, None)
         self.evidence.setdefault((concept, prop), edge)
 
-    def has(self, concept: str, prop: Property) -> bool:
-        return prop in self.properties.get(concept, ())
-
     def sorted_holders(self, prop: Property) -> list[str]:
         """``sorted(holders[prop])``, sorted once (the index is complete before any item is drawn)."""
         if prop not in self._sorted_holders:

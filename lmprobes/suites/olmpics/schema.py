@@ -15,7 +15,6 @@ from dataclasses import dataclass
 import pyarrow as pa
 
 MASK = "[MASK]"
-FLAVOURS = ("release", "generated")
 # Language controls of the learning-curve protocol; perturbation sets of Figure 3 use their own names.
 VARIANTS = ("standard", "no_lang", "perturbed_lang")
 SPLITS = ("train", "dev")

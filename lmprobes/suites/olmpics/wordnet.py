@@ -38,13 +38,6 @@ from nltk.corpus.reader.wordnet import WordNetError as NltkWordNetError
 
 from lmprobes.io import utf8_lines
 
-# nltk_data's package of WordNet 3.0 (gh-pages branch, ``packages/corpora/wordnet.zip``; its
-# index is https://raw.githubusercontent.com/nltk/nltk_data/gh-pages/index.xml). The sha256 was
-# not computed here (no network); third-party manifests report
-# cbda5ea6eef7f36a97a43d4a75f85e07fccbb4f23657d27b4ccbc93e2646ab59 for the 10,775,600-byte
-# archive at gh-pages commit 550b6625…: confirm it when pinning the source in config.yaml.
-WORDNET_URL = "https://raw.githubusercontent.com/nltk/nltk_data/gh-pages/packages/corpora/wordnet.zip"
-WORDNET_SHA256_REPORTED = "cbda5ea6eef7f36a97a43d4a75f85e07fccbb4f23657d27b4ccbc93e2646ab59"
 ARCHIVE_FOLDER = "wordnet"  # the folder the archive extracts to
 
 REQUIRED_FILES = (

@@ -211,9 +211,9 @@ def _verb(row: dict[str, str], where: str) -> Verb:
             raise LexiconError(f"{where}: {column} must be one word, got {row[column]!r}")
     if row["particle"] and row["particle"] not in PARTICLES:
         raise LexiconError(f"{where}: particle must be one of {PARTICLES}, got {row['particle']!r}")
-    subject = _classes(row, "subject", where, empty=True)
-    obj = _classes(row, "object", where, empty=True, extra=("self",))
-    intransitive = _classes(row, "intransitive", where, empty=True)
+    subject = _classes(row, "subject", where)
+    obj = _classes(row, "object", where, extra=("self",))
+    intransitive = _classes(row, "intransitive", where)
     if not obj and not intransitive:
         raise LexiconError(f"{where}: a verb needs an object or an intransitive use")
     if obj and not subject:
@@ -232,7 +232,7 @@ def _verb(row: dict[str, str], where: str) -> Verb:
     if valency == "optional" and not (obj and subject & intransitive):
         raise LexiconError(f"{where}: a verb of valency optional has an object and an intransitive use by one of "
                            "its subjects")
-    inchoative = _classes(row, "inchoative", where, empty=True)
+    inchoative = _classes(row, "inchoative", where)
     if not inchoative <= (obj - {"self"}) & intransitive or (inchoative and valency):
         raise LexiconError(f"{where}: inchoative classes are object and intransitive classes (valency empty)")
     if row["passive"] and (not obj or row["particle"]):
@@ -249,12 +249,10 @@ def _yes(row: dict[str, str], column: str, where: str) -> bool:
     return row[column] == "yes"
 
 
-def _classes(row: dict[str, str], column: str, where: str, *, empty: bool = False,
-             extra: tuple[str, ...] = ()) -> frozenset[str]:
+def _classes(row: dict[str, str], column: str, where: str, *, extra: tuple[str, ...] = ()) -> frozenset[str]:
+    """The classes listed in ``column``; empty when it is (a required column is checked by ``_entry``)."""
     if not row[column]:
-        if empty:
-            return frozenset()
-        raise LexiconError(f"{where}: {column} is empty")
+        return frozenset()
     values = row[column].split("|")
     unknown = [v for v in values if v not in CLASSES + extra]
     if unknown or len(set(values)) != len(values):

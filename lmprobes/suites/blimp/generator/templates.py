@@ -801,8 +801,6 @@ def matrix_question(draw: Draw, pools: Pools) -> Pair:
 # read as a scope puzzle (every, all, no, few).
 SCOPE_DETERMINERS = {"sg": ("the", "the", "a", "this", "that"),
                      "pl": ("the", "the", "these", "those", "some", "many", "")}
-# The auxiliary-group kinds of ``_auxiliary_group``.
-AUXILIARY_KINDS = ("simple", "perfect", "modal", "do", "progressive")
 
 
 def _scope_np(draw: Draw, nouns: Sequence[Noun], *, name: Sequence[Name] = ()) -> NP:
