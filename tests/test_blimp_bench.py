@@ -336,6 +336,20 @@ def test_modes_need_their_tokenizer(tmp_path) -> None:
         bench.parse_args(["--blimp", str(tmp_path), "--modes", "pll-float32", "--gpt2-tokenizer", str(tmp_path)])
 
 
+@pytest.mark.parametrize(("argv", "message"), [
+    (["--modes", "causal-float32", "--bert-tokenizer", "."], "causal modes need --gpt2-tokenizer"),
+    (["--gpt2-tokenizer", ".", "--modes", "causal-float32", "--pairs", "0"], "--pairs and --per-paradigm must be at least 1"),
+    (["--gpt2-tokenizer", ".", "--modes", "causal-float32", "--per-paradigm", "0"],
+     "--pairs and --per-paradigm must be at least 1"),
+    (["--gpt2-tokenizer", ".", "--modes", "causal-float32", "--device", "cuda"], "--device cuda: torch sees no CUDA device"),
+])
+def test_bad_arguments_are_refused_naming_them(tmp_path, capsys, monkeypatch, argv, message) -> None:
+    monkeypatch.setattr(torch.cuda, "is_available", lambda: False)
+    with pytest.raises(SystemExit):
+        bench.parse_args(["--blimp", str(tmp_path), *argv])
+    assert message in capsys.readouterr().err
+
+
 def test_lama_modes_rank_template_facts_and_compare_top1(tiny_dir, tmp_path, capsys, lama_release_writer) -> None:
     data = lama_release_writer(tmp_path)
     vocab = tmp_path / "common_vocab.txt"  # capitalised, single pieces for the (uncased) tiny BERT once lowercased

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import pytest
+import torch
 
 from lmprobes import bench
 
@@ -42,3 +43,32 @@ def test_bench_runs_bfloat16_linear_layers_around_a_float32_residual_stream(tiny
 def test_bench_needs_a_model() -> None:
     with pytest.raises(SystemExit):
         bench.main([])
+
+
+def test_random_bert_base_times_an_untrained_bert_base_sized_model(capsys, monkeypatch) -> None:
+    # The README's `lmprobes-bench --random-bert-base`: no --model, so the tokenizer is trained on the tiny corpus.
+    built = []
+    load = bench.load_lm
+    monkeypatch.setattr(bench, "load_lm", lambda args: built.append(load(args)) or built[-1])
+    assert bench.main(["--random-bert-base", "--family", "masked", "--n", "4", "--batch-tokens", "128"]) == 0
+    config = built[0].model.config
+    assert (config.num_hidden_layers, config.hidden_size, config.num_attention_heads) == (12, 768, 12)
+    assert config.vocab_size == 30522 > len(built[0].tokenizer)  # the trained vocabulary, padded to BERT's
+    header, *lines = capsys.readouterr().out.splitlines()
+    assert header.startswith("# random-bert-base family=masked device=cpu dtype=float32") and "vocab=30522" in header
+    assert [line.split()[0] for line in lines] == ["mask_predictions", "mask_predictions_full_head"]
+
+
+def test_cuda_without_a_cuda_device_is_refused(monkeypatch, capsys) -> None:
+    monkeypatch.setattr(torch.cuda, "is_available", lambda: False)
+    with pytest.raises(SystemExit):
+        bench.main(["--random-bert-base", "--device", "cuda"])
+    assert "--device cuda: torch sees no CUDA device" in capsys.readouterr().err
+
+
+def test_a_model_of_neither_family_asks_for_family(tmp_path) -> None:
+    from transformers import BertConfig
+
+    BertConfig(architectures=["BertModel"]).save_pretrained(tmp_path)
+    with pytest.raises(SystemExit, match=r"cannot tell the family from architectures 'BertModel'; pass --family"):
+        bench.main(["--model", str(tmp_path)])

@@ -192,3 +192,16 @@ def test_many_skipped_lines_keep_their_numbers(tmp_path: Path) -> None:
     rows = edges(source, on_error="skip", stats=stats).column("row").to_pylist()
     assert rows == [7, 9, 12]
     assert stats["malformed"] == 12 and stats["rows_read"] == 18
+
+
+@pytest.mark.parametrize("gzipped", [False, True])
+def test_the_stream_benchmark_streams_every_generated_row(capsys, gzipped: bool) -> None:
+    # The command behind the README's rows/s and peak memory; its synthetic file must parse as 5.7 assertions.
+    from lmprobes.suites.lama.conceptnet_bench import main
+
+    main(["--rows", "2000", *(["--gzip"] if gzipped else [])])
+    generated, streamed = capsys.readouterr().out.splitlines()
+    assert generated.startswith("generated 2,000 rows (")
+    english = int(streamed.split(" rows/s, ")[1].split(" English edges")[0].replace(",", ""))
+    assert streamed.startswith("streamed 2,000 rows in ") and 0 < english < 2000
+    assert streamed.endswith(" MiB (ru_maxrss of the streaming process)")

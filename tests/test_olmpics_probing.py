@@ -174,3 +174,14 @@ def test_probe_bench_smoke(capsys):
     assert f"re-encoding encode {4 * (16 + 20) + 4 * (32 + 20)} items" in out  # every epoch: N train + dev
     assert "max |difference| 0.00 points over 2 runs" in out  # the cache changes nothing but the time
     assert "speed-up" in out and "full paper grid" in out
+
+
+@pytest.mark.parametrize(("argv", "message"), [
+    (["--n-train", "0"], "--n-train must be between 1 and 4032"),
+    (["--n-dev", "501"], "--n-dev must be between 1 and 500"),
+    (["--grid", "16,x"], "argument --grid: expected comma-separated integers, got '16,x'"),
+])
+def test_probe_bench_refuses_bad_arguments_naming_them(capsys, argv, message):
+    with pytest.raises(SystemExit):
+        probe_bench.parse_args(argv)
+    assert message in capsys.readouterr().err
