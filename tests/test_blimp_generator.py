@@ -510,6 +510,31 @@ def test_names_adjectives_and_every_paradigms_pools(lexicon):
     (("person|animal|vehicle,no,no,,none,,", "person|animal|vehicle,no,no,,none,,yes"), "passive (yes or no)"),
     (("organization|self,,no,no,,required,,yes", "organization|self,,no,no,,required,,maybe"),
      "passive must be yes or no"),
+    (("noun,chair,chairs,,,,,no,yes,no,artifact,", "noun,chair,chairs,,,,,no,yes,no,artifact,,"), "expected 23 columns"),
+    (("noun,chair,", "nouns,chair,"), "category must be one of"),
+    (("noun,chair,", "noun, chair,"), "lemma must be a word (or words) without stray spaces"),
+    (("noun,chair,chairs,,,,,no,yes,no,artifact,,,,", "noun,chair,chairs,,,,,no,yes,no,artifact,,,up,"),
+     "a noun fills no ['particle']"),
+    (("noun,chair,chairs,", "noun,chair,chairs ,"), "plural has stray spaces: 'chairs '"),
+    (("name,Katherine,,,,,,,,yes,person,f,", "name,Katherine,,,,,,,,yes,person,n,"), "a name is an animate person"),
+    (("noun,chair,chairs,,,,,no,yes,", "noun,chair,chairs,,,,,no,no,"), "a countable noun has a plural"),
+    (("noun,dog,dogs,,,,,no,yes,yes,animal,,", "noun,dog,dogs,,,,,no,yes,yes,animal,m,"),
+     "gender (f, m or n) is given for persons and only for them"),
+    (("person,f,of_person,", "person,f,of_nobody,"), "relation must be one of"),
+    (("verb,annoy,,annoys,", "verb,annoy,,an noys,"), "third must be one word"),
+    ((",looked,looking,no,,,,,,at,", ",looked,looking,no,,,,,,atop,"), "particle must be one of"),
+    (("annoying,no,,,,,,,person|animal|organization|text|picture|film|abstract,person,",
+      "annoying,no,,,,,,,person|animal|organization|text|picture|film|abstract,,"), "needs an object or an intransitive"),
+    (("annoying,no,,,,,,,person|animal|organization|text|picture|film|abstract,person,", "annoying,no,,,,,,,,person,"),
+     "a transitive verb needs its subject classes"),
+    (("annoying,no,,,,,,,person|animal|organization|text|picture|film|abstract,person,",
+      "annoying,no,,,,,,,person|animal|organization|text|picture|film|abstract,self,"), "not only self"),
+    (("confusing,no,,,,,,,person|animal|organization|text|picture|film|abstract,person|self,",
+      "confusing,no,,,,,,,animal,person|self,"), "a reflexive object needs a person subject"),
+    (("abstract,person,,no,no,,required,,yes", "abstract,person,,no,no,,none,,yes"),
+     "a verb of valency none has no object and no particle"),
+    (("adjective,big,,,,,,,,,,,,,,,,,,person|", "adjective,big,,,,,,,,,,,,,,,,,,person|person|"),
+     "applies_to must list distinct classes"),
 ])
 def test_a_malformed_lexicon_line_is_refused_naming_it(tmp_path, edit, message):
     text = DEFAULT_LEXICON.read_text()
@@ -519,6 +544,13 @@ def test_a_malformed_lexicon_line_is_refused_naming_it(tmp_path, edit, message):
     path.write_text(text.replace(old, new, 1))
     line = text[:text.index(old)].count("\n") + 1
     with pytest.raises(LexiconError, match=rf"lexicon.csv:{line}: .*{re.escape(message)}"):
+        load_lexicon(path)
+
+
+def test_a_lexicon_with_another_header_is_refused(tmp_path):
+    path = tmp_path / "lexicon.csv"
+    path.write_text(DEFAULT_LEXICON.read_text().replace("category,lemma,", "kind,lemma,", 1))
+    with pytest.raises(LexiconError, match=r"lexicon.csv: the header must be category,lemma,.*got \['kind', 'lemma'"):
         load_lexicon(path)
 
 

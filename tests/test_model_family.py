@@ -394,6 +394,21 @@ def test_an_unknown_device_is_named(tiny_dir, monkeypatch):
         load_lm("mine", {"family": "masked"}, tiny_dir("bert"), "gpu")
 
 
+def test_cuda_without_a_cuda_device_is_named(tiny_dir, monkeypatch):
+    weights_never_load(monkeypatch)
+    monkeypatch.setattr(torch.cuda, "is_available", lambda: False)
+    with pytest.raises(ModelError, match=r"^device: cuda was asked for but torch sees no CUDA device$"):
+        load_lm("mine", {"family": "masked"}, tiny_dir("bert"), "cuda")
+
+
+def test_a_folder_without_config_json_is_named(tmp_path, monkeypatch):
+    # A `path:` model folder not yet filled (or a hub download that did not finish).
+    weights_never_load(monkeypatch)
+    with pytest.raises(ModelError, match=rf"^model 'mine': no config.json in {re.escape(str(tmp_path))} "
+                                         r"\(download or build it first\)$"):
+        load_lm("mine", {"family": "masked"}, tmp_path, "cpu")
+
+
 def test_a_missing_weights_shard_is_named_and_still_an_os_error(tiny_dir, tmp_path):
     from safetensors.torch import load_file
 

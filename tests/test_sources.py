@@ -567,6 +567,15 @@ def test_file_url_is_read_locally(tmp_path):
     assert dest.read_bytes() == DATA
 
 
+def test_file_url_on_another_host_is_refused_not_read_locally(tmp_path, sleeps):
+    url = "file://fileserver" + str(tmp_path / "data.bin")
+    (tmp_path / "data.bin").write_bytes(DATA)  # the same path here is not what the URL names
+    with pytest.raises(SourceError, match=re.escape(f"cannot read {url}: file URLs on host 'fileserver' are not "
+                                                    "supported")):
+        fetch(url, tmp_path / "out.bin", DATA_SHA)
+    assert sleeps == [] and not (tmp_path / "out.bin").exists()
+
+
 def test_missing_file_url_names_the_path(tmp_path):
     source = tmp_path / "absent.bin"
     with pytest.raises(SourceError, match=re.escape(str(source))):
@@ -757,6 +766,24 @@ def test_tar_with_escaping_symlink_is_refused(place, target):
 def test_tar_writing_through_a_symlink_outside_is_refused(place):
     archive = make_tar(place / "a.tar.gz", [link("escape", ".."), ("escape/evil.txt", b"evil")])
     assert_refused(archive, place / "out", "escape")
+
+
+@pytest.mark.parametrize("target", ["..", "/etc"])
+def test_tar_writing_through_a_symlink_outside_defined_after_the_file_is_refused(place, target):
+    # The file is checked first, against the archive's links as a whole: its folder is an escaping symlink.
+    archive = make_tar(place / "a.tar.gz", [("escape/evil.txt", b"evil"), link("escape", target)])
+    assert_refused(archive, place / "out", "escape/evil.txt")
+    with pytest.raises(UnsafeArchiveError, match="path goes through a symlink pointing outside the target"):
+        safe_extract(archive, place / "out")
+
+
+def test_tar_member_of_an_unknown_type_is_refused(place):
+    odd = tarfile.TarInfo("odd")
+    odd.type = b"Z"
+    archive = make_tar(place / "a.tar", [("ok.txt", b"ok"), odd], "w")
+    assert_refused(archive, place / "out", "odd")
+    with pytest.raises(UnsafeArchiveError, match="unsupported member type"):
+        safe_extract(archive, place / "out")
 
 
 def test_tar_with_chained_symlinks_escaping_is_refused(place):
