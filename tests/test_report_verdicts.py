@@ -192,6 +192,32 @@ def test_bad_published_number_names_file_and_line(tmp_path):
         read_published(tmp_path)
 
 
+def copied_published(folder: Path, edit: dict[str, object]) -> Path:
+    """The published-numbers files in ``folder``; ``edit[name]``: lines -> lines, or None to leave the file out."""
+    names = ("lama/published.csv", "blimp/published.csv", "blimp/published_paradigms.csv", "olmpics/published.csv",
+             "ettinger/published.csv")
+    for name in names:
+        (folder / name).parent.mkdir(exist_ok=True)
+        change = edit.get(name, lambda lines: lines)
+        if change is not None:
+            lines = (RESOURCES / name).read_text().splitlines()
+            (folder / name).write_text("\n".join(change(lines)) + "\n")
+    return folder
+
+
+@pytest.mark.parametrize(("edit", "message"), [
+    ({"ettinger/published.csv": None}, r"ettinger/published.csv: published-numbers file not found$"),
+    ({"olmpics/published.csv": lambda lines: [*lines[:3], lines[3].replace(",zero_shot,", ",zero-shot,"), *lines[4:]]},
+     r"olmpics/published.csv:4: unknown column 'zero-shot'$"),
+    ({"ettinger/published.csv": lambda lines: [*lines, lines[1]]},
+     (r"^published numbers: duplicate key \{'suite': 'ettinger', 'table': 'table4', 'item': 'k=1', 'column': 'Orig', "
+      r"'paper_system': 'bert-base-uncased'\}$")),
+])
+def test_a_bad_published_numbers_file_is_named(tmp_path, edit, message):
+    with pytest.raises(PublishedError, match=message):
+        read_published(copied_published(tmp_path, edit))
+
+
 # --- reading our numbers from hand-made suite tables ----------------------------------------
 
 
@@ -324,6 +350,8 @@ def test_tables_this_run_does_not_make_are_not_read(tables, caplog):
 
 
 @pytest.mark.parametrize(("systems", "message"), [
+    (["blimp"], r"report systems: expected a mapping of suite -> \{paper system: model\}, got \['blimp'\]"),
+    ({"blimp": ["gpt2"]}, r"report systems\.blimp: expected a mapping, got \['gpt2'\]"),
     ({"lamma": {}}, "unknown suite 'lamma'"),
     ({"blimp": {"LSTM": "gpt2"}}, "name the scoring method"),
     ({"ettinger": {"bert-base-uncased": 3}}, "expected a model slug"),
