@@ -189,6 +189,9 @@ def blimp_file(tmp_path: Path, bad: str | bytes) -> Path:
         pytest.param(json_line(BLIMP_GOOD, sentence_good=...), r"missing key\(s\) \['sentence_good'\]",
                      id="missing-sentence-good"),
         pytest.param(json_line(BLIMP_GOOD, simple_LM_method="yes"), "must be true or false", id="flag-string"),
+        pytest.param(json_line(BLIMP_GOOD, crucial_item=3), "crucial_item must be a string, got 3", id="crucial-item-number"),
+        pytest.param(json_line(BLIMP_GOOD, two_prefix_word=["he"]), r"two_prefix_word must be a string, got \['he'\]",
+                     id="prefix-word-list"),
     ],
 )
 def test_blimp_bad_line(tmp_path, bad, message):
