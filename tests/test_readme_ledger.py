@@ -1,0 +1,50 @@
+"""The README's ledger of faults, bad and hostile input quotes test counts: they are the counts pytest
+collects, so a test added or removed without the ledger being updated fails here."""
+
+import re
+import subprocess
+import sys
+from collections import Counter
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+LEDGER_FILES = {
+    "F": "tests/test_faults_sources.py",
+    "S": "tests/test_sources.py",
+    "H": "tests/test_hostile_input.py",
+    "W": "tests/test_faults_workflow.py",
+    "B": "tests/test_bad_input.py",
+    "Z": "tests/test_fuzz_parsers.py",
+}
+
+
+def collected_ids() -> list[str]:
+    result = subprocess.run(
+        [sys.executable, "-m", "pytest", "--collect-only", "-q", "-p", "no:cacheprovider", *LEDGER_FILES.values()],
+        cwd=ROOT, capture_output=True, text=True, check=True,
+    )
+    return [line for line in result.stdout.splitlines() if "::" in line]
+
+
+def ledger_counts(readme: str) -> dict[str, int]:
+    """The counts the ledger's "Counts" paragraph and the bad-input section quote."""
+    paragraph = re.search(r"Counts, as pytest collects them in CI.*?silently wrong output\.", readme, re.DOTALL).group(0)
+    text = " ".join(paragraph.split())
+    quoted = {letter: int(n) for letter, n in re.findall(r"`([FWBH])` (\d+)", text)}
+    quoted["S refused"] = int(re.search(r"`S`'s (\d+) refused", text).group(1))
+    quoted["B section"] = int(re.search(r"(\d+) hand-written cases\s+\(`B`\)", readme).group(1))
+    quoted["Z"] = int(re.search(r"(\d+) hypothesis properties", readme).group(1))
+    return quoted
+
+
+def test_ledger_counts_are_the_collected_counts():
+    ids = collected_ids()
+    per_file = Counter(test_id.split("::")[0] for test_id in ids)
+    collected = {letter: per_file[path] for letter, path in LEDGER_FILES.items()}
+    collected["S refused"] = sum(1 for i in ids if i.startswith(LEDGER_FILES["S"]) and "refused" in i.split("::")[1])
+    collected["B section"] = collected["B"]
+
+    quoted = ledger_counts((ROOT / "README.md").read_text(encoding="utf-8"))
+
+    assert quoted == {key: collected[key] for key in quoted}
+    assert set(quoted) == {"F", "W", "B", "H", "S refused", "B section", "Z"}
