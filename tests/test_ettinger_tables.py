@@ -289,3 +289,55 @@ def test_the_figure_tells_25_models_apart_and_gives_their_bars_room(tmp_path):
         bar = series[0]
         (x0, _), (x1, _) = ax.transData.transform([(0, 0), (bar.get_width(), 0)])
         assert (x1 - x0) / fig.dpi >= 0.03  # inches
+
+
+def test_the_tables_job_holds_one_models_merged_frames_at_a_time_and_writes_the_all_at_once_tables(
+        ettinger_tsvs, tmp_path, monkeypatch):
+    """Each model's score files are reduced to its records and picked predictions as they are read
+    (60 models' merged frames held together grew the job to 1.6 GB); the tables are those of every
+    model's frames at once."""
+    import gc
+    import weakref
+
+    from lmprobes.suites.ettinger import pipeline as P
+
+    items = {name: D.build_dataset(name, path, shuffles=2, seed=3) for name, path in ettinger_tsvs.items()}
+    dataset_paths, score_paths, everything = [], [], {}
+    for name, frame in items.items():
+        dataset_paths.append(tmp_path / "datasets" / f"{name}.parquet")
+        dataset_paths[-1].parent.mkdir(parents=True, exist_ok=True)
+        frame.to_parquet(dataset_paths[-1])
+    models = ["m1", "m2", "m3"]
+    for i, model in enumerate(models):
+        (tmp_path / "scores" / model).mkdir(parents=True)
+        for j, (name, frame) in enumerate(items.items()):
+            scores = fake_scores(frame, 10 * i + j, {"served"} if i == 1 else set())
+            score_paths.append(tmp_path / "scores" / model / f"{name}.parquet")
+            scores.to_parquet(score_paths[-1])
+            everything.setdefault(model, {})[name] = T.merge_scores(frame, scores)
+
+    merged, most_alive = [], [0]
+    real_merge = T.merge_scores
+
+    def counted_merge(items, scores):
+        frame = real_merge(items, scores)
+        merged.append(weakref.ref(frame))
+        gc.collect()
+        most_alive[0] = max(most_alive[0], sum(ref() is not None for ref in merged))
+        return frame
+
+    monkeypatch.setattr(T, "merge_scores", counted_merge)
+    published, qualitative = ROOT / "resources/ettinger/published.csv", ROOT / "resources/ettinger/qualitative.csv"
+    out = tmp_path / "tables"
+    P.make_tables(dataset_paths, score_paths, published, qualitative, out, tmp_path / "accuracy.png", models=models,
+                  threshold=0.01, unscorable="exclude", qualitative_model=None)
+    assert len(merged) == 3 * 4 and most_alive[0] == 4, "one model's four datasets at a time"
+
+    tidy = T.with_published(T.quantitative_tables(everything, 0.01, "exclude"), pd.read_csv(published))
+    for table in T.QUANTITATIVE:
+        expected = tidy[tidy["table"] == table].reset_index(drop=True).to_csv(index=False, lineterminator="\n")
+        assert (out / f"{table}.csv").read_text() == expected, table
+    quali = T.qualitative_tables(everything, pd.read_csv(qualitative, dtype=str), models)
+    for table in T.QUALITATIVE:
+        expected = quali[quali["table"] == table].drop(columns="table").reset_index(drop=True)
+        assert (out / f"{table}.csv").read_text() == expected.to_csv(index=False, lineterminator="\n"), table

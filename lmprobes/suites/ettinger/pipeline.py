@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Collection
 from pathlib import Path
+from typing import NamedTuple
 
 import pandas as pd
 
@@ -56,19 +57,41 @@ def score_datasets(datasets: list[Path], model_dir: Path, outs: list[Path], *, s
         write_parquet(scores, out, SCORE_SCHEMA, metadata)
 
 
-def load_merged(dataset_paths: list[Path], score_paths: list[Path], models: list[str]) -> dict:
-    """``merged[model][dataset]``: dataset rows joined with that model's scores."""
-    items = {Path(p).stem: read_parquet(p) for p in dataset_paths}
-    merged: dict[str, dict[str, pd.DataFrame]] = {m: {} for m in models}
+def score_paths_by_model(score_paths: list[Path], models: list[str], datasets: Collection[str]) -> dict:
+    """``paths[model][dataset]``: the score file of each model and dataset, every one present."""
+    paths: dict[str, dict[str, Path]] = {m: {} for m in models}
     for path in map(Path, score_paths):
         model, dataset = path.parent.name, path.stem
-        if model in merged and dataset in items:
-            merged[model][dataset] = T.merge_scores(items[dataset], read_parquet(path))
+        if model in paths and dataset in datasets:
+            paths[model][dataset] = path
     for model in models:
-        missing = [d for d in DATASETS if d not in merged[model]]
+        missing = [d for d in DATASETS if d not in paths[model]]
         if missing:
             raise FileNotFoundError(f"no Ettinger scores of {model!r} for {missing}")
-    return merged
+    return paths
+
+
+def merged_model(items: dict[str, pd.DataFrame], paths: dict[str, Path]) -> dict[str, pd.DataFrame]:
+    """``merged[dataset]``: the dataset's rows joined with one model's scores (the columns the tables read)."""
+    return {dataset: T.merge_scores(items[dataset], read_parquet(path, T.SCORE_COLUMNS))
+            for dataset, path in paths.items()}
+
+
+class ModelSummary(NamedTuple):
+    """What the tables and the figure take of one model's score files: its tidy records
+    (``tables.model_records``) and, when the qualitative tables show it, its ``selected_predictions``."""
+
+    records: list[dict]
+    predictions: dict | None
+
+
+def summarise_model(model: str, items: dict[str, pd.DataFrame], paths: dict[str, Path], *, threshold: float,
+                    unscorable: str, selection: pd.DataFrame, shown: bool) -> ModelSummary:
+    """One model's score files reduced to its ``ModelSummary`` as they are read: the job holds one model's
+    merged frames at a time (60 models' all at once grew it by 25 MB a model, to 1.6 GB)."""
+    data = merged_model(items, paths)
+    return ModelSummary(T.model_records(model, data, threshold, unscorable),
+                        T.selected_predictions(data, selection) if shown else None)
 
 
 def make_tables(dataset_paths, score_paths, published: Path, qualitative: Path, out_dir: Path, plot: Path, *,
@@ -79,8 +102,14 @@ def make_tables(dataset_paths, score_paths, published: Path, qualitative: Path, 
     # matplotlib (~0.4 s) loads only in the jobs that draw
     from lmprobes.suites.ettinger.plots import accuracy_figure
 
-    merged = load_merged(dataset_paths, score_paths, models)
-    tidy = T.with_published(T.quantitative_tables(merged, threshold, unscorable), pd.read_csv(published))
+    items = {Path(p).stem: read_parquet(p) for p in dataset_paths}
+    paths = score_paths_by_model(score_paths, models, items)
+    selection = pd.read_csv(qualitative, dtype=str)
+    shown = [qualitative_model] if qualitative_model else models
+    summaries = {model: summarise_model(model, items, paths[model], threshold=threshold, unscorable=unscorable,
+                                        selection=selection, shown=model in shown) for model in models}
+    records = [record for summary in summaries.values() for record in summary.records]
+    tidy = T.with_published(T.tidy_frame(records), pd.read_csv(published))
     out_dir = Path(out_dir)
     for table in T.QUANTITATIVE:
         body = T.wide_table(tidy, table)
@@ -92,8 +121,7 @@ def make_tables(dataset_paths, score_paths, published: Path, qualitative: Path, 
             markdown_frame=body,
             note=T.unscorable_note(tidy, table),
         )
-    shown = [qualitative_model] if qualitative_model else models
-    quali = T.qualitative_tables(merged, pd.read_csv(qualitative, dtype=str), shown)
+    quali = T.qualitative_from_predictions({model: summaries[model].predictions for model in shown}, selection)
     for table in T.QUALITATIVE:
         sub = quali[quali["table"] == table].drop(columns="table").reset_index(drop=True)
         write_table(sub, out_dir / f"{table}.csv", out_dir / f"{table}.md", title=T.TITLES[table])

@@ -37,6 +37,8 @@ QUALITATIVE = ("table6", "table10", "table13", "table15")
 CPRAG_LABELS = {"orig": "Orig", "shuf": "Shuf", "trunc": "Trunc", "shuf_trunc": "Shuf+Trunc"}
 ROLE_LABELS = {"orig": "Orig", "obj": "-Obj", "sub": "-Sub", "both": "-Both"}
 KS = (1, 5)
+# What the tables and the figure read of a score file (the rest: token ids, top probabilities, input text).
+SCORE_COLUMNS = ["row_id", "target_prob", "expected_rank", "expected_scorable", "top_tokens"]
 
 
 def merge_scores(items: pd.DataFrame, scores: pd.DataFrame) -> pd.DataFrame:
@@ -208,18 +210,27 @@ def neg_nat_sensitivity(model: str, df: pd.DataFrame, threshold: float, policy: 
 # --- assembling --------------------------------------------------------------------------
 
 
+def model_records(model: str, data: dict[str, pd.DataFrame], threshold: float, policy: str) -> list[dict]:
+    """One model's tidy numbers; ``data[dataset]`` is the dataset's items joined with its scores."""
+    return [
+        *cprag_accuracy(model, data["cprag"]),
+        *cprag_sensitivity(model, data["cprag"], threshold, policy),
+        *role_accuracy(model, data["role"]),
+        *role_sensitivity(model, data["role"], threshold, policy),
+        *neg_simp_accuracy(model, data["neg_simp"]),
+        *neg_simp_sensitivity(model, data["neg_simp"], threshold, policy),
+        *neg_nat_sensitivity(model, data["neg_nat"], threshold, policy),
+    ]
+
+
+def tidy_frame(records: list[dict]) -> pd.DataFrame:
+    return pd.DataFrame.from_records(records, columns=TIDY_COLUMNS)
+
+
 def quantitative_tables(merged: dict[str, dict[str, pd.DataFrame]], threshold: float, policy: str) -> pd.DataFrame:
     """Tidy numbers for every model; ``merged[model][dataset]`` is items joined with scores."""
-    records = []
-    for model, data in merged.items():
-        records += cprag_accuracy(model, data["cprag"])
-        records += cprag_sensitivity(model, data["cprag"], threshold, policy)
-        records += role_accuracy(model, data["role"])
-        records += role_sensitivity(model, data["role"], threshold, policy)
-        records += neg_simp_accuracy(model, data["neg_simp"])
-        records += neg_simp_sensitivity(model, data["neg_simp"], threshold, policy)
-        records += neg_nat_sensitivity(model, data["neg_nat"], threshold, policy)
-    return pd.DataFrame.from_records(records, columns=TIDY_COLUMNS)
+    return tidy_frame([record for model, data in merged.items()
+                       for record in model_records(model, data, threshold, policy)])
 
 
 def with_published(ours: pd.DataFrame, published: pd.DataFrame) -> pd.DataFrame:
@@ -264,18 +275,35 @@ def unscorable_note(tidy: pd.DataFrame, table: str) -> str:
     return f"\nItems with a target or expected word that is not one token (excluded or unhittable): {parts}.\n"
 
 
+SELECTION_KEYS = ["table", "dataset", "item", "condition"]
+
+
+def selected_predictions(data: dict[str, pd.DataFrame], selection: pd.DataFrame) -> dict[tuple, tuple[str, str]]:
+    """What the qualitative tables take of one model's ``data[dataset]`` (items joined with scores):
+    (dataset, item, condition) of each selected context -> (the context with its blank, the top 5)."""
+    picked = {}
+    for _, dataset, item, condition in selection[SELECTION_KEYS].dropna().drop_duplicates().itertuples(index=False):
+        df = data[dataset]
+        row = df[(df["item"] == item) & (df["condition"] == condition)].iloc[0]
+        picked[dataset, item, condition] = (f"{row['context']} ____", ", ".join(row["top_tokens"][:5]))
+    return picked
+
+
 def qualitative_tables(merged: dict[str, dict[str, pd.DataFrame]], selection: pd.DataFrame, models: list[str]) -> pd.DataFrame:
     """Top-5 lists of the selected contexts: ours for each model, then the paper's."""
+    return qualitative_from_predictions({model: selected_predictions(merged[model], selection) for model in models},
+                                        selection)
+
+
+def qualitative_from_predictions(predictions: dict[str, dict[tuple, tuple[str, str]]],
+                                 selection: pd.DataFrame) -> pd.DataFrame:
+    """``qualitative_tables`` from each shown model's ``selected_predictions``, models in their order."""
     records = []
-    for (table, dataset, item, condition), paper in selection.groupby(
-        ["table", "dataset", "item", "condition"], sort=False
-    ):
+    for (table, dataset, item, condition), paper in selection.groupby(SELECTION_KEYS, sort=False):
         context = None
-        for model in models:
-            df = merged[model][dataset]
-            row = df[(df["item"] == item) & (df["condition"] == condition)].iloc[0]
-            context = f"{row['context']} ____"
-            records.append(_qualitative(table, context, model, "reproduction", ", ".join(row["top_tokens"][:5])))
+        for model, picked in predictions.items():
+            context, top = picked[dataset, item, condition]
+            records.append(_qualitative(table, context, model, "reproduction", top))
         for entry in paper.itertuples(index=False):
             records.append(_qualitative(table, context, entry.model, "paper", entry.paper_predictions))
     return pd.DataFrame.from_records(records, columns=["table", "context", "model", "source", "predictions"])
