@@ -213,20 +213,70 @@ def _cell(value, floatfmt: str) -> str:
     return str(value).replace("|", "\\|")
 
 
+# The most system columns one Markdown or LaTeX table holds: the default config's BLiMP Table 4 (25
+# systems and the paper's 5) stays whole; wider tables are split (``column_parts``).
+MAX_SYSTEM_COLUMNS = 30
+
+
+def column_parts(frame: pd.DataFrame, label_columns: int, most: int = MAX_SYSTEM_COLUMNS) -> list[pd.DataFrame]:
+    """``frame`` whole, or, when more than ``most`` columns follow its first ``label_columns`` (a table
+    with a column per system), split into as few parts as keep each within ``most`` of them, in order,
+    near-equal in size (the first ones a column wider), every part led by the label columns: the
+    panels of a wide table printed one under another, the row labels repeated."""
+    systems = frame.columns[label_columns:]
+    if len(systems) <= most:
+        return [frame]
+    count = -(-len(systems) // most)
+    size, wider = divmod(len(systems), count)
+    parts, start = [], 0
+    for index in range(count):
+        stop = start + size + (index < wider)
+        parts.append(frame.iloc[:, [*range(label_columns), *range(label_columns + start, label_columns + stop)]])
+        start = stop
+    return parts
+
+
+def part_caption(title: str, index: int, count: int) -> str:
+    """The caption of part ``index`` of ``count``: ``title (part 2 of 5)``, the title alone when whole."""
+    return " ".join(filter(None, [title, f"(part {index} of {count})"])) if count > 1 else title
+
+
 def write_table(df: pd.DataFrame, csv_path, md_path, title: str = "", floatfmt: str = ".1f",
-                markdown_frame: pd.DataFrame | None = None, note: str = "") -> None:
+                markdown_frame: pd.DataFrame | None = None, note: str = "",
+                label_columns: int | None = None) -> None:
     """The CSV keeps full precision (tidy); the Markdown is the readable layout, rounded.
 
     The same layout is also written as a LaTeX booktabs table, ``<md_path stem>.tex`` next to the
     Markdown, with the title as its caption and the note's prose (up to any Markdown table) below.
+    ``label_columns``: the layout has a column per system after that many row-label columns; past
+    ``MAX_SYSTEM_COLUMNS`` systems the Markdown and the LaTeX show it in parts (``column_parts``),
+    each LaTeX part a table of its own captioned "(part i of n)", the note under the last; the CSV
+    stays one file.
     """
     with atomic_path(csv_path) as tmp:
         df.to_csv(tmp, index=False, lineterminator="\n")
     heading = f"## {title}\n\n" if title else ""
     shown = df if markdown_frame is None else markdown_frame
-    write_text(heading + to_markdown(shown, floatfmt) + note, md_path)
-    latex = to_booktabs(shown, caption=title, floatfmt=floatfmt, note=prose_note(note))
-    write_text(latex, Path(md_path).with_suffix(".tex"))
+    parts = [shown] if label_columns is None else column_parts(shown, label_columns)
+    write_text(heading + _markdown_parts(parts, label_columns or 0, floatfmt) + note, md_path)
+    latex = [to_booktabs(part, caption=part_caption(title, index, len(parts)), floatfmt=floatfmt,
+                         note=prose_note(note) if index == len(parts) else "")
+             for index, part in enumerate(parts, start=1)]
+    write_text("\n".join(latex), Path(md_path).with_suffix(".tex"))
+
+
+def _markdown_parts(parts: list[pd.DataFrame], label_columns: int, floatfmt: str) -> str:
+    """One Markdown table, or each part under a heading naming the systems it shows."""
+    if len(parts) == 1:
+        return to_markdown(parts[0], floatfmt)
+    total = sum(part.shape[1] - label_columns for part in parts)
+    texts, first = [], 1
+    for index, part in enumerate(parts, start=1):
+        last = first + part.shape[1] - label_columns - 1
+        texts.append(f"### Part {index} of {len(parts)}: systems {first}-{last} of {total}\n\n"
+                     + to_markdown(part, floatfmt))
+        first = last + 1
+    return "\n".join(texts)
 
 
 @contextmanager

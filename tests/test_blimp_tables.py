@@ -8,7 +8,9 @@ from pathlib import Path
 
 import pandas as pd
 import pytest
+import yaml
 
+from lmprobes.io import MAX_SYSTEM_COLUMNS
 from lmprobes.suites.blimp import tables as T
 from lmprobes.suites.blimp.paradigms import CATEGORIES, CATEGORY_LABELS, PARADIGM_CATEGORY, PARADIGMS, TABLE4_ORDER
 
@@ -239,3 +241,49 @@ def test_write_tables_writes_tidy_csv_and_the_papers_layout(tmp_path, published,
     again = tmp_path / "again"
     paths2 = T.write_tables(scores, published, published_paradigms, again)
     assert paths2["table4"][0].read_bytes() == paths["table4"][0].read_bytes()
+
+
+def one_pair_per_paradigm(systems: list[tuple[str, str]]) -> pd.DataFrame:
+    """A kept, correct pair of every paradigm for each (model, method)."""
+    rows = [{"row_id": f"{paradigm}:0", "paradigm": paradigm, "category": PARADIGM_CATEGORY[paradigm], "model": model,
+             "method": method, "kept": True, "skip_reason": "", "correct": True}
+            for model, method in systems for paradigm in PARADIGMS]
+    return pd.DataFrame(rows).astype({"correct": "boolean"})
+
+
+def default_config_systems() -> list[tuple[str, str]]:
+    """The (model, method) systems BLiMP scores under config.yaml."""
+    config = yaml.safe_load((RESOURCES.parents[1] / "config.yaml").read_text(encoding="utf-8"))
+    blimp = config["suites"]["blimp"]
+    return [(model, method) for model in blimp["models"]
+            for method in blimp[f"{config['models'][model]['family']}_methods"]]
+
+
+def test_the_default_configs_table4_is_one_table_as_the_papers(tmp_path, published, published_paradigms) -> None:
+    systems = default_config_systems()
+    paper = published_paradigms[["model", "method"]].drop_duplicates()
+    assert len(systems) + len(paper) <= MAX_SYSTEM_COLUMNS, "config.yaml's Table 4 would be split in parts"
+    paths = T.write_tables(one_pair_per_paradigm(systems), published, published_paradigms, tmp_path)
+    md, tex = paths["table4"][1].read_text(encoding="utf-8"), paths["table4"][1].with_suffix(".tex").read_text()
+    assert "### Part" not in md and tex.count(r"\begin{table}") == 1
+    header = next(line for line in md.splitlines() if line.startswith("| category |"))
+    assert header.count(" | ") + 1 == 2 + len(systems) + len(paper)
+
+
+def test_table4_of_many_systems_is_shown_in_parts_and_its_csv_stays_tidy(tmp_path, published, published_paradigms):
+    systems = [(f"m{i:02d}", method) for i in range(13) for method in ("pll_original", "pll_within_word_l2r")]
+    paths = T.write_tables(one_pair_per_paradigm(systems), published, published_paradigms, tmp_path)
+    md = paths["table4"][1].read_text(encoding="utf-8")
+    assert [line for line in md.splitlines() if line.startswith("### ")] == [
+        "### Part 1 of 2: systems 1-16 of 31", "### Part 2 of 2: systems 17-31 of 31"]
+    for part in md.split("### ")[1:]:
+        lines = [line for line in part.splitlines() if line.startswith("| ")]
+        assert lines[0].startswith("| category | paradigm | ") and len(lines) == 1 + len(PARADIGMS)
+    assert "| m07 (pll_within_word_l2r) | m08 (pll_original) |" not in md, "m07's second method ends part 1"
+    assert md.split("### ")[2].split("\n")[2].startswith("| category | paradigm | m08 (pll_original) |")
+    tex = paths["table4"][1].with_suffix(".tex").read_text()
+    assert tex.count(r"\begin{tabular}") == tex.count(r"\end{tabular}") == 2
+    assert r"\caption{Table 4: BLiMP accuracy (\%) per paradigm (part 2 of 2)}" in tex
+    back = pd.read_csv(paths["table4"][0], keep_default_na=False, na_values=[""])
+    assert list(back.columns) == T.TIDY_COLUMNS and len(back) == (len(systems) + 5) * len(PARADIGMS)
+    assert paths["table3"][1].read_text(encoding="utf-8").count("\n| m") == len(systems), "Table 3: a line each"

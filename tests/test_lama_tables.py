@@ -373,3 +373,25 @@ def test_figure2_tells_25_systems_apart_with_its_legend_beside_the_axes(tmp_path
     renderer = fig.canvas.get_renderer()
     assert ax.get_legend().get_window_extent(renderer).x0 > ax.get_window_extent(renderer).x1
     assert fig.get_size_inches()[0] > 6
+
+
+def test_table2_of_many_systems_is_shown_in_parts_led_by_its_row_labels(tmp_path, lama_release_writer):
+    """Freq, 30 models and (Table 2) the paper's 4: 35 and 31 system columns, two parts; up to 30 one table."""
+    from lmprobes.io import MAX_SYSTEM_COLUMNS
+
+    release = lama_release_writer(tmp_path / "release")
+    out = tables_of(tmp_path, release, {f"m{i:02d}": set() for i in range(30)}, "many")
+    for name, labels, (first, total), last in (
+        ("table2", "| corpus | row | lines | facts | ", (18, 35), "Bl (paper)"),
+        ("table2_uhn", "| corpus | row | subset | lines | facts | ", (16, 31), "m29"),
+    ):
+        md = (out / f"{name}.md").read_text()
+        assert [line for line in md.splitlines() if line.startswith("### ")] == [
+            f"### Part 1 of 2: systems 1-{first} of {total}", f"### Part 2 of 2: systems {first + 1}-{total} of {total}"]
+        headers = [line for line in md.splitlines() if line.startswith("| corpus |")]
+        assert len(headers) == 2 and all(line.startswith(labels) for line in headers), name
+        assert headers[0].startswith(labels + "Freq | m00 |") and headers[1].endswith(f"| {last} |"), name
+        assert (out / f"{name}.tex").read_text().count(r"\begin{tabular}") == 2, name
+    assert "### Part" not in (out / "relations.md").read_text(), "a line per system and relation: no parts"
+    few = tables_of(tmp_path, release, {f"m{i:02d}": set() for i in range(MAX_SYSTEM_COLUMNS - 5)}, "few")
+    assert "### Part" not in (few / "table2.md").read_text()

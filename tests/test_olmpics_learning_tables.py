@@ -322,3 +322,19 @@ def test_setup_comparison_tells_twelve_models_apart(with_mc_qa_on_age, tmp_path)
     lines = [line for line in fig.axes[0].get_lines() if line.get_label() != "chance"]
     looks = [(line.get_color(), line.get_linestyle(), line.get_marker()) for line in lines]
     assert len(looks) == len(set(looks)) == 24
+
+
+def test_medals_of_many_systems_are_shown_in_parts_led_by_the_task(curves, zero_shot, published, tmp_path) -> None:
+    """Ours (RoBERTa-L, tiny-bert [generated] and 30 more) and the paper's five: 37 columns, two parts."""
+    extra = [runs("age_comparison", f"m{i:02d}", "mlp_mlm", "standard", {62: [50.0], 125: [60.0]}) for i in range(30)]
+    many = pd.concat([curves, pd.DataFrame([row for rows in extra for row in rows])], ignore_index=True)
+    write_learning_tables(many, zero_shot, published, tmp_path)
+    md = (tmp_path / "table12_medals.md").read_text()
+    assert [line for line in md.splitlines() if line.startswith("### ")] == [
+        "### Part 1 of 2: systems 1-19 of 37", "### Part 2 of 2: systems 20-37 of 37"]
+    headers = [line for line in md.splitlines() if line.startswith("| Task |")]
+    assert len(headers) == 2 and headers[1].endswith("| BERT-B (paper) |")
+    assert md.count("| Age comparison |") == 2 and md.index("### Part 2") < md.index("✓ success")
+    tex = (tmp_path / "table12_medals.tex").read_text()
+    assert r"\caption{oLMpics medals (Table 12) (part 2 of 2)}" in tex and tex.count(r"\end{tabular}") == 2
+    assert "### Part" not in (tmp_path / "learning_curves.md").read_text()

@@ -1,12 +1,15 @@
-"""LaTeX booktabs writer: exact output, escaping, missing values, and write_table's .tex sibling."""
+"""LaTeX booktabs writer: exact output, escaping, missing values, and write_table's .tex sibling (and
+its parts, for a table with more system columns than a page holds)."""
 
 from __future__ import annotations
+
+import re
 
 import numpy as np
 import pandas as pd
 import pytest
 
-from lmprobes.io import write_table
+from lmprobes.io import MAX_SYSTEM_COLUMNS, column_parts, write_table
 from lmprobes.report.latex import LatexTableError, escape, prose_note, to_booktabs
 
 
@@ -127,3 +130,58 @@ def test_write_table_without_markdown_frame_uses_the_csv_frame(tmp_path):
     tidy = pd.DataFrame({"model": ["m"], "value": [0.123]})
     write_table(tidy, tmp_path / "a.csv", tmp_path / "a.md", floatfmt=".2f")
     assert (tmp_path / "a.tex").read_text() == to_booktabs(tidy, floatfmt=".2f")
+
+
+def with_systems(count: int) -> pd.DataFrame:
+    """Two row-label columns, then ``count`` system columns."""
+    systems = {f"s{i:03d} (m_{i})": [float(i), i + 0.25] for i in range(count)}
+    return pd.DataFrame({"category": ["a", "b"], "paradigm": ["p_1", "p_2"], **systems})
+
+
+def test_column_parts_split_past_the_limit_into_near_equal_parts_each_led_by_the_row_labels():
+    frame = with_systems(185)  # BLiMP's Table 4 at 60 models
+    parts = column_parts(frame, 2)
+    assert [part.shape[1] - 2 for part in parts] == [27, 27, 27, 26, 26, 26, 26]
+    assert all(list(part.columns[:2]) == ["category", "paradigm"] for part in parts)
+    pd.testing.assert_frame_equal(pd.concat([part.iloc[:, 2:] for part in parts], axis=1), frame.iloc[:, 2:])
+    assert [part.shape[1] - 2 for part in column_parts(with_systems(MAX_SYSTEM_COLUMNS + 1), 2)] == [16, 15]
+    whole = with_systems(MAX_SYSTEM_COLUMNS)
+    assert len(column_parts(whole, 2)) == 1 and column_parts(whole, 2)[0] is whole
+
+
+def test_write_table_keeps_a_table_of_up_to_30_systems_whole_and_its_bytes(tmp_path):
+    """The default config's BLiMP Table 4: 25 systems and the paper's 5, as before parts existed."""
+    frame = with_systems(MAX_SYSTEM_COLUMNS)
+    write_table(frame, tmp_path / "a.csv", tmp_path / "a.md", title="T", note="\nn\n", label_columns=2)
+    write_table(frame, tmp_path / "b.csv", tmp_path / "b.md", title="T", note="\nn\n")
+    for ext in ("csv", "md", "tex"):
+        assert (tmp_path / f"a.{ext}").read_bytes() == (tmp_path / f"b.{ext}").read_bytes(), ext
+    assert "Part" not in (tmp_path / "a.md").read_text() and "part" not in (tmp_path / "a.tex").read_text()
+
+
+def test_write_table_shows_more_systems_in_parts_each_a_whole_table(tmp_path):
+    frame = with_systems(61)
+    tidy = frame.melt(id_vars=["category", "paradigm"], var_name="system")
+    write_table(tidy, tmp_path / "w.csv", tmp_path / "w.md", title="Table 4: wide", markdown_frame=frame,
+                note="\nA note.\n", label_columns=2)
+    assert (tmp_path / "w.csv").read_text() == tidy.to_csv(index=False, lineterminator="\n"), "the CSV stays one file"
+    md = (tmp_path / "w.md").read_text()
+    headings = [line for line in md.splitlines() if line.startswith("#")]
+    assert headings == ["## Table 4: wide", "### Part 1 of 3: systems 1-21 of 61", "### Part 2 of 3: systems 22-41 of 61",
+                        "### Part 3 of 3: systems 42-61 of 61"]
+    headers = [line for line in md.splitlines() if line.startswith("| category | paradigm |")]
+    assert [line.count(" | ") - 1 for line in headers] == [21, 20, 20]
+    assert md.count("\n| a | p_1 |") == 3 and md.endswith("| b | p_2 | " + " | ".join(
+        f"{i + 0.25:.1f}" for i in range(41, 61)) + " |\n\nA note.\n")
+
+    tex = (tmp_path / "w.tex").read_text()
+    tables = tex.split("\n\\begin{table}")
+    assert len(tables) == 3 and tex.count(r"\begin{table}") == tex.count(r"\end{table}") == 3
+    for index, (table, systems) in enumerate(zip(tables, (21, 20, 20)), start=1):
+        assert table.count(r"\begin{tabular}") == table.count(r"\end{tabular}") == 1
+        assert rf"\caption{{Table 4: wide (part {index} of 3)}}" in table
+        spec = re.search(r"\\begin\{tabular\}\{(\w+)\}", table).group(1)
+        assert spec == "ll" + "r" * systems
+        rows = [line for line in table.splitlines() if line.endswith(r" \\")]
+        assert len(rows) == 3 and all(row.count(" & ") == len(spec) - 1 for row in rows)
+        assert (r"\footnotesize A note." in table) == (index == 3), "the note under the last part only"

@@ -8,7 +8,8 @@ accuracies (``accuracy.overall``), never the mean of the category means.
 
 Every table is first a tidy frame (``TIDY_COLUMNS``; values in percent; ``n`` is the number of
 paradigms averaged in Table 3 and of pairs in Table 4); CSV keeps it tidy, Markdown pivots it to
-the paper's layout: Table 3 one line per system, Table 4 one line per paradigm.
+the paper's layout: Table 3 one line per system, Table 4 one line per paradigm (and a column per
+system, in parts of at most ``io.MAX_SYSTEM_COLUMNS`` when there are more).
 """
 
 from __future__ import annotations
@@ -31,6 +32,7 @@ TITLES = {
 }
 PUBLISHED_COLUMNS = ["table", "reference", "model", "method", "column", "value"]
 PARADIGM_COLUMNS = ["paradigm", "category", "model", "method", "accuracy", "printed"]
+TABLE4_LABELS = ("category", "paradigm")  # Table 4's row labels; a column per system follows
 
 
 class PublishedDataError(ValueError):
@@ -177,7 +179,8 @@ def table3_wide(tidy: pd.DataFrame) -> pd.DataFrame:
 
 
 def table4_wide(tidy: pd.DataFrame) -> pd.DataFrame:
-    """One line per paradigm (grouped by phenomenon), one column per system."""
+    """One line per paradigm (grouped by phenomenon), one column per system (``TABLE4_LABELS`` first;
+    past ``io.MAX_SYSTEM_COLUMNS`` systems the Markdown and LaTeX show it in parts)."""
     sub = tidy[tidy["table"] == "table4"]
     sub = sub.assign(system=[system_label(m, k, s) for m, k, s in zip(sub["model"], sub["method"], sub["source"])])
     systems = list(dict.fromkeys(sub["system"]))
@@ -216,7 +219,8 @@ def write_tables(
     tidy3, tidy4 = table3(scores, published), table4(scores, published_paradigms)
     paths = {name: (out_dir / f"{name}.csv", out_dir / f"{name}.md") for name in TITLES}
     write_table(tidy3, *paths["table3"], title=TITLES["table3"], markdown_frame=table3_wide(tidy3), note=coverage_note(tidy3))
-    write_table(tidy4, *paths["table4"], title=TITLES["table4"], markdown_frame=table4_wide(tidy4))
+    write_table(tidy4, *paths["table4"], title=TITLES["table4"], markdown_frame=table4_wide(tidy4),
+                label_columns=len(TABLE4_LABELS))
     return paths
 
 

@@ -183,6 +183,15 @@ def with_published(ours: pd.DataFrame, published: pd.DataFrame) -> pd.DataFrame:
     return pd.concat([ours, paper[TABLE2_COLUMNS]], ignore_index=True)
 
 
+# The row labels of the Table 2 layouts (``table2_uhn_wide`` adds ``subset``); a column per system follows.
+TABLE2_LABELS = ("corpus", "row", "subset", "lines", "facts")
+
+
+def row_label_count(wide: pd.DataFrame) -> int:
+    """How many of a Table 2 layout's leading columns are row labels (``write_table``'s ``label_columns``)."""
+    return sum(column in TABLE2_LABELS for column in wide.columns)
+
+
 def table2_wide(tidy: pd.DataFrame, corpora: list[str]) -> pd.DataFrame:
     """The paper's layout: one line per (corpus, row), one column per system, paper columns last,
     their values as the paper prints them (``printed_as_published``)."""

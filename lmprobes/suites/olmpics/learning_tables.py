@@ -251,7 +251,8 @@ def medal_table(tidy: pd.DataFrame) -> pd.DataFrame:
 
 
 def medal_wide(medals: pd.DataFrame) -> pd.DataFrame:
-    """Table 12's layout: one line per task, one column per system (reproduced first), the symbols."""
+    """Table 12's layout: one line per task, one column per system (reproduced first), the symbols;
+    ``write_table`` shows it in parts past ``io.MAX_SYSTEM_COLUMNS`` systems."""
     keys = pd.DataFrame({"source": medals["source"].map(SOURCE_ORDER), "flavour": medals["flavour"] != "release",
                          "model": medals["model"].map(_model_rank), "name": medals["model"]})
     systems = list(dict.fromkeys(medals.loc[keys.sort_values(list(keys.columns), kind="stable").index, "system"]))
@@ -271,16 +272,17 @@ def write_learning_tables(curves: pd.DataFrame, zero_shot: pd.DataFrame, publish
     differences = comparison(tidy)
     outputs = (
         ("learning_curves", tidy, "oLMpics learning curves (Tables 2, 3, 5, 7, 8, 9, 10, 11)", _overview(tidy),
-         _task_sections(tidy, task_notes or {})),
+         _task_sections(tidy, task_notes or {}), None),
         ("learning_curves_comparison", differences, "oLMpics learning curves: reproduced minus paper",
          differences.drop(columns=["table", "model"]).dropna(axis=1, how="all"),
-         "\nAccuracy points; a blank cell has no number on one side.\n"),
-        ("table12_medals", medals, "oLMpics medals (Table 12)", medal_wide(medals), _medal_note()),
+         "\nAccuracy points; a blank cell has no number on one side.\n", None),
+        ("table12_medals", medals, "oLMpics medals (Table 12)", medal_wide(medals), _medal_note(), 1),
     )
     paths = []
-    for stem, frame, title, markdown, note in outputs:
+    for stem, frame, title, markdown, note, label_columns in outputs:  # label_columns: see write_table
         csv_path, md_path = out_dir / f"{stem}.csv", out_dir / f"{stem}.md"
-        write_table(frame, csv_path, md_path, title=title, markdown_frame=markdown, note=note)
+        write_table(frame, csv_path, md_path, title=title, markdown_frame=markdown, note=note,
+                    label_columns=label_columns)
         paths += [csv_path, md_path]
     return paths
 
