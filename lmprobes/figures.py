@@ -6,7 +6,9 @@ everything drawn, naming them. A figure of real models only is saved exactly as 
 
 A figure with one series per system colours them from matplotlib's ten-colour cycle (``series_colour``);
 past ten a colour comes back, so each pass through the colours takes another second mark (a line style,
-marker or hatch: ``by_pass``), and no two series look alike. Ten series or fewer look as they did.
+marker or hatch: ``by_pass``), and no two series look alike while there are marks left (ten series for
+each mark: 60 with the six markers or hatches of LAMA's, oLMpics' and Ettinger's figures, 160 with BLiMP
+Figure 2's sixteen). Ten series or fewer look as they did.
 """
 
 from __future__ import annotations
