@@ -6,7 +6,7 @@ everything drawn, naming them. A figure of real models only is saved exactly as 
 
 A figure with one series per system colours them from matplotlib's ten-colour cycle (``series_colour``);
 past ten a colour comes back, so each pass through the colours takes another second mark (a line style,
-marker or hatch: ``by_pass``), and no two series look alike while there are marks left (ten series for
+marker or hatch: ``mark_of_pass``), and no two series look alike while there are marks left (ten series for
 each mark: 60 with the six markers or hatches of LAMA's, oLMpics' and Ettinger's figures, 160 with BLiMP
 Figure 2's sixteen). Ten series or fewer look as they did.
 """
@@ -55,7 +55,7 @@ def legend_inches(entries: int, columns: int = LEGEND_COLUMNS) -> float:
     return LEGEND_ROW_INCHES * max(0, rows - LEGEND_ROWS)
 
 
-def by_pass(index: int, marks: Sequence):
+def mark_of_pass(index: int, marks: Sequence):
     """The ``index``-th series' second mark: ``marks[0]`` for the first ten series, ``marks[1]`` for the next
     ten (whose colours repeat the first ten's), and so on, from the start again past the last."""
     return marks[index // SERIES_COLOURS % len(marks)]

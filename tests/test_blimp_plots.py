@@ -410,7 +410,6 @@ def test_figure1_keeps_its_cells_to_30_systems_then_stays_24_inches_wide(tmp_pat
         assert fig.get_size_inches()[1] == pytest.approx(1.0 + cell * count), count
         assert len(fig.axes[0].texts) == (count * count if annotated else 0), count
     assert [P.figure1_cell_inches(count) for count in (30, 48, 400)] == [0.8, 0.5, P.FIGURE1_MIN_CELL]
-    assert P.FIGURE1_ANNOTATED_CELL == 0.5
 
 
 def line_looks(ax) -> list[tuple]:

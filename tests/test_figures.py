@@ -12,8 +12,8 @@ import pytest
 
 from lmprobes.figures import (
     STAND_IN_NOTE,
-    by_pass,
     legend_inches,
+    mark_of_pass,
     save_png,
     series_colour,
     shown_stand_ins,
@@ -92,8 +92,8 @@ def test_shown_stand_ins_are_the_drawn_systems_among_them() -> None:
 
 def test_series_past_ten_take_a_second_mark_and_the_first_ten_look_as_before() -> None:
     marks = ("-", "--", ":")
-    looks = [(series_colour(i), by_pass(i, marks)) for i in range(30)]
+    looks = [(series_colour(i), mark_of_pass(i, marks)) for i in range(30)]
     assert len(set(looks)) == 30
     assert looks[:10] == [(f"C{i}", "-") for i in range(10)]  # matplotlib's default cycle, the first mark
-    assert by_pass(30, marks) == "-"  # past the last mark, the first again
+    assert mark_of_pass(30, marks) == "-"  # past the last mark, the first again
     assert [legend_inches(n) for n in (0, 20, 21, 28)] == [0, 0, pytest.approx(0.22), pytest.approx(0.44)]

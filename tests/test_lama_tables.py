@@ -395,3 +395,9 @@ def test_table2_of_many_systems_is_shown_in_parts_led_by_its_row_labels(tmp_path
     assert "### Part" not in (out / "relations.md").read_text(), "a line per system and relation: no parts"
     few = tables_of(tmp_path, release, {f"m{i:02d}": set() for i in range(MAX_SYSTEM_COLUMNS - 5)}, "few")
     assert "### Part" not in (few / "table2.md").read_text()
+
+
+def test_row_labels_are_the_leading_label_columns_only() -> None:
+    # A system whose name is also a label's ("facts") is a system column, not one more row label.
+    wide = pd.DataFrame(columns=["corpus", "row", "bert-base-cased", "facts"])
+    assert T.row_label_count(wide) == 2

@@ -93,3 +93,14 @@ def test_the_note_names_generated_items_only_when_there_are_some(scores, tmp_pat
     tidy = zero_shot_table(scores[scores["flavour"] == "release"], read_published(PUBLISHED))
     write_zero_shot(tidy, tmp_path / "zero_shot.csv", tmp_path / "zero_shot.md")
     assert "[generated]" not in (tmp_path / "zero_shot.md").read_text()
+
+
+def test_a_model_without_grid_scores_is_named(tmp_path) -> None:
+    from lmprobes.suites.olmpics.pipeline import grid_scores_by_model
+
+    path = tmp_path / "grid_bert.parquet"
+    pd.DataFrame({"model": ["bert"], "score": [0.5]}).to_parquet(path)
+    bert, = grid_scores_by_model([path], ["bert"])
+    assert bert["model"].tolist() == ["bert"]
+    with pytest.raises(ValueError, match=r"no oLMpics grid scores for model 'gpt2' in .*grid_bert\.parquet"):
+        list(grid_scores_by_model([path], ["bert", "gpt2"]))

@@ -40,7 +40,7 @@ import pandas as pd
 from matplotlib.figure import Figure
 from matplotlib.ticker import FuncFormatter
 
-from lmprobes.figures import LEGEND_COLUMNS, by_pass, legend_inches, save_png, series_colour, shown_stand_ins
+from lmprobes.figures import LEGEND_COLUMNS, legend_inches, mark_of_pass, save_png, series_colour, shown_stand_ins
 from lmprobes.suites.blimp.accuracy import category_accuracy, paradigm_accuracy
 from lmprobes.suites.blimp.methods import METHODS
 from lmprobes.suites.blimp.paradigms import CATEGORY_LABELS
@@ -326,7 +326,7 @@ def figure2(data: pd.DataFrame, out: Path, *, stand_ins: Collection[str] = ()) -
         sub = data[data["variable"] == variable]
         for system, group in sub.groupby("system", sort=False):
             i = systems[system]
-            style, marker = by_pass(i, FIGURE2_MARKS)
+            style, marker = mark_of_pass(i, FIGURE2_MARKS)
             ax.plot(group["x"], group["accuracy"], color=series_colour(i), linestyle=style, marker=marker,
                     markersize=3, label=system)
         if variable == "perplexity" and (sub["x"] > 0).all() and not sub.empty:

@@ -13,7 +13,7 @@ import numpy as np
 import pandas as pd
 from matplotlib.figure import Figure
 
-from lmprobes.figures import LEGEND_COLUMNS, by_pass, legend_inches, save_png, series_colour, shown_stand_ins
+from lmprobes.figures import LEGEND_COLUMNS, legend_inches, mark_of_pass, save_png, series_colour, shown_stand_ins
 
 PANELS = (("table4", "CPRAG-102"), ("table7", "ROLE-88"), ("table11", "NEG-136-SIMP (TA)"))
 PAPER_HATCH = "//"
@@ -56,7 +56,7 @@ def _panel(ax, sub: pd.DataFrame, title: str) -> None:
     x = np.arange(len(categories))
     for i, name in enumerate(series):
         s = sub[sub["series"] == name].set_index("category").reindex(categories)
-        hatch = PAPER_HATCH if name.endswith("(paper)") else by_pass(i, HATCHES)
+        hatch = PAPER_HATCH if name.endswith("(paper)") else mark_of_pass(i, HATCHES)
         ax.bar(x + i * width, s["value"], width, yerr=s["sd"].fillna(0), label=name, hatch=hatch, color=series_colour(i))
     ax.set_xticks(x + width * (len(series) - 1) / 2, categories, rotation=45, ha="right", fontsize="small")
     ax.set_ylim(0, 100)

@@ -12,7 +12,7 @@ import matplotlib.pyplot as plt
 import pandas as pd
 from matplotlib.figure import Figure
 
-from lmprobes.figures import SERIES_COLOURS, by_pass, save_png, series_colour, shown_stand_ins
+from lmprobes.figures import SERIES_COLOURS, mark_of_pass, save_png, series_colour, shown_stand_ins
 
 # A line past the tenth repeats a colour with the next of these markers (none on the first ten).
 MARKERS = (None, "o", "s", "^", "D", "v")
@@ -31,7 +31,7 @@ def precision_curve_figure(curve: pd.DataFrame, out: Path, corpus_label: str = "
     fig, ax = plt.subplots(figsize=(6 + LEGEND_COLUMN_INCHES * columns, 4), constrained_layout=True)
     for i, (system, group) in enumerate(curve.groupby("system", sort=True)):
         style = "--" if system == "Freq" else "-"
-        ax.plot(group["k"], group["p_at_k"], style, color=series_colour(i), marker=by_pass(i, MARKERS),
+        ax.plot(group["k"], group["p_at_k"], style, color=series_colour(i), marker=mark_of_pass(i, MARKERS),
                 markersize=3, markevery=0.1, label=system)
     ax.set_xscale("log")
     ax.set_xlabel("k")

@@ -18,6 +18,7 @@ narrows every system to the facts all of them keep, to compare them on one set.
 from __future__ import annotations
 
 import random
+from itertools import takewhile
 
 import numpy as np
 import pandas as pd
@@ -188,8 +189,9 @@ TABLE2_LABELS = ("corpus", "row", "subset", "lines", "facts")
 
 
 def row_label_count(wide: pd.DataFrame) -> int:
-    """How many of a Table 2 layout's leading columns are row labels (``write_table``'s ``label_columns``)."""
-    return sum(column in TABLE2_LABELS for column in wide.columns)
+    """How many of a Table 2 layout's leading columns are row labels (``write_table``'s ``label_columns``);
+    a system column after them counts for nothing, whatever its name."""
+    return sum(1 for _ in takewhile(lambda column: column in TABLE2_LABELS, wide.columns))
 
 
 def table2_wide(tidy: pd.DataFrame, corpora: list[str]) -> pd.DataFrame:

@@ -29,7 +29,7 @@ import pandas as pd
 from matplotlib.figure import Figure
 from matplotlib.ticker import NullLocator
 
-from lmprobes.figures import by_pass, save_png, shown_stand_ins
+from lmprobes.figures import mark_of_pass, save_png, shown_stand_ins
 from lmprobes.suites.olmpics.curves import CurveError, seed_means
 from lmprobes.suites.olmpics.learning_tables import BASELINE_LABELS, BASELINES, PAPER_MODELS
 from lmprobes.suites.olmpics.schema import TASKS
@@ -110,7 +110,7 @@ def plot_setup_comparison(curves: pd.DataFrame, out_png: str | Path, task: str, 
         for setting, style, label in SETUP_COMPARISON:
             curve = means[(means["model"] == model) & (means["setting"] == setting)].sort_values("n_train")
             _draw_curve(ax, curve, colour, style, f"{PAPER_MODELS.get(model, model)} {label}",
-                        zero_shot_x(means["n_train"]), marker=by_pass(i, MARKERS))
+                        zero_shot_x(means["n_train"]), marker=mark_of_pass(i, MARKERS))
     _format_axes(ax, sorted(set(means["n_train"])), 100.0 / TASKS[task].n_choices,
                  f"{task} ({flavour}): MC-MLM (MLP_MLM) vs MC-QA")
     ax.set_ylabel("dev accuracy (%)")

@@ -250,6 +250,8 @@ def grid_scores_by_model(paths: list[Path], models: list[str]) -> Iterator[pd.Da
         for model in read_parquet(path, ["model"])["model"].unique():
             holders.setdefault(model, []).append(path)
     for model in models:
+        if not holders[model]:
+            raise ValueError(f"no oLMpics grid scores for model {model!r} in {', '.join(map(str, paths)) or 'no files'}")
         frames = [read_parquet(path) for path in holders[model]]
         yield pd.concat([frame[frame["model"] == model] for frame in frames], ignore_index=True)
 
