@@ -39,6 +39,11 @@ RUN_SETTINGS = ("batch_tokens", "mem_mb", "threads")
 # Systems the suites compute themselves, which report.systems may map a paper's system to besides a
 # configured model (lama.tables.FREQ, olmpics.learning_tables.BASELINES).
 REPORT_BASELINES = {"lama": ("Freq",), "olmpics": ("mlm_baseline", "esim_baseline")}
+# Names a model cannot take: the baselines, and the row-label columns of the tables with a column per
+# system (LAMA's TABLE2_LABELS, BLiMP's TABLE4_LABELS, oLMpics Table 12's "Task"; a test holds these to
+# them), which a model's column would collide with.
+RESERVED_MODEL_NAMES = ("Freq", "mlm_baseline", "esim_baseline", "corpus", "row", "subset", "lines", "facts",
+                        "category", "paradigm", "Task")
 # What a hub snapshot depends on: the other settings do not download it again.
 DOWNLOAD_SETTINGS = ("hub_id", "revision", "trust_remote_code", "allow_pickle")
 # Model settings the schema gives no default (one added later would rerun every model's jobs), and the
@@ -61,6 +66,10 @@ def check_config(config: dict, paper_systems: dict[str, set[str]] | None = None)
     per suite (``report.published.paper_systems``), which ``report.systems`` may name."""
     if not isinstance(config.get("models"), dict):  # the schema lets it be absent; every check below needs it
         raise ConfigError("models: missing; config.yaml must define the models block")
+    for slug in config["models"]:
+        if slug in RESERVED_MODEL_NAMES:
+            raise ConfigError(f"models.{slug}: a baseline or a table's row label has this name; rename the model "
+                              f"(reserved: {', '.join(RESERVED_MODEL_NAMES)})")
     for name in config.get("sources", {}):
         source_path(config, name)
     for suite, settings in config.get("suites", {}).items():

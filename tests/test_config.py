@@ -353,3 +353,24 @@ def test_a_local_model_a_suite_runs_must_be_a_folder_here(tmp_path, where, key):
         check_config(config, published_systems(ROOT / "resources"))
     (tmp_path / "absent").mkdir()
     check_config(config, published_systems(ROOT / "resources"))
+
+
+@pytest.mark.parametrize("name", ["Freq", "facts", "paradigm", "Task"])
+def test_a_model_named_like_a_baseline_or_a_table_label_is_refused(name):
+    config = validated(load())
+    config["models"][name] = {"tiny": {"arch": "bert"}, "family": "masked"}
+    with pytest.raises(ConfigError, match=rf"models\.{name}: a baseline or a table's row label has this name"):
+        check_config(config, published_systems(ROOT / "resources"))
+
+
+def test_the_reserved_names_are_the_suites_baselines_and_row_labels():
+    from lmprobes.config import REPORT_BASELINES, RESERVED_MODEL_NAMES
+    from lmprobes.suites.blimp.tables import TABLE4_LABELS
+    from lmprobes.suites.lama.tables import FREQ, TABLE2_LABELS
+    from lmprobes.suites.olmpics.learning_tables import medal_wide
+
+    medals = pd.DataFrame({"source": ["reproduction"], "flavour": ["release"], "model": ["m"], "system": ["m"],
+                           "task": ["age_comparison"], "symbol": ["✓"]})
+    table12_labels = [column for column in medal_wide(medals).columns if column != "m"]
+    baselines = [name for names in REPORT_BASELINES.values() for name in names]
+    assert set(RESERVED_MODEL_NAMES) == {FREQ, *baselines, *TABLE2_LABELS, *TABLE4_LABELS, *table12_labels}
