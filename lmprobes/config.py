@@ -42,8 +42,8 @@ REPORT_BASELINES = {"lama": ("Freq",), "olmpics": ("mlm_baseline", "esim_baselin
 # Names a model cannot take: the baselines, and the row-label columns of the tables with a column per
 # system (LAMA's TABLE2_LABELS, BLiMP's TABLE4_LABELS, oLMpics Table 12's "Task"; a test holds these to
 # them), which a model's column would collide with.
-RESERVED_MODEL_NAMES = ("Freq", "mlm_baseline", "esim_baseline", "corpus", "row", "subset", "lines", "facts",
-                        "category", "paradigm", "Task")
+RESERVED_MODEL_NAMES = (*(name for names in REPORT_BASELINES.values() for name in names),
+                        "corpus", "row", "subset", "lines", "facts", "category", "paradigm", "Task")
 # What a hub snapshot depends on: the other settings do not download it again.
 DOWNLOAD_SETTINGS = ("hub_id", "revision", "trust_remote_code", "allow_pickle")
 # Model settings the schema gives no default (one added later would rerun every model's jobs), and the
