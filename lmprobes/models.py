@@ -444,7 +444,6 @@ def load_lm(slug: str, spec: dict, model_dir: Path, device: str = "auto") -> LM:
     job (one model per process): everything alive once the model is loaded is frozen out of the
     cyclic collector (``engine.runner.freeze_collector``).
     """
-    from safetensors import SafetensorError
     from transformers import AutoModelForCausalLM, AutoModelForMaskedLM
 
     from lmprobes.engine.lm import DTYPES, LM
@@ -458,44 +457,13 @@ def load_lm(slug: str, spec: dict, model_dir: Path, device: str = "auto") -> LM:
         raise ModelError(f"model {slug!r}: no config.json in {model_dir} (download or build it first)")
     check_model_folder(slug, spec, model_dir)
     trust_remote_code = bool(spec.get("trust_remote_code", False))
-    tokenizer = load_tokenizer(slug, model_dir, trust_remote_code)
     family = spec["family"]
-    if family == "masked" and tokenizer.mask_token is None:
-        raise ModelError(
-            f"model {slug!r}: the tokenizer in {model_dir} has no mask token, "
-            "so it cannot be scored as a masked LM (family: masked)"
-        )
-    if family == "masked":
-        check_mask_spacing(slug, model_dir, tokenizer)
+    tokenizer = load_family_tokenizer(slug, family, model_dir, trust_remote_code)
     auto = AutoModelForMaskedLM if family == "masked" else AutoModelForCausalLM
     check_family_before_loading(slug, family, auto, model_dir, trust_remote_code)
     dtype = DTYPES[spec.get("dtype", "float32")]
     residual_dtype = spec.get("residual_dtype", "auto")
-    try:
-        model, loading = auto.from_pretrained(
-            model_dir,
-            local_files_only=True,
-            dtype=load_dtype(dtype, residual_dtype),
-            trust_remote_code=trust_remote_code,
-            # None lets transformers prefer safetensors and fall back to the pickle only when allowed.
-            use_safetensors=None if spec.get("allow_pickle", False) else True,
-            output_loading_info=True,
-            ignore_mismatched_sizes=True,  # reported in ``loading`` and refused, named, by check_loaded_weights
-        )
-    except ValueError as error:
-        if "Unrecognized configuration class" not in str(error):
-            raise _weights_error(slug, family, model_dir, error) from error
-        raise ModelError(
-            f"model {slug!r}: {model_dir} holds a {_model_type(slug, model_dir)!r} model, which transformers has "
-            f"no {family} LM class for; is its `family: {family}` in config.yaml right?"
-        ) from None
-    except SafetensorError as error:  # a truncated or damaged weights file (a path: model has no checksum)
-        weights = ", ".join(sorted(p.name for p in model_dir.glob("*.safetensors"))) or "its weights"
-        raise ModelError(f"model {slug!r}: {weights} in {model_dir} cannot be read ({error}); "
-                         "download or copy the model again") from None
-    except MODEL_LOAD_ERRORS as error:
-        raise _weights_error(slug, family, model_dir, error) from error
-    check_loaded_weights(slug, model_dir, type(model).__name__, loading, spec.get("allow_missing_weights", False))
+    model = load_weights(slug, spec, auto, model_dir, load_dtype(dtype, residual_dtype))
     check_special_ids(slug, model_dir, tokenizer, model, family)
     check_tokenizer_size(slug, model_dir, tokenizer, model)
     model = model.to(target).eval()
@@ -516,6 +484,53 @@ def load_lm(slug: str, spec: dict, model_dir: Path, device: str = "auto") -> LM:
     check_family(lm, model_dir)
     freeze_collector()
     return lm
+
+
+def load_family_tokenizer(slug: str, family: str, model_dir: Path, trust_remote_code: bool):
+    """``load_tokenizer``, and for a masked model its mask checked: present, taking the space before it."""
+    tokenizer = load_tokenizer(slug, model_dir, trust_remote_code)
+    if family == "masked" and tokenizer.mask_token is None:
+        raise ModelError(
+            f"model {slug!r}: the tokenizer in {model_dir} has no mask token, "
+            "so it cannot be scored as a masked LM (family: masked)"
+        )
+    if family == "masked":
+        check_mask_spacing(slug, model_dir, tokenizer)
+    return tokenizer
+
+
+def load_weights(slug: str, spec: dict, auto, model_dir: Path, dtype):
+    """The ``auto`` class's model from ``model_dir`` in ``dtype``, offline, its weights checked
+    (``check_loaded_weights``); what transformers raises is a ModelError naming the model and file."""
+    from safetensors import SafetensorError
+
+    family = spec["family"]
+    try:
+        model, loading = auto.from_pretrained(
+            model_dir,
+            local_files_only=True,
+            dtype=dtype,
+            trust_remote_code=bool(spec.get("trust_remote_code", False)),
+            # None lets transformers prefer safetensors and fall back to the pickle only when allowed.
+            use_safetensors=None if spec.get("allow_pickle", False) else True,
+            output_loading_info=True,
+            ignore_mismatched_sizes=True,  # reported in ``loading`` and refused, named, by check_loaded_weights
+        )
+    except ValueError as error:
+        if "Unrecognized configuration class" not in str(error):
+            raise _weights_error(slug, family, model_dir, error) from error
+        raise ModelError(
+            f"model {slug!r}: {model_dir} holds a {_model_type(slug, model_dir)!r} model, which transformers has "
+            f"no {family} LM class for; is its `family: {family}` in config.yaml right?"
+        ) from None
+    except SafetensorError as error:  # a truncated or damaged weights file (a path: model has no checksum)
+        weights = ", ".join(sorted(p.name for p in model_dir.glob("*.safetensors"))) or "its weights"
+        raise ModelError(f"model {slug!r}: {weights} in {model_dir} cannot be read ({error}); "
+                         "download or copy the model again") from None
+    except MODEL_LOAD_ERRORS as error:
+        raise _weights_error(slug, family, model_dir, error) from error
+    check_loaded_weights(slug, model_dir, type(model).__name__, loading, spec.get("allow_missing_weights", False))
+    return model
 
 
 def check_family_before_loading(slug: str, family: str, auto, model_dir: Path, trust_remote_code: bool) -> None:
