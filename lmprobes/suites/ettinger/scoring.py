@@ -103,45 +103,22 @@ def score_items(lm: LM, items: pd.DataFrame, *, top_k: int = 5, method: str = "a
     protocol = scoring_method(lm, method)
     if multi_piece_targets not in MULTI_PIECE_TARGETS:
         raise ScoringError(f"unknown multi_piece_targets {multi_piece_targets!r}; choose one of {MULTI_PIECE_TARGETS}")
-    tokenizer = lm.tokenizer
-    marks = tokenizer_kind(tokenizer) != "wordpiece"
-    shown: dict[int, str] = {}  # each top token decoded once, not once per row it tops
-
-    def show(token_id: int) -> str:
-        if token_id not in shown:
-            shown[token_id] = display_token(tokenizer, token_id, mark_continuations=marks)
-        return shown[token_id]
-
     words = sorted(set(items["target"]) | {w for ws in items["expected"] for w in ws})
-    resolved = {w: word_ids(tokenizer, w) for w in words}
-
-    texts = sorted(set(items["context"]))
-    text_index = {t: i for i, t in enumerate(texts)}
-    wanted: list[set[int]] = [set() for _ in texts]
-    for context, target in zip(items["context"], items["target"]):
-        if resolved[target].single:
-            wanted[text_index[context]].add(resolved[target].first_id)
-    targets = [sorted(ids) for ids in wanted]
-    inputs = [model_input(lm, t, protocol) for t in texts]
-    if protocol == "mask":
-        predictions = mask_predictions(lm, inputs, targets, top_k=top_k, progress=progress)
-    else:
-        predictions = next_token_predictions(lm, inputs, targets, top_k=top_k, progress=progress)
-
+    resolved = {w: word_ids(lm.tokenizer, w) for w in words}
+    contexts = predict_contexts(lm, items, resolved, protocol, top_k, progress)
     summed = {}
     if protocol == "next_token" and multi_piece_targets == "sum":
         summed = summed_word_logprobs(lm, items, resolved, progress)
-
+    show = token_display(lm.tokenizer)
     rows = []
     for row in items.itertuples(index=False):
-        i = text_index[row.context]
-        pred = predictions[i]
+        text, pred, targets = contexts[row.context]
         target = resolved[row.target]
         reason = skip_reason(target)
         if (row.context, row.target) in summed:
             reason, logprob = "", summed[row.context, row.target]
         else:
-            logprob = pred.target_logprobs[targets[i].index(target.first_id)] if not reason else math.nan
+            logprob = pred.target_logprobs[targets.index(target.first_id)] if not reason else math.nan
         expected_ids = [resolved[w].first_id for w in row.expected if resolved[w].single]
         rank = next((r + 1 for r, tid in enumerate(pred.top_ids) if tid in expected_ids), None)
         rows.append(
@@ -149,7 +126,7 @@ def score_items(lm: LM, items: pd.DataFrame, *, top_k: int = 5, method: str = "a
                 "row_id": row.row_id,
                 "model": lm.name,
                 "method": protocol,
-                "input_text": inputs[i],
+                "input_text": text,
                 "target_ids": list(target.ids),
                 "target_pieces": target.n_pieces,
                 "target_logprob": logprob,
@@ -168,6 +145,36 @@ def score_items(lm: LM, items: pd.DataFrame, *, top_k: int = 5, method: str = "a
     out = pd.DataFrame.from_records(rows)
     out["expected_rank"] = out["expected_rank"].astype("Int32")
     return out
+
+
+def predict_contexts(lm: LM, items: pd.DataFrame, resolved: dict, protocol: str, top_k: int,
+                     progress: bool) -> dict[str, tuple]:
+    """Each distinct context, scored once: its model input, its prediction (top-k and the log-probs
+    of the one-token targets it is asked for) and those targets' ids, in the prediction's order."""
+    texts = sorted(set(items["context"]))
+    text_index = {t: i for i, t in enumerate(texts)}
+    wanted: list[set[int]] = [set() for _ in texts]
+    for context, target in zip(items["context"], items["target"]):
+        if resolved[target].single:
+            wanted[text_index[context]].add(resolved[target].first_id)
+    targets = [sorted(ids) for ids in wanted]
+    inputs = [model_input(lm, t, protocol) for t in texts]
+    predict = mask_predictions if protocol == "mask" else next_token_predictions
+    predictions = predict(lm, inputs, targets, top_k=top_k, progress=progress)
+    return {t: (inputs[i], predictions[i], targets[i]) for i, t in enumerate(texts)}
+
+
+def token_display(tokenizer):
+    """A token id's display form (``display_token``), each id decoded once, not once per row it tops."""
+    marks = tokenizer_kind(tokenizer) != "wordpiece"
+    shown: dict[int, str] = {}
+
+    def show(token_id: int) -> str:
+        if token_id not in shown:
+            shown[token_id] = display_token(tokenizer, token_id, mark_continuations=marks)
+        return shown[token_id]
+
+    return show
 
 
 def summed_word_logprobs(lm: LM, items: pd.DataFrame, resolved: dict, progress: bool) -> dict[tuple[str, str], float]:
