@@ -12,14 +12,17 @@ accepts but JSON does not have.
 from __future__ import annotations
 
 import contextvars
+import functools
 import gc
 import gzip
+import itertools
 import json
 import os
 import secrets
 import zlib
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import pandas as pd
@@ -218,22 +221,96 @@ def _cell(value, floatfmt: str) -> str:
 MAX_SYSTEM_COLUMNS = 30
 
 
-def column_parts(frame: pd.DataFrame, label_columns: int, most: int = MAX_SYSTEM_COLUMNS) -> list[pd.DataFrame]:
-    """``frame`` whole, or, when more than ``most`` columns follow its first ``label_columns`` (a table
-    with a column per system), split into as few parts as keep each within ``most`` of them, in order,
-    near-equal in size (the first ones a column wider), every part led by the label columns: the
-    panels of a wide table printed one under another, the row labels repeated."""
-    systems = frame.columns[label_columns:]
-    if len(systems) <= most:
+@dataclass(frozen=True)
+class SystemColumns:
+    """The layout of a table with a column per system, for ``column_parts``: its first ``labels``
+    columns are row labels; of the system columns after them, ``references`` (the papers' own systems
+    and baselines) are shown in every part, and ``models`` maps a configured system's column to its
+    model, whose adjacent columns (its methods) stay in one part. A column not in ``models`` is a model
+    of its own. Each suite builds its tables' layouts from its own constants and tidy rows
+    (``blimp.tables.table4_columns``, ``lama.tables.table2_columns``, ``olmpics.learning_tables.medal_columns``)."""
+
+    labels: int
+    references: frozenset[str] = frozenset()
+    models: Mapping[str, str] = field(default_factory=dict)
+
+
+def column_parts(frame: pd.DataFrame, layout: SystemColumns, most: int = MAX_SYSTEM_COLUMNS) -> list[pd.DataFrame]:
+    """``frame`` whole while at most ``most`` system columns follow its row labels; past that, its panels
+    printed one under another, each led by the row labels and holding the reference columns where the
+    whole table has them, the configured systems spread over the parts in order.
+
+    Each part holds at most ``most`` system columns, references included (the limit is the page's
+    width, whatever fills it), so the configured systems get ``most`` less the references (at least
+    one; a table of references alone stays whole). The parts are as few as keep a model's columns
+    together, and near-equal (the least sum of squared widths; on a tie the first ones wider). A model
+    with more columns than a part's share gets parts of its own, as few as hold it, near-equal: the only
+    case where a model's columns are split, and the parts before and after it are counted apart.
+    """
+    systems = list(frame.columns[layout.labels:])
+    configured = [column for column in systems if column not in layout.references]
+    if len(systems) <= most or not configured:
         return [frame]
-    count = -(-len(systems) // most)
-    size, wider = divmod(len(systems), count)
-    parts, start = [], 0
-    for index in range(count):
-        stop = start + size + (index < wider)
-        parts.append(frame.iloc[:, [*range(label_columns), *range(label_columns + start, label_columns + stop)]])
-        start = stop
+    references = [column for column in systems if column in layout.references]
+    share = max(most - len(references), 1)
+    parts = []
+    for columns in _split(_model_runs(configured, layout.models), share):
+        shown = set(columns) | set(references)
+        parts.append(frame[[*frame.columns[:layout.labels], *(c for c in systems if c in shown)]])
     return parts
+
+
+def _model_runs(columns: list[str], models: Mapping[str, str]) -> list[list[str]]:
+    """``columns`` cut where the model changes: each run one model's adjacent columns."""
+    keyed = [(column, models.get(column, ("column", column))) for column in columns]
+    return [[column for column, _ in run] for _, run in itertools.groupby(keyed, key=lambda pair: pair[1])]
+
+
+def _split(runs: list[list[str]], share: int) -> list[list[str]]:
+    """The parts' columns: ``runs`` kept whole in the fewest near-equal parts of at most ``share``
+    columns; a run wider than ``share`` split alone into the fewest near-equal parts that hold it."""
+    parts: list[list[str]] = []
+    pending: list[list[str]] = []
+    for run in runs:
+        if len(run) <= share:
+            pending.append(run)
+            continue
+        parts += _balanced(pending, share)
+        pending = []
+        chunks = -(-len(run) // share)
+        size, wider = divmod(len(run), chunks)
+        stops = list(itertools.accumulate(size + (index < wider) for index in range(chunks)))
+        parts += [run[start:stop] for start, stop in zip([0, *stops], stops)]
+    return parts + _balanced(pending, share)
+
+
+def _balanced(runs: list[list[str]], share: int) -> list[list[str]]:
+    """The columns of ``runs`` (none wider than ``share``) in the fewest parts of at most ``share``,
+    runs whole and in order, the split with the least sum of squared widths (on a tie, the first
+    parts wider)."""
+    widths = [len(run) for run in runs]
+    count, filled = 0, share
+    for width in widths:  # filling each part in turn makes the fewest
+        count, filled = (count, filled + width) if filled + width <= share else (count + 1, width)
+
+    @functools.cache
+    def best(start: int, parts: int) -> tuple[int, tuple[int, ...], tuple[int, ...]] | None:
+        """(sum of squared widths, the widths negated, the stops) of ``runs[start:]`` in ``parts``
+        parts, or None where they do not fit."""
+        if parts == 0:
+            return (0, (), ()) if start == len(runs) else None
+        options, width = [], 0
+        for stop in range(start + 1, len(runs) + 1):
+            width += widths[stop - 1]
+            if width > share:
+                break
+            rest = best(stop, parts - 1)
+            if rest is not None:
+                options.append((width * width + rest[0], (-width, *rest[1]), (stop, *rest[2])))
+        return min(options, default=None)
+
+    stops = best(0, count)[2]
+    return [list(itertools.chain.from_iterable(runs[start:stop])) for start, stop in zip((0, *stops), stops)]
 
 
 def part_caption(title: str, index: int, count: int) -> str:
@@ -243,37 +320,40 @@ def part_caption(title: str, index: int, count: int) -> str:
 
 def write_table(df: pd.DataFrame, csv_path, md_path, title: str = "", floatfmt: str = ".1f",
                 markdown_frame: pd.DataFrame | None = None, note: str = "",
-                label_columns: int | None = None) -> None:
+                systems: SystemColumns | None = None) -> None:
     """The CSV keeps full precision (tidy); the Markdown is the readable layout, rounded.
 
     The same layout is also written as a LaTeX booktabs table, ``<md_path stem>.tex`` next to the
     Markdown, with the title as its caption and the note's prose (up to any Markdown table) below.
-    ``label_columns``: the layout has a column per system after that many row-label columns; past
-    ``MAX_SYSTEM_COLUMNS`` systems the Markdown and the LaTeX show it in parts (``column_parts``),
-    each LaTeX part a table of its own captioned "(part i of n)", the note under the last; the CSV
-    stays one file.
+    ``systems``: the layout has a column per system (``SystemColumns``); past ``MAX_SYSTEM_COLUMNS``
+    systems the Markdown and the LaTeX show it in parts (``column_parts``), each LaTeX part a table of
+    its own captioned "(part i of n)", the note under the last; the CSV stays one file.
     """
     with atomic_path(csv_path) as tmp:
         df.to_csv(tmp, index=False, lineterminator="\n")
     heading = f"## {title}\n\n" if title else ""
     shown = df if markdown_frame is None else markdown_frame
-    parts = [shown] if label_columns is None else column_parts(shown, label_columns)
-    write_text(heading + _markdown_parts(parts, label_columns or 0, floatfmt) + note, md_path)
+    parts = [shown] if systems is None else column_parts(shown, systems)
+    write_text(heading + _markdown_parts(parts, systems, floatfmt) + note, md_path)
     latex = [to_booktabs(part, caption=part_caption(title, index, len(parts)), floatfmt=floatfmt,
                          note=prose_note(note) if index == len(parts) else "")
              for index, part in enumerate(parts, start=1)]
     write_text("\n".join(latex), Path(md_path).with_suffix(".tex"))
 
 
-def _markdown_parts(parts: list[pd.DataFrame], label_columns: int, floatfmt: str) -> str:
-    """One Markdown table, or each part under a heading naming the systems it shows."""
+def _markdown_parts(parts: list[pd.DataFrame], systems: SystemColumns | None, floatfmt: str) -> str:
+    """One Markdown table, or each part under a heading naming the configured systems it shows (and
+    how many references every part repeats)."""
     if len(parts) == 1:
         return to_markdown(parts[0], floatfmt)
-    total = sum(part.shape[1] - label_columns for part in parts)
+    shown = [[c for c in part.columns[systems.labels:] if c not in systems.references] for part in parts]
+    references = len(parts[0].columns) - systems.labels - len(shown[0])
+    total = sum(map(len, shown))
+    beside = f", with the {references} reference column{'s' * (references != 1)}" if references else ""
     texts, first = [], 1
-    for index, part in enumerate(parts, start=1):
-        last = first + part.shape[1] - label_columns - 1
-        texts.append(f"### Part {index} of {len(parts)}: systems {first}-{last} of {total}\n\n"
+    for index, (part, columns) in enumerate(zip(parts, shown), start=1):
+        last = first + len(columns) - 1
+        texts.append(f"### Part {index} of {len(parts)}: systems {first}-{last} of {total}{beside}\n\n"
                      + to_markdown(part, floatfmt))
         first = last + 1
     return "\n".join(texts)

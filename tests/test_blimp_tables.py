@@ -270,20 +270,61 @@ def test_the_default_configs_table4_is_one_table_as_the_papers(tmp_path, publish
     assert header.count(" | ") + 1 == 2 + len(systems) + len(paper)
 
 
+def part_columns(md: str) -> list[list[str]]:
+    """The system columns of each part of a Table 4 Markdown, by their headers."""
+    return [line.strip("| ").split(" | ")[2:] for line in md.splitlines() if line.startswith("| category |")]
+
+
+def paper_columns(published_paradigms) -> list[str]:
+    systems = published_paradigms[["model", "method"]].drop_duplicates()
+    return [T.system_label(model, method, "paper") for model, method in systems.itertuples(index=False)]
+
+
+def models_in(columns: list[str], published_paradigms) -> list[str]:
+    """The models of a part's reproduced columns (``model (method)``), in order."""
+    paper = paper_columns(published_paradigms)
+    return list(dict.fromkeys(column.split(" (")[0] for column in columns if column not in paper))
+
+
 def test_table4_of_many_systems_is_shown_in_parts_and_its_csv_stays_tidy(tmp_path, published, published_paradigms):
+    """26 systems and the paper's 5: each part repeats the paper's columns, last, as the whole table."""
     systems = [(f"m{i:02d}", method) for i in range(13) for method in ("pll_original", "pll_within_word_l2r")]
     paths = T.write_tables(one_pair_per_paradigm(systems), published, published_paradigms, tmp_path)
     md = paths["table4"][1].read_text(encoding="utf-8")
     assert [line for line in md.splitlines() if line.startswith("### ")] == [
-        "### Part 1 of 2: systems 1-16 of 31", "### Part 2 of 2: systems 17-31 of 31"]
+        "### Part 1 of 2: systems 1-14 of 26, with the 5 reference columns",
+        "### Part 2 of 2: systems 15-26 of 26, with the 5 reference columns"]
     for part in md.split("### ")[1:]:
         lines = [line for line in part.splitlines() if line.startswith("| ")]
         assert lines[0].startswith("| category | paradigm | ") and len(lines) == 1 + len(PARADIGMS)
-    assert "| m07 (pll_within_word_l2r) | m08 (pll_original) |" not in md, "m07's second method ends part 1"
-    assert md.split("### ")[2].split("\n")[2].startswith("| category | paradigm | m08 (pll_original) |")
+    parts = part_columns(md)
+    assert [columns[-5:] for columns in parts] == [paper_columns(published_paradigms)] * 2
+    assert [columns[:-5] for columns in parts] == [[T.system_label(*system) for system in systems[:14]],
+                                                   [T.system_label(*system) for system in systems[14:]]]
     tex = paths["table4"][1].with_suffix(".tex").read_text()
     assert tex.count(r"\begin{tabular}") == tex.count(r"\end{tabular}") == 2
     assert r"\caption{Table 4: BLiMP accuracy (\%) per paradigm (part 2 of 2)}" in tex
     back = pd.read_csv(paths["table4"][0], keep_default_na=False, na_values=[""])
     assert list(back.columns) == T.TIDY_COLUMNS and len(back) == (len(systems) + 5) * len(PARADIGMS)
     assert paths["table3"][1].read_text(encoding="utf-8").count("\n| m") == len(systems), "Table 3: a line each"
+
+
+def test_table4_parts_keep_each_models_methods_together(tmp_path, published, published_paradigms):
+    """9 causal models of 3 presets and the paper's 5: 32 columns; 16 a part would cut m05's presets."""
+    systems = [(f"m{i:02d}", method) for i in range(9) for method in ("blimp_paper", "lmeval04", "salazar")]
+    md = T.write_tables(one_pair_per_paradigm(systems), published, published_paradigms, tmp_path)["table4"][1]
+    parts = [models_in(columns, published_paradigms) for columns in part_columns(md.read_text(encoding="utf-8"))]
+    assert parts == [["m00", "m01", "m02", "m03", "m04"], ["m05", "m06", "m07", "m08"]]
+
+
+def test_table4_gives_a_model_of_more_methods_than_a_part_holds_parts_of_its_own(tmp_path, published,
+                                                                               published_paradigms):
+    """27 methods of one model, beside 2 of a model before it and 2 after: 25 a part beside the paper's
+    5, so that model alone fills two parts (14 and 13 methods), the others one each."""
+    methods = [f"method_{k:02d}" for k in range(27)]
+    systems = [("a", "x"), ("a", "y"), *(("wide", method) for method in methods), ("z", "x"), ("z", "y")]
+    md = T.write_tables(one_pair_per_paradigm(systems), published, published_paradigms, tmp_path)["table4"][1]
+    parts = part_columns(md.read_text(encoding="utf-8"))
+    assert [models_in(columns, published_paradigms) for columns in parts] == [["a"], ["wide"], ["wide"], ["z"]]
+    assert [len(columns) - 5 for columns in parts] == [2, 14, 13, 2]
+    assert all(columns[-5:] == paper_columns(published_paradigms) for columns in parts)

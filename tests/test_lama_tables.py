@@ -1,5 +1,6 @@
 """LAMA's tables as plain aggregations: Freq baseline, macro averages per type and corpus, P@k."""
 
+import itertools
 import re
 from pathlib import Path
 
@@ -277,9 +278,10 @@ def test_unequal_fact_sets_are_found_per_corpus():
     assert T.corpora_with_unequal_fact_sets(facts[facts["system"].isin([T.FREQ])]) == []
 
 
-def tables_of(tmp_path, release, skipped: dict[str, set[str]], name: str, **options) -> Path:
-    """``make_tables`` on the fixture release's T-REx, each model in ``skipped`` keeping the facts
-    past the filters but those row ids; returns the tables folder."""
+def tables_of(tmp_path, release, skipped: dict[str, set[str]], name: str, methods: tuple[str, ...] = ("masked",),
+              **options) -> Path:
+    """``make_tables`` on the fixture release's T-REx, each model in ``skipped`` scored by each of
+    ``methods``, keeping the facts past the filters but those row ids; returns the tables folder."""
     from lmprobes.io import write_parquet
     from lmprobes.suites.lama.pipeline import make_tables, write_dataset
     from lmprobes.suites.lama.release import build_corpus
@@ -289,12 +291,12 @@ def tables_of(tmp_path, release, skipped: dict[str, set[str]], name: str, **opti
     data = tmp_path / "datasets" / "trex.parquet"
     write_dataset(frame, "trex", data, provenance={})
     paths = []
-    for model, rows in skipped.items():
+    for (model, rows), method in itertools.product(skipped.items(), methods):
         kept = T.passes_filters(frame).to_numpy() & ~frame["row_id"].isin(rows).to_numpy()
         n = len(frame)
-        paths.append(tmp_path / "scores" / model / "trex.parquet")
+        paths.append(tmp_path / "scores" / model / method / "trex.parquet")
         write_parquet(pd.DataFrame({
-            "row_id": frame["row_id"], "model": model, "method": "masked", "kept": kept,
+            "row_id": frame["row_id"], "model": model, "method": method, "kept": kept,
             "skip_reason": ["" if k else "not_single_token" for k in kept], "gold_id": 1, "gold_pieces": 1,
             "gold_logprob": -1.0, "rank_raw": pd.array([1 if k else None for k in kept], dtype="Int32"),
             "rank_filtered": pd.array([1 if k else None for k in kept], dtype="Int32"),
@@ -376,25 +378,52 @@ def test_figure2_tells_25_systems_apart_with_its_legend_beside_the_axes(tmp_path
 
 
 def test_table2_of_many_systems_is_shown_in_parts_led_by_its_row_labels(tmp_path, lama_release_writer):
-    """Freq, 30 models and (Table 2) the paper's 4: 35 and 31 system columns, two parts; up to 30 one table."""
+    """30 models beside Freq and (Table 2) the paper's 4: 35 and 31 system columns, two parts, each
+    repeating the references where the whole table has them (Freq first, the paper's last); up to 30
+    columns one table."""
     from lmprobes.io import MAX_SYSTEM_COLUMNS
 
     release = lama_release_writer(tmp_path / "release")
     out = tables_of(tmp_path, release, {f"m{i:02d}": set() for i in range(30)}, "many")
-    for name, labels, (first, total), last in (
-        ("table2", "| corpus | row | lines | facts | ", (18, 35), "Bl (paper)"),
-        ("table2_uhn", "| corpus | row | subset | lines | facts | ", (16, 31), "m29"),
+    for name, labels, references in (
+        ("table2", "| corpus | row | lines | facts | ", "5 reference columns"),
+        ("table2_uhn", "| corpus | row | subset | lines | facts | ", "1 reference column"),
     ):
         md = (out / f"{name}.md").read_text()
         assert [line for line in md.splitlines() if line.startswith("### ")] == [
-            f"### Part 1 of 2: systems 1-{first} of {total}", f"### Part 2 of 2: systems {first + 1}-{total} of {total}"]
+            f"### Part 1 of 2: systems 1-15 of 30, with the {references}",
+            f"### Part 2 of 2: systems 16-30 of 30, with the {references}"]
         headers = [line for line in md.splitlines() if line.startswith("| corpus |")]
-        assert len(headers) == 2 and all(line.startswith(labels) for line in headers), name
-        assert headers[0].startswith(labels + "Freq | m00 |") and headers[1].endswith(f"| {last} |"), name
+        assert len(headers) == 2 and all(line.startswith(labels + "Freq | m") for line in headers), name
+        assert headers[0].startswith(labels + "Freq | m00 |") and headers[1].startswith(labels + "Freq | m15 |"), name
         assert (out / f"{name}.tex").read_text().count(r"\begin{tabular}") == 2, name
+    paper = " | ".join(T.PAPER_SYSTEMS.values())
+    first, second = [line for line in (out / "table2.md").read_text().splitlines() if line.startswith("| corpus |")]
+    assert first.endswith(f"| m14 | {paper} |") and second.endswith(f"| m29 | {paper} |")
     assert "### Part" not in (out / "relations.md").read_text(), "a line per system and relation: no parts"
     few = tables_of(tmp_path, release, {f"m{i:02d}": set() for i in range(MAX_SYSTEM_COLUMNS - 5)}, "few")
     assert "### Part" not in (few / "table2.md").read_text()
+
+
+def test_table2_parts_keep_a_causal_models_methods_together(tmp_path, lama_release_writer):
+    """13 causal models of two methods beside Freq and the paper's 4: 31 columns; 16 a part would
+    end the first with g07's first method."""
+    release = lama_release_writer(tmp_path / "release")
+    out = tables_of(tmp_path, release, {f"g{i:02d}": set() for i in range(13)}, "causal",
+                    methods=("left_context", "candidates"))
+    headers = [line.strip("| ").split(" | ")[4:] for line in (out / "table2.md").read_text().splitlines()
+               if line.startswith("| corpus |")]
+    systems = [[T.system_name(f"g{i:02d}", method) for i in models for method in ("candidates", "left_context")]
+               for models in (range(7), range(7, 13))]
+    assert headers == [[T.FREQ, *part, *T.PAPER_SYSTEMS.values()] for part in systems]
+
+
+def test_table2_columns_name_the_references_and_each_systems_model() -> None:
+    tidy = pd.DataFrame({"source": ["reproduction"] * 3 + ["paper"], "model": ["Freq", "g", "g", "Txl"],
+                         "system": ["Freq", "g (candidates)", "g (left_context)", "Txl (paper)"]})
+    layout = T.table2_columns(tidy, pd.DataFrame(columns=["corpus", "row", "lines", "facts", *tidy["system"]]))
+    assert layout.labels == 4 and layout.references >= {"Freq", "Txl (paper)", "Bl (paper)"}
+    assert layout.models["g (candidates)"] == layout.models["g (left_context)"] == "g"
 
 
 def test_row_labels_are_the_leading_label_columns_only() -> None:

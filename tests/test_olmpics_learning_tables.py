@@ -20,6 +20,7 @@ from lmprobes.suites.olmpics.curve_plots import (
 from lmprobes.suites.olmpics.curves import CurveError, seed_means
 from lmprobes.suites.olmpics.learning_tables import (
     LEARNING_TABLES,
+    PAPER_MODELS,
     comparison,
     learning_table,
     published_learning_rows,
@@ -325,15 +326,19 @@ def test_setup_comparison_tells_twelve_models_apart(with_mc_qa_on_age, tmp_path)
 
 
 def test_medals_of_many_systems_are_shown_in_parts_led_by_the_task(curves, zero_shot, published, tmp_path) -> None:
-    """Ours (RoBERTa-L, tiny-bert [generated] and 30 more) and the paper's five: 37 columns, two parts."""
+    """Ours (RoBERTa-L, tiny-bert [generated] and 30 more) and the paper's five: 37 columns, two parts of
+    16 of ours, each with the paper's five after them, as in the whole table."""
     extra = [runs("age_comparison", f"m{i:02d}", "mlp_mlm", "standard", {62: [50.0], 125: [60.0]}) for i in range(30)]
     many = pd.concat([curves, pd.DataFrame([row for rows in extra for row in rows])], ignore_index=True)
     write_learning_tables(many, zero_shot, published, tmp_path)
     md = (tmp_path / "table12_medals.md").read_text()
     assert [line for line in md.splitlines() if line.startswith("### ")] == [
-        "### Part 1 of 2: systems 1-19 of 37", "### Part 2 of 2: systems 20-37 of 37"]
+        "### Part 1 of 2: systems 1-16 of 32, with the 5 reference columns",
+        "### Part 2 of 2: systems 17-32 of 32, with the 5 reference columns"]
     headers = [line for line in md.splitlines() if line.startswith("| Task |")]
-    assert len(headers) == 2 and headers[1].endswith("| BERT-B (paper) |")
+    paper = " | ".join(f"{label} (paper)" for label in PAPER_MODELS.values())
+    assert len(headers) == 2 and headers[0].endswith(f"| m14 | {paper} |")
+    assert headers[1].startswith("| Task | m15 |") and headers[1].endswith(f"| tiny-bert [generated] | {paper} |")
     assert md.count("| Age comparison |") == 2 and md.index("### Part 2") < md.index("✓ success")
     tex = (tmp_path / "table12_medals.tex").read_text()
     assert r"\caption{oLMpics medals (Table 12) (part 2 of 2)}" in tex and tex.count(r"\end{tabular}") == 2

@@ -3,13 +3,15 @@ its parts, for a table with more system columns than a page holds)."""
 
 from __future__ import annotations
 
+import itertools
+import random
 import re
 
 import numpy as np
 import pandas as pd
 import pytest
 
-from lmprobes.io import MAX_SYSTEM_COLUMNS, column_parts, write_table
+from lmprobes.io import MAX_SYSTEM_COLUMNS, SystemColumns, column_parts, write_table
 from lmprobes.report.latex import LatexTableError, escape, prose_note, to_booktabs
 
 
@@ -139,20 +141,106 @@ def with_systems(count: int) -> pd.DataFrame:
 
 
 def test_column_parts_split_past_the_limit_into_near_equal_parts_each_led_by_the_row_labels():
-    frame = with_systems(185)  # BLiMP's Table 4 at 60 models
-    parts = column_parts(frame, 2)
+    frame, labels = with_systems(185), SystemColumns(2)  # BLiMP's Table 4 at 60 models
+    parts = column_parts(frame, labels)
     assert [part.shape[1] - 2 for part in parts] == [27, 27, 27, 26, 26, 26, 26]
     assert all(list(part.columns[:2]) == ["category", "paradigm"] for part in parts)
     pd.testing.assert_frame_equal(pd.concat([part.iloc[:, 2:] for part in parts], axis=1), frame.iloc[:, 2:])
-    assert [part.shape[1] - 2 for part in column_parts(with_systems(MAX_SYSTEM_COLUMNS + 1), 2)] == [16, 15]
+    assert [part.shape[1] - 2 for part in column_parts(with_systems(MAX_SYSTEM_COLUMNS + 1), labels)] == [16, 15]
     whole = with_systems(MAX_SYSTEM_COLUMNS)
-    assert len(column_parts(whole, 2)) == 1 and column_parts(whole, 2)[0] is whole
+    assert len(column_parts(whole, labels)) == 1 and column_parts(whole, labels)[0] is whole
+
+
+def with_models(widths: dict[str, int], before: tuple[str, ...] = (), after: tuple[str, ...] = ()):
+    """Two row-label columns, the ``before`` references, each model's ``widths[model]`` method columns
+    (``model (k0)``, ...), the ``after`` references; and its layout."""
+    systems = [*before, *(f"{model} (k{k})" for model, width in widths.items() for k in range(width)), *after]
+    frame = pd.DataFrame({"category": ["a"], "paradigm": ["p_1"], **{s: [float(i)] for i, s in enumerate(systems)}})
+    models = {f"{model} (k{k})": model for model, width in widths.items() for k in range(width)}
+    return frame, SystemColumns(2, frozenset((*before, *after)), models)
+
+
+def models_by_part(parts: list[pd.DataFrame], layout: SystemColumns) -> list[list[str]]:
+    return [list(dict.fromkeys(layout.models[c] for c in part.columns if c in layout.models)) for part in parts]
+
+
+def test_column_parts_repeat_the_references_where_the_whole_table_has_them():
+    frame, layout = with_models({f"m{i:02d}": 1 for i in range(40)}, ("Freq",), ("A (paper)", "B (paper)"))
+    parts = column_parts(frame, layout)
+    # 40 configured systems, 27 a part beside the 3 references: 2 parts of 20, each 30 columns at most
+    assert [list(part.columns[:3]) for part in parts] == [["category", "paradigm", "Freq"]] * 2
+    assert [list(part.columns[-2:]) for part in parts] == [["A (paper)", "B (paper)"]] * 2
+    assert [part.shape[1] - 2 for part in parts] == [23, 23]
+    configured = [c for part in parts for c in part.columns[3:-2]]
+    assert configured == list(frame.columns[3:-2]), "every configured system once, in order"
+    # 28 configured and the 3: 31 columns, 2 parts; 27 and the 3: one table, as before
+    assert [p.shape[1] - 2 for p in column_parts(*with_models(dict.fromkeys("abcdefghijklmnopqrstuvwxyzAB", 1),
+                                                                ("Freq",), ("A (paper)", "B (paper)")))] == [17, 17]
+    whole, layout = with_models(dict.fromkeys("abcdefghijklmnopqrstuvwxyzA", 1), ("Freq",), ("A (paper)", "B (paper)"))
+    assert column_parts(whole, layout)[0] is whole
+
+
+def test_column_parts_keep_a_models_methods_in_one_part():
+    frame, layout = with_models({f"m{i:02d}": 4 for i in range(16)})  # 64 columns: 3 parts
+    parts = column_parts(frame, layout)
+    assert [part.shape[1] - 2 for part in parts] == [24, 20, 20], "6, 5 and 5 models (21-22 would cut one)"
+    assert [len(models) for models in models_by_part(parts, layout)] == [6, 5, 5]
+    mixed, layout = with_models({"a": 5, "b": 1, "c": 9, "d": 9, "e": 2, "f": 7, "g": 3})
+    assert models_by_part(column_parts(mixed, layout, most=12), layout) == [["a", "b"], ["c"], ["d", "e"], ["f", "g"]]
+
+
+def test_column_parts_are_the_fewest_and_the_most_even_that_keep_models_whole():
+    rng = random.Random(7)
+    for _ in range(200):
+        widths = [rng.randint(1, 6) for _ in range(rng.randint(2, 9))]
+        most = rng.randint(max(widths), 14)
+        frame, layout = with_models({f"m{i}": width for i, width in enumerate(widths)})
+        if sum(widths) <= most:
+            continue
+        parts = column_parts(frame, layout, most)
+        assert sum(map(len, models_by_part(parts, layout))) == len(widths), "no model in two parts"
+        got = [part.shape[1] - 2 for part in parts]
+        splits = [[sum(widths[a:b]) for a, b in zip((0, *cuts), (*cuts, len(widths)))]
+                  for count in range(len(widths)) for cuts in itertools.combinations(range(1, len(widths)), count)]
+        fitting = [split for split in splits if max(split) <= most]
+        fewest = min(map(len, fitting))
+        best = min((sum(w * w for w in split), [-w for w in split]) for split in fitting if len(split) == fewest)
+        assert got == [-w for w in best[1]], (widths, most)
+
+
+def test_a_model_wider_than_a_part_gets_parts_of_its_own():
+    """Its methods are split only then, in the fewest near-equal parts, each beside the references;
+    the models before and after it are parted apart."""
+    frame, layout = with_models({"a": 2, "b": 2, "wide": 50, "c": 3}, after=("P (paper)",))
+    parts = column_parts(frame, layout)  # 29 configured columns a part
+    assert models_by_part(parts, layout) == [["a", "b"], ["wide"], ["wide"], ["c"]]
+    assert [part.shape[1] - 2 for part in parts] == [5, 26, 26, 4]
+    assert all(part.columns[-1] == "P (paper)" for part in parts)
+    assert [c for part in parts[1:3] for c in part.columns[2:-1]] == [f"wide (k{k})" for k in range(50)]
+
+
+def test_markdown_parts_count_the_configured_systems_and_say_what_each_repeats(tmp_path):
+    frame, layout = with_models({f"m{i:02d}": 2 for i in range(14)}, ("Freq",), ("A (paper)", "B (paper)"))
+    write_table(frame, tmp_path / "a.csv", tmp_path / "a.md", title="T", systems=layout)
+    md = (tmp_path / "a.md").read_text()
+    assert [line for line in md.splitlines() if line.startswith("#")] == [
+        "## T", "### Part 1 of 2: systems 1-14 of 28, with the 3 reference columns",
+        "### Part 2 of 2: systems 15-28 of 28, with the 3 reference columns"]
+    assert md.count("| category | paradigm | Freq | ") == 2 and md.count("| A (paper) | B (paper) |\n") == 2
+
+
+def test_write_table_keeps_a_table_of_30_systems_references_included_whole_and_its_bytes(tmp_path):
+    frame, layout = with_models({f"m{i:02d}": 3 for i in range(9)}, ("Freq",), ("A (paper)", "B (paper)"))
+    write_table(frame, tmp_path / "a.csv", tmp_path / "a.md", title="T", note="\nn\n", systems=layout)
+    write_table(frame, tmp_path / "b.csv", tmp_path / "b.md", title="T", note="\nn\n")
+    for ext in ("csv", "md", "tex"):
+        assert (tmp_path / f"a.{ext}").read_bytes() == (tmp_path / f"b.{ext}").read_bytes(), ext
 
 
 def test_write_table_keeps_a_table_of_up_to_30_systems_whole_and_its_bytes(tmp_path):
     """The default config's BLiMP Table 4: 25 systems and the paper's 5, as before parts existed."""
     frame = with_systems(MAX_SYSTEM_COLUMNS)
-    write_table(frame, tmp_path / "a.csv", tmp_path / "a.md", title="T", note="\nn\n", label_columns=2)
+    write_table(frame, tmp_path / "a.csv", tmp_path / "a.md", title="T", note="\nn\n", systems=SystemColumns(2))
     write_table(frame, tmp_path / "b.csv", tmp_path / "b.md", title="T", note="\nn\n")
     for ext in ("csv", "md", "tex"):
         assert (tmp_path / f"a.{ext}").read_bytes() == (tmp_path / f"b.{ext}").read_bytes(), ext
@@ -163,7 +251,7 @@ def test_write_table_shows_more_systems_in_parts_each_a_whole_table(tmp_path):
     frame = with_systems(61)
     tidy = frame.melt(id_vars=["category", "paradigm"], var_name="system")
     write_table(tidy, tmp_path / "w.csv", tmp_path / "w.md", title="Table 4: wide", markdown_frame=frame,
-                note="\nA note.\n", label_columns=2)
+                note="\nA note.\n", systems=SystemColumns(2))
     assert (tmp_path / "w.csv").read_text() == tidy.to_csv(index=False, lineterminator="\n"), "the CSV stays one file"
     md = (tmp_path / "w.md").read_text()
     headings = [line for line in md.splitlines() if line.startswith("#")]

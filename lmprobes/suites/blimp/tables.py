@@ -9,7 +9,8 @@ accuracies (``accuracy.overall``), never the mean of the category means.
 Every table is first a tidy frame (``TIDY_COLUMNS``; values in percent; ``n`` is the number of
 paradigms averaged in Table 3 and of pairs in Table 4); CSV keeps it tidy, Markdown pivots it to
 the paper's layout: Table 3 one line per system, Table 4 one line per paradigm (and a column per
-system, in parts of at most ``io.MAX_SYSTEM_COLUMNS`` when there are more).
+system, in parts of at most ``io.MAX_SYSTEM_COLUMNS`` when there are more, each repeating the published
+systems and keeping a model's methods together).
 """
 
 from __future__ import annotations
@@ -19,7 +20,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from lmprobes.io import write_table
+from lmprobes.io import SystemColumns, write_table
 from lmprobes.suites.blimp.accuracy import category_accuracy, overall, paradigm_accuracy
 from lmprobes.suites.blimp.paradigms import CATEGORIES, CATEGORY_LABELS, PARADIGM_CATEGORY, PARADIGMS, TABLE4_ORDER
 
@@ -192,6 +193,16 @@ def table4_wide(tidy: pd.DataFrame) -> pd.DataFrame:
     return wide
 
 
+def table4_columns(tidy: pd.DataFrame) -> SystemColumns:
+    """``table4_wide``'s layout for ``write_table``: its row labels, the published systems as the
+    references, each reproduced system's model (its methods kept in one part)."""
+    systems = tidy.loc[tidy["table"] == "table4", ["model", "method", "source"]].drop_duplicates()
+    labels = {system_label(*system): system for system in systems.itertuples(index=False)}
+    return SystemColumns(labels=len(TABLE4_LABELS),
+                         references=frozenset(label for label, (_, _, source) in labels.items() if source == "paper"),
+                         models={label: model for label, (model, _, source) in labels.items() if source != "paper"})
+
+
 def coverage_note(tidy: pd.DataFrame) -> str:
     """Which reproduced systems cover fewer than the 67 paradigms (their overall is over those), and
     which of their category cells average fewer than the category's paradigms (the prefix methods
@@ -220,7 +231,7 @@ def write_tables(
     paths = {name: (out_dir / f"{name}.csv", out_dir / f"{name}.md") for name in TITLES}
     write_table(tidy3, *paths["table3"], title=TITLES["table3"], markdown_frame=table3_wide(tidy3), note=coverage_note(tidy3))
     write_table(tidy4, *paths["table4"], title=TITLES["table4"], markdown_frame=table4_wide(tidy4),
-                label_columns=len(TABLE4_LABELS))
+                systems=table4_columns(tidy4))
     return paths
 
 

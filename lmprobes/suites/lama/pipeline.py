@@ -10,7 +10,7 @@ from pathlib import Path
 import pandas as pd
 
 from lmprobes import __version__
-from lmprobes.io import read_metadata, read_parquet, write_parquet, write_table
+from lmprobes.io import SystemColumns, read_metadata, read_parquet, write_parquet, write_table
 from lmprobes.suites.lama import tables as T
 from lmprobes.suites.lama.conceptnet import stream_to_parquet
 from lmprobes.suites.lama.conceptnet_gen import build_conceptnet_gen
@@ -295,14 +295,14 @@ def make_tables(datasets: list[Path], scores: list[Path], published: Path, paper
         if metric == "p1":
             tidy = T.with_published(tidy, published_table)
         wide = T.table2_wide(tidy, corpora)
-        write(name, tidy, wide, label_columns=T.row_label_count(wide))
+        write(name, tidy, wide, systems=T.table2_columns(tidy, wide))
     write("relations", _marked(relations, shared), relations.drop(columns=["relation_label", "model", "method"]))
     hits = pd.concat([read_parquet(p) for p in uhn_hits], ignore_index=True) if uhn_hits else None
     for corpus in (c for c in corpora if c in UHN_CORPORA):
         log.info("LAMA-UHN, %s: %s", corpus, uhn_removal_counts(data[corpus], hits))
     uhn = _marked(T.table2_uhn(facts, hits), shared)
     uhn_wide = T.table2_uhn_wide(uhn, corpora)
-    write("table2_uhn", uhn, uhn_wide, label_columns=T.row_label_count(uhn_wide))
+    write("table2_uhn", uhn, uhn_wide, systems=T.table2_columns(uhn, uhn_wide))
     counts = {corpus: read_metadata(p)["filter_counts"] for corpus, p in zip(corpora, datasets)}
     filters = _marked(T.filter_counts_table(counts, facts), shared)
     write("filters", filters, T.filter_counts_wide(filters), floatfmt=".0f")
@@ -354,9 +354,9 @@ def make_paraphrase_tables(dataset: Path, scores: list[Path], outdir: Path, *, a
 
 
 def _write(name: str, tidy: pd.DataFrame, wide: pd.DataFrame | None = None, floatfmt: str = ".1f", *,
-           outdir: Path, shared: bool = False, note: str = "", label_columns: int | None = None) -> None:
+           outdir: Path, shared: bool = False, note: str = "", systems: SystemColumns | None = None) -> None:
     """One table; ``shared`` names the shared fact set in its title, ``note`` goes under the score tables;
-    ``label_columns``: ``wide`` has a column per system after that many (``write_table``)."""
+    ``systems``: ``wide`` has a column per system (``write_table``)."""
     title = TABLE_TITLES[name] + (SHARED_TITLE if shared else "")
     write_table(tidy, outdir / f"{name}.csv", outdir / f"{name}.md", title, floatfmt, markdown_frame=wide,
-                note=note if name in SCORE_TABLES else "", label_columns=label_columns)
+                note=note if name in SCORE_TABLES else "", systems=systems)

@@ -23,6 +23,7 @@ from itertools import takewhile
 import numpy as np
 import pandas as pd
 
+from lmprobes.io import SystemColumns
 from lmprobes.suites.lama.metrics import precision_at, reciprocal_rank
 from lmprobes.suites.lama.release import RELATION_TYPES, SENTENCE_FILES, valid_objects
 from lmprobes.suites.lama.uhn import CORPORA as UHN_CORPORA
@@ -189,9 +190,18 @@ TABLE2_LABELS = ("corpus", "row", "subset", "lines", "facts")
 
 
 def row_label_count(wide: pd.DataFrame) -> int:
-    """How many of a Table 2 layout's leading columns are row labels (``write_table``'s ``label_columns``);
+    """How many of a Table 2 layout's leading columns are row labels (``SystemColumns.labels``);
     a system column after them counts for nothing, whatever its name."""
     return sum(1 for _ in takewhile(lambda column: column in TABLE2_LABELS, wide.columns))
+
+
+def table2_columns(tidy: pd.DataFrame, wide: pd.DataFrame) -> SystemColumns:
+    """The layout of a Table 2 frame (``table2_wide``, ``table2_uhn_wide``) for ``write_table``: its row
+    labels, Freq and the paper's systems as the references, each reproduced system's model (a causal
+    model's methods kept in one part)."""
+    ours = tidy[tidy["source"] == "reproduction"]
+    return SystemColumns(labels=row_label_count(wide), references=frozenset({FREQ, *PAPER_SYSTEMS.values()}),
+                         models=dict(zip(ours["system"], ours["model"])))
 
 
 def table2_wide(tidy: pd.DataFrame, corpora: list[str]) -> pd.DataFrame:

@@ -54,7 +54,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from lmprobes.io import to_markdown, write_table
+from lmprobes.io import SystemColumns, to_markdown, write_table
 from lmprobes.suites.olmpics.curves import CurveError, summarise
 from lmprobes.suites.olmpics.schema import TASKS
 
@@ -252,7 +252,7 @@ def medal_table(tidy: pd.DataFrame) -> pd.DataFrame:
 
 def medal_wide(medals: pd.DataFrame) -> pd.DataFrame:
     """Table 12's layout: one line per task, one column per system (reproduced first), the symbols;
-    ``write_table`` shows it in parts past ``io.MAX_SYSTEM_COLUMNS`` systems."""
+    ``write_table`` shows it in parts past ``io.MAX_SYSTEM_COLUMNS`` systems (``medal_columns``)."""
     keys = pd.DataFrame({"source": medals["source"].map(SOURCE_ORDER), "flavour": medals["flavour"] != "release",
                          "model": medals["model"].map(_model_rank), "name": medals["model"]})
     systems = list(dict.fromkeys(medals.loc[keys.sort_values(list(keys.columns), kind="stable").index, "system"]))
@@ -260,6 +260,15 @@ def medal_wide(medals: pd.DataFrame) -> pd.DataFrame:
     wide = wide.reindex(index=[t for t in MEDAL_TASK_ORDER if t in set(medals["task"])], columns=systems)
     wide.index = [LEARNING_TABLES[task][1] for task in wide.index]
     return wide.fillna("").rename_axis("Task").reset_index()
+
+
+def medal_columns(medals: pd.DataFrame) -> SystemColumns:
+    """``medal_wide``'s layout for ``write_table``: the task, the paper's columns as the references, each
+    reproduced system's model (Table 12 puts a model's other flavours after every release column, so
+    those stand apart, each whole in one part)."""
+    ours = medals["source"] == "reproduction"
+    return SystemColumns(labels=1, references=frozenset(medals.loc[~ours, "system"]),
+                         models=dict(zip(medals.loc[ours, "system"], medals.loc[ours, "model"])))
 
 
 def write_learning_tables(curves: pd.DataFrame, zero_shot: pd.DataFrame, published: pd.DataFrame,
@@ -276,13 +285,13 @@ def write_learning_tables(curves: pd.DataFrame, zero_shot: pd.DataFrame, publish
         ("learning_curves_comparison", differences, "oLMpics learning curves: reproduced minus paper",
          differences.drop(columns=["table", "model"]).dropna(axis=1, how="all"),
          "\nAccuracy points; a blank cell has no number on one side.\n", None),
-        ("table12_medals", medals, "oLMpics medals (Table 12)", medal_wide(medals), _medal_note(), 1),
+        ("table12_medals", medals, "oLMpics medals (Table 12)", medal_wide(medals), _medal_note(), medal_columns(medals)),
     )
     paths = []
-    for stem, frame, title, markdown, note, label_columns in outputs:  # label_columns: see write_table
+    for stem, frame, title, markdown, note, systems in outputs:  # systems: see write_table
         csv_path, md_path = out_dir / f"{stem}.csv", out_dir / f"{stem}.md"
         write_table(frame, csv_path, md_path, title=title, markdown_frame=markdown, note=note,
-                    label_columns=label_columns)
+                    systems=systems)
         paths += [csv_path, md_path]
     return paths
 
