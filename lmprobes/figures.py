@@ -4,24 +4,38 @@ A PNG copied out of ``results/plots/`` leaves its report caption behind, so a fi
 random-weight model or a system ``report.stand_ins`` names says so itself: a dark red note under
 everything drawn, naming them. A figure of real models only is saved exactly as before.
 
-A figure with one series per system colours them from matplotlib's ten-colour cycle (``series_colour``);
-past ten a colour comes back, so each pass through the colours takes another second mark (a line style,
-marker or hatch: ``mark_of_pass``), and no two series look alike while there are marks left (ten series for
-each mark: 60 with the six markers or hatches of LAMA's, oLMpics' and Ettinger's figures, 160 with BLiMP
-Figure 2's sixteen). Ten series or fewer look as they did.
+A line figure whose systems are (model, method) pairs (BLiMP's and LAMA's Figure 2) draws them with
+``line_looks``: the model's colour, the method's line style and marker, the same in every panel, and one
+legend of the models' colours, then the methods' styles, each group under its title (``legend_groups``,
+``legend_layout``). The references (a baseline, a
+published system) are black, each with a line style of its own, so they read as the yardstick rather than
+another model. Systems without a (model, method) each, or with more models than colours (10) or more
+methods than distinct styles (``METHOD_LOOKS``), fall back to a look per system.
+
+That fall-back, and a figure with one series per system (Ettinger's bars), colours them from matplotlib's
+ten-colour cycle (``series_colour``); past ten a colour comes back, so each pass through the colours takes
+another second mark (a line style, marker or hatch: ``mark_of_pass``), and no two series look alike while
+there are marks left (ten series for each mark: 60 with the six markers or hatches of LAMA's, oLMpics' and
+Ettinger's figures, 160 with BLiMP Figure 2's sixteen).
 """
 
 from __future__ import annotations
 
 import textwrap
-from collections.abc import Collection, Iterable, Sequence
+from collections.abc import Collection, Iterable, Mapping, Sequence
+from dataclasses import dataclass
 from pathlib import Path
+from typing import NamedTuple
 
 import matplotlib
 
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt
+import pandas as pd
+from matplotlib.artist import Artist
 from matplotlib.figure import Figure
+from matplotlib.lines import Line2D
+from matplotlib.patches import Patch
 
 from lmprobes.io import atomic_path
 
@@ -59,6 +73,181 @@ def mark_of_pass(index: int, marks: Sequence):
     """The ``index``-th series' second mark: ``marks[0]`` for the first ten series, ``marks[1]`` for the next
     ten (whose colours repeat the first ten's), and so on, from the start again past the last."""
     return marks[index // SERIES_COLOURS % len(marks)]
+
+
+# A method's line style and marker: both change from one method to the next, the pair repeats after
+# METHOD_LOOKS (the least common multiple of four styles and six markers).
+METHOD_STYLES = ("-", "--", ":", "-.")
+METHOD_MARKERS = ("o", "s", "^", "D", "v", "P")
+METHOD_LOOKS = 12
+# The methods' legend shows their style and marker in this neutral grey, no model's colour.
+METHOD_KEY_COLOUR = "dimgrey"
+# References are black (in no model's colours): a line style each, then a marker with each pass.
+REFERENCE_COLOUR = "black"
+REFERENCE_STYLES = ("--", ":", "-.", "-")
+REFERENCE_MARKERS = (None, "x", "+", "*")
+
+
+class Look(NamedTuple):
+    colour: str
+    linestyle: str
+    marker: str | None
+
+
+@dataclass(frozen=True)
+class LineLooks:
+    """Each system's ``Look``; where the systems factor, each model's colour and each method's (style,
+    marker), else both empty. ``references``: the systems drawn as references, in order."""
+
+    systems: dict[str, Look]
+    models: dict[str, str]
+    methods: dict[str, tuple[str, str | None]]
+    references: tuple[str, ...]
+
+    @property
+    def factored(self) -> bool:
+        return bool(self.models)
+
+
+def system_factors(frame: pd.DataFrame) -> dict[str, tuple[str, str]] | None:
+    """Each ``system`` of ``frame``'s (``model``, ``method``), from its columns; None where it has none,
+    a system lacks one, or a system has two."""
+    if not {"system", "model", "method"} <= set(frame.columns):
+        return None
+    pairs = frame[["system", "model", "method"]].drop_duplicates()
+    if pairs.isna().any(axis=None) or pairs["system"].duplicated().any():
+        return None
+    return {system: (model, method) for system, model, method in pairs.itertuples(index=False)}
+
+
+def line_looks(systems: Iterable[str], factors: Mapping[str, tuple[str, str]] | None = None,
+               references: Sequence[str] = (), fallback: Sequence[tuple[str, str | None]] = (("-", None),)
+               ) -> LineLooks:
+    """The looks of ``systems`` (in drawing order): those among ``references`` black, in that order
+    (``reference_look``); the others coloured by model and styled by method from ``factors`` (system ->
+    (model, method)), models and methods numbered in order of appearance; or, where they do not factor
+    (``factors`` misses one, more models than colours or methods than ``METHOD_LOOKS``), the i-th the
+    i-th colour of the cycle and ``mark_of_pass(i, fallback)``'s (style, marker), as all were drawn before."""
+    systems = list(dict.fromkeys(systems))
+    shown_references = tuple(system for system in dict.fromkeys(references) if system in systems)
+    ours = [system for system in systems if system not in shown_references]
+    looks = {system: reference_look(i) for i, system in enumerate(shown_references)}
+    models, methods = _factor_orders(ours, factors)
+    if models is None:
+        looks |= {system: Look(series_colour(i), *mark_of_pass(i, fallback)) for i, system in enumerate(ours)}
+        return LineLooks({system: looks[system] for system in systems}, {}, {}, shown_references)
+    colours = {model: series_colour(i) for i, model in enumerate(models)}
+    styles = {method: method_style(i) for i, method in enumerate(methods)}
+    for system in ours:
+        model, method = factors[system]
+        looks[system] = Look(colours[model], *styles[method])
+    return LineLooks({system: looks[system] for system in systems}, colours, styles, shown_references)
+
+
+def _factor_orders(systems: list[str], factors: Mapping[str, tuple[str, str]] | None):
+    """The models and methods of ``systems`` in order of appearance, or (None, None) where they do not
+    factor into distinct looks."""
+    if factors is None or any(system not in factors for system in systems):
+        return None, None
+    models = list(dict.fromkeys(factors[system][0] for system in systems))
+    methods = list(dict.fromkeys(factors[system][1] for system in systems))
+    if len(models) > SERIES_COLOURS or len(methods) > METHOD_LOOKS:
+        return None, None
+    return models, methods
+
+
+def method_style(index: int) -> tuple[str, str]:
+    """The ``index``-th method's (line style, marker): both differ between neighbours."""
+    return METHOD_STYLES[index % len(METHOD_STYLES)], METHOD_MARKERS[index % len(METHOD_MARKERS)]
+
+
+def reference_look(index: int) -> Look:
+    style = REFERENCE_STYLES[index % len(REFERENCE_STYLES)]
+    return Look(REFERENCE_COLOUR, style, REFERENCE_MARKERS[index // len(REFERENCE_STYLES) % len(REFERENCE_MARKERS)])
+
+
+class LegendGroup(NamedTuple):
+    title: str | None
+    handles: list[Artist]
+    labels: list[str]
+
+
+def legend_groups(looks: LineLooks) -> list[LegendGroup]:
+    """A line figure's legend entries: where its systems factor, the models' colours (the references
+    after them, as drawn) under "model" and the methods' styles under "method", so that 20 systems of 6
+    models and 5 methods take 13 entries and each line is read off two short lists; else one entry per
+    system, untitled."""
+    if not looks.factored:
+        return [LegendGroup(None, [_line(look) for look in looks.systems.values()], list(looks.systems))]
+    models = [Patch(color=colour) for colour in looks.models.values()]
+    references = [_line(looks.systems[system]) for system in looks.references]
+    methods = [_line(Look(METHOD_KEY_COLOUR, *style)) for style in looks.methods.values()]
+    return [LegendGroup("model", models + references, [*looks.models, *looks.references]),
+            LegendGroup("method", methods, list(looks.methods))]
+
+
+# A legend's lines take markers a little larger than the figures' (3), to be told apart.
+LEGEND_MARKER_SIZE = 4
+
+
+def _line(look: Look) -> Line2D:
+    return Line2D([], [], color=look.colour, linestyle=look.linestyle, marker=look.marker,
+                  markersize=LEGEND_MARKER_SIZE)
+
+
+class LegendLayout(NamedTuple):
+    """A legend's entries in ``columns`` full columns, and which entries are group titles."""
+
+    handles: list[Artist]
+    labels: list[str]
+    titles: list[int]
+    columns: int
+
+
+def legend_layout(groups: Sequence[LegendGroup], rows: int) -> LegendLayout:
+    """``groups`` in columns of ``rows`` entries, each under its title: a group follows the one before in
+    its column where it fits in what is left of it, else starts a column, and a titled group's further
+    columns leave the title's row blank (its entries side by side under it). Blank entries fill the
+    columns: matplotlib spreads a legend's entries evenly over its columns, which would move them."""
+    handles, labels, titles = [], [], []
+    for group in groups:
+        titled = group.title is not None
+        left = -len(handles) % rows
+        if len(group.labels) + titled > left:
+            _pad(handles, labels, left)
+        if titled:
+            titles.append(len(handles))
+            _pad(handles, labels, 1, group.title)
+        for handle, label in zip(group.handles, group.labels, strict=True):
+            if titled and len(handles) % rows == 0:
+                _pad(handles, labels, 1)  # the title's row, in a further column
+            handles.append(handle)
+            labels.append(label)
+    columns = -(-len(handles) // rows)
+    if columns > 1:
+        _pad(handles, labels, -len(handles) % rows)
+    return LegendLayout(handles, labels, titles, max(1, columns))
+
+
+def legend_rows(groups: Sequence[LegendGroup], columns: int) -> int:
+    """The fewest rows that lay ``groups`` out in ``columns`` columns or fewer."""
+    rows = 1
+    while legend_layout(groups, rows).columns > columns:
+        rows += 1
+    return rows
+
+
+def _pad(handles: list, labels: list, count: int, label: str = "") -> None:
+    handles += [Line2D([], [], linestyle="none") for _ in range(count)]
+    labels += [label] * count
+
+
+def draw_legend(parent, layout: LegendLayout, **kwargs):
+    """``layout``'s legend on ``parent`` (a figure or axes), its group titles bold."""
+    legend = parent.legend(layout.handles, layout.labels, ncols=layout.columns, **kwargs)
+    for index in layout.titles:
+        legend.get_texts()[index].set_fontweight("bold")
+    return legend
 
 
 def shown_stand_ins(stand_ins: Collection[str], systems: Iterable[str]) -> list[str]:

@@ -8,16 +8,24 @@ import io
 import matplotlib.image
 import matplotlib.pyplot as plt
 import numpy as np
+import pandas as pd
 import pytest
 
 from lmprobes.figures import (
+    METHOD_LOOKS,
+    REFERENCE_COLOUR,
     STAND_IN_NOTE,
+    legend_groups,
     legend_inches,
+    legend_layout,
+    legend_rows,
+    line_looks,
     mark_of_pass,
     save_png,
     series_colour,
     shown_stand_ins,
     stand_in_notes,
+    system_factors,
 )
 
 
@@ -97,3 +105,79 @@ def test_series_past_ten_take_a_second_mark_and_the_first_ten_look_as_before() -
     assert looks[:10] == [(f"C{i}", "-") for i in range(10)]  # matplotlib's default cycle, the first mark
     assert mark_of_pass(30, marks) == "-"  # past the last mark, the first again
     assert [legend_inches(n) for n in (0, 20, 21, 28)] == [0, 0, pytest.approx(0.22), pytest.approx(0.44)]
+
+
+# Six models under one to five methods, and two references: 20 systems (the figures' synthetic case).
+SYNTHETIC_MODELS = {"gpt2": ["blimp_paper", "lmeval04", "salazar", "blimp_paper_mean", "lmeval04_mean"],
+                    "gpt2-medium": ["blimp_paper", "lmeval04", "salazar", "salazar_mean"],
+                    "gpt2-large": ["blimp_paper", "lmeval04", "salazar"],
+                    "bert-base-cased": ["pll_original", "pll_within_word_l2r"],
+                    "roberta-base": ["pll_original", "pll_within_word_l2r"],
+                    "distilbert-base-cased": ["pll_original", "pll_original_mean"]}
+SYNTHETIC_REFERENCES = ["LSTM (paper)", "5-gram (paper)"]
+
+
+def synthetic_factors() -> dict[str, tuple[str, str]]:
+    return {f"{model} ({method})": (model, method) for model, methods in SYNTHETIC_MODELS.items() for method in methods}
+
+
+def test_line_looks_colour_each_model_and_style_each_method() -> None:
+    factors = synthetic_factors()
+    systems = [*factors, *SYNTHETIC_REFERENCES]
+    looks = line_looks(systems, factors, SYNTHETIC_REFERENCES)
+    assert looks.factored and len(systems) == 20
+    assert len(set(looks.systems.values())) == 20  # no two lines alike
+    colours = {model: {looks.systems[system].colour for system, (m, _) in factors.items() if m == model}
+               for model in SYNTHETIC_MODELS}
+    assert all(len(shades) == 1 for shades in colours.values())  # one colour a model, whatever the method
+    assert len({shades.pop() for shades in colours.values()}) == len(SYNTHETIC_MODELS)  # a colour each
+    styles = {}
+    for system, (_, method) in factors.items():
+        styles.setdefault(method, set()).add(looks.systems[system][1:])
+    assert all(len(style) == 1 for style in styles.values())  # one (line style, marker) a method
+    assert len({style.pop() for style in styles.values()}) == len(styles)  # a style each
+    references = [looks.systems[system] for system in SYNTHETIC_REFERENCES]
+    assert {look.colour for look in references} == {REFERENCE_COLOUR}
+    assert REFERENCE_COLOUR not in {looks.systems[system].colour for system in factors}
+    assert looks.references == tuple(SYNTHETIC_REFERENCES) and list(looks.models) == list(SYNTHETIC_MODELS)
+
+
+def test_systems_that_do_not_factor_look_as_before() -> None:
+    """Without a (model, method) for each system, or with more models than colours, each system takes the
+    next colour and, past ten, the next mark, as every system did before."""
+    marks = (("-", "o"), ("--", "s"))
+    many = {f"m{i:02d} (pll_original)": (f"m{i:02d}", "pll_original") for i in range(12)}
+    before = [(series_colour(i), *mark_of_pass(i, marks)) for i in range(12)]
+    for factors in (None, dict(list(many.items())[1:]), many):
+        looks = line_looks(many, factors, fallback=marks)
+        assert not looks.factored and list(looks.systems.values()) == before
+    assert line_looks(list(many)[:10], many, fallback=marks).factored  # ten models: a colour each
+    methods = {f"m ({k})": ("m", f"k{k}") for k in range(METHOD_LOOKS + 1)}
+    assert not line_looks(methods, methods).factored and line_looks(list(methods)[:-1], methods).factored
+
+
+def test_system_factors_come_from_the_frames_columns() -> None:
+    frame = pd.DataFrame({"system": ["gpt2 (salazar)", "gpt2 (salazar)", "bert"], "model": ["gpt2", "gpt2", "bert"],
+                          "method": ["salazar", "salazar", "masked"], "k": [1, 2, 1]})
+    assert system_factors(frame) == {"gpt2 (salazar)": ("gpt2", "salazar"), "bert": ("bert", "masked")}
+    assert system_factors(frame.drop(columns="method")) is None
+    assert system_factors(frame.assign(model=["gpt2", "gpt2", None])) is None
+    assert system_factors(frame.assign(model=["gpt2", "gpt2-medium", "bert"])) is None  # one system, two models
+
+
+def test_a_factored_legend_lists_models_then_methods_each_under_its_title() -> None:
+    factors = synthetic_factors()
+    looks = line_looks([*factors, *SYNTHETIC_REFERENCES], factors, SYNTHETIC_REFERENCES)
+    groups = legend_groups(looks)
+    assert [group.title for group in groups] == ["model", "method"]
+    assert groups[0].labels == [*SYNTHETIC_MODELS, *SYNTHETIC_REFERENCES]
+    assert len(groups[1].labels) == len({method for _, method in factors.values()})
+    layout = legend_layout(groups, rows=6)  # 8 models and references, 9 methods: two columns each
+    assert layout.columns == 4 and len(layout.labels) == 4 * 6
+    columns = [layout.labels[i:i + 6] for i in range(0, len(layout.labels), 6)]
+    assert [column[0] for column in columns] == ["model", "", "method", ""]  # the title's row blank further on
+    assert columns[0][1:] + columns[1][1:4] == groups[0].labels
+    assert layout.titles == [0, 12]
+    stacked = legend_layout(groups, rows=20)  # both fit in one column: the methods under the models
+    assert stacked.columns == 1 and stacked.labels == ["model", *groups[0].labels, "method", *groups[1].labels]
+    assert legend_rows(groups, 4) == 6
