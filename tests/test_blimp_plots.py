@@ -119,6 +119,8 @@ def test_figure2_data_bins_each_property_plainly() -> None:
     scores, pairs = fake_scores()
     data = P.figure2_data(scores, pairs, bins=10)
     assert set(data["system"]) == {"gpt (blimp_paper)", "bert (pll_original)"}  # prefix scores are not sentences
+    assert set(zip(data["system"], data["model"], data["method"])) == {
+        ("gpt (blimp_paper)", "gpt", "blimp_paper"), ("bert (pll_original)", "bert", "pll_original")}
     kept = scores[(scores["model"] == "gpt") & (scores["method"] == "blimp_paper")]
     words = dict(zip(pairs["row_id"], pairs["n_words_good"]))
     mine = data[data["system"] == "gpt (blimp_paper)"]
@@ -202,7 +204,8 @@ def test_a_joint_two_prefix_run_is_a_system_of_its_own_beside_two_prefix() -> No
         assert figure6.loc[("two_prefix_joint", panel), "accuracy"] == pytest.approx(
             100 - figure6.loc[("two_prefix", panel), "accuracy"])
         assert figure6.loc[("two_prefix_joint", panel), "n"] == figure6.loc[("two_prefix", panel), "n"]
-    assert set(P.pair_properties(both, pairs)["system"]) == {"gpt (blimp_paper)", "bert (pll_original)"}
+    properties = P.pair_properties(both, pairs)
+    assert set(zip(properties["model"], properties["method"])) == {("gpt", "blimp_paper"), ("bert", "pll_original")}
     overall = table3_wide(table3(both)).set_index("system")["overall"]
     assert overall["gpt (two_prefix_joint)"] == pytest.approx(100 - overall["gpt (two_prefix)"])
 
@@ -258,7 +261,7 @@ def test_figure2_properties_of_a_mean_method_are_those_of_its_sum() -> None:
     n = summed["token_logprobs_good"].map(len)
     mean = summed.assign(method="blimp_paper_mean", score_good=summed["score_good"] / n, score_bad=summed["score_bad"] / n)
     both = P.pair_properties(pd.concat([summed, mean]), pairs)
-    plain, per_token = (both[both["system"] == f"gpt ({m})"].reset_index(drop=True) for m in ("blimp_paper", "blimp_paper_mean"))
+    plain, per_token = (both[both["method"] == m].reset_index(drop=True) for m in ("blimp_paper", "blimp_paper_mean"))
     assert len(plain) == len(per_token) == len(summed)
     for column in ("perplexity", "logp_good", "length", "confidence"):
         assert per_token[column].to_numpy() == pytest.approx(plain[column].to_numpy())
@@ -430,6 +433,44 @@ def test_figure2_tells_every_system_apart_and_keeps_its_legend_under_the_panels(
     fig.draw_without_rendering()
     renderer = fig.canvas.get_renderer()
     assert fig.legends[0].get_window_extent(renderer).y1 < min(ax.get_tightbbox(renderer).y0 for ax in fig.axes)
+
+
+def figure2_of(systems: list[tuple[str, str, str]]) -> pd.DataFrame:
+    """Figure 2 data of (system, model, method) rows, three bins a property."""
+    return pd.DataFrame([{"system": system, "model": model, "method": method, "variable": variable, "bin": b,
+                          "x": float(b + 1), "accuracy": 50.0 + i + b, "n": 10}
+                         for i, (system, model, method) in enumerate(systems) for variable in P.FIGURE2_VARIABLES
+                         for b in range(3)], columns=P.FIGURE2_COLUMNS)
+
+
+def test_figure2_colours_each_model_and_styles_each_method_in_every_panel(tmp_path) -> None:
+    """Six models under one to five methods and two published systems: a model keeps its colour across its
+    methods and the panels, a method its line style and marker across models, the published systems are
+    black; the legend below lists the models, then the methods."""
+    models = {"gpt2": ["blimp_paper", "lmeval04", "salazar", "blimp_paper_mean", "lmeval04_mean"],
+              "gpt2-medium": ["blimp_paper", "lmeval04", "salazar", "salazar_mean"],
+              "gpt2-large": ["blimp_paper", "lmeval04", "salazar"],
+              "bert-base-cased": ["pll_original", "pll_within_word_l2r"],
+              "roberta-base": ["pll_original", "pll_within_word_l2r"],
+              "distilbert-base-cased": ["pll_original", "pll_original_mean"]}
+    ours = [(P.system_label(model, method), model, method) for model, methods in models.items() for method in methods]
+    published = [(P.system_label(model, method, "paper"), model, method)
+                 for model, method in (("LSTM", ""), ("gpt2-large", "blimp_paper"))]
+    fig = P.figure2(figure2_of(ours + published), tmp_path / "figure2.png")
+    colours, styles = {}, {}
+    for ax in fig.axes:
+        drawn = {line.get_label(): (line.get_color(), line.get_linestyle(), line.get_marker())
+                 for line in ax.get_lines() if line.get_label()[0] != "_"}
+        assert len(set(drawn.values())) == len(drawn) == 20
+        for system, model, method in ours:
+            colours.setdefault(model, set()).add(drawn[system][0])
+            styles.setdefault(method, set()).add(drawn[system][1:])
+        assert {drawn[system][0] for system, _, _ in published} == {"black"}
+    assert all(len(colour) == 1 for colour in colours.values()) and len(set.union(*colours.values())) == len(models)
+    assert all(len(style) == 1 for style in styles.values()) and len(set.union(*styles.values())) == len(styles)
+    assert "black" not in set.union(*colours.values())
+    labels = [text.get_text() for text in fig.legends[0].get_texts() if text.get_text()]
+    assert labels == ["model", *models, *(system for system, _, _ in published), "method", *styles]
 
 
 @pytest.mark.parametrize("draw", ["figure3", "figure4"])

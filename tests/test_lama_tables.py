@@ -377,6 +377,40 @@ def test_figure2_tells_25_systems_apart_with_its_legend_beside_the_axes(tmp_path
     assert fig.get_size_inches()[0] > 6
 
 
+def test_figure2_colours_each_model_and_styles_each_method(tmp_path):
+    """The curve carries each system's model and method: a model keeps its colour across its methods, a
+    method its line style and marker across models, Freq and the paper's systems are black; the legend
+    beside the axes lists the models (Freq and the paper's after them), then the methods."""
+    from lmprobes.suites.lama.plots import precision_curve_figure
+
+    data = dataset([{"relation": "P1", "obj_label": "x"}, {"relation": "P1", "obj_label": "y"}])
+    runs = [("bert-base-cased", "masked"), ("roberta-base", "masked"), ("gpt2", "left_context"), ("gpt2", "candidates"),
+            ("gpt2-medium", "left_context"), ("gpt2-medium", "candidates"), ("gpt2-medium", "candidates_mean")]
+    facts = pd.concat([T.freq_baseline(data)] + [T.scored_facts(data, scores(m, k, {"r0": 1 + i, "r1": 2}))
+                                                 for i, (m, k) in enumerate(runs)], ignore_index=True)
+    curve = T.precision_curve(facts, ks=[1, 2, 3])
+    assert list(curve.columns) == T.PRECISION_CURVE_COLUMNS
+    assert curve.loc[curve["system"] == "gpt2 (candidates)", ["model", "method"]].drop_duplicates().values.tolist() == [
+        ["gpt2", "candidates"]]
+    paper = curve[curve["system"] == "bert-base-cased"].assign(system="Bb (paper)")
+    fig = precision_curve_figure(pd.concat([curve, paper], ignore_index=True), tmp_path / "factored.png")
+    ax = fig.axes[0]
+    drawn = {line.get_label(): (line.get_color(), line.get_linestyle(), line.get_marker()) for line in ax.get_lines()}
+    assert len(set(drawn.values())) == len(drawn) == len(runs) + 2
+    colours, styles = {}, {}
+    for model, method in runs:
+        look = drawn[T.system_name(model, method)]
+        colours.setdefault(model, set()).add(look[0])
+        styles.setdefault(method, set()).add(look[1:])
+    assert all(len(colour) == 1 for colour in colours.values()) and len(set.union(*colours.values())) == 4
+    assert all(len(style) == 1 for style in styles.values()) and len(set.union(*styles.values())) == 4
+    assert drawn["Freq"][:2] == ("black", "--") and drawn["Bb (paper)"][0] == "black"
+    assert "black" not in set.union(*colours.values())
+    labels = [text.get_text() for text in ax.get_legend().get_texts() if text.get_text()]
+    assert labels == ["model", "bert-base-cased", "gpt2", "gpt2-medium", "roberta-base", "Freq", "Bb (paper)",
+                      "method", "masked", "candidates", "left_context", "candidates_mean"]
+
+
 def test_table2_of_many_systems_is_shown_in_parts_led_by_its_row_labels(tmp_path, lama_release_writer):
     """30 models beside Freq and (Table 2) the paper's 4: 35 and 31 system columns, two parts, each
     repeating the references where the whole table has them (Freq first, the paper's last); up to 30

@@ -40,7 +40,18 @@ import pandas as pd
 from matplotlib.figure import Figure
 from matplotlib.ticker import FuncFormatter
 
-from lmprobes.figures import LEGEND_COLUMNS, legend_inches, mark_of_pass, save_png, series_colour, shown_stand_ins
+from lmprobes.figures import (
+    LEGEND_COLUMNS,
+    draw_legend,
+    legend_groups,
+    legend_inches,
+    legend_layout,
+    legend_rows,
+    line_looks,
+    save_png,
+    shown_stand_ins,
+    system_factors,
+)
 from lmprobes.suites.blimp.accuracy import category_accuracy, paradigm_accuracy
 from lmprobes.suites.blimp.methods import METHODS
 from lmprobes.suites.blimp.paradigms import CATEGORY_LABELS
@@ -56,7 +67,7 @@ FIGURE2_VARIABLES = {
     "logp_good": "log P(acceptable sentence)",
     "confidence": "confidence |log P(good) - log P(bad)|",
 }
-FIGURE2_COLUMNS = ["system", "variable", "bin", "x", "accuracy", "n"]
+FIGURE2_COLUMNS = ["system", "model", "method", "variable", "bin", "x", "accuracy", "n"]
 TOKEN_LOGPROBS = ("token_logprobs_good", "token_logprobs_bad")
 TOKEN_SUMS = ("n_tokens_good", "logp_good", "logp_bad")  # what Figure 2 takes of them (``token_sums``)
 
@@ -176,19 +187,14 @@ def pair_properties(scores: pd.DataFrame, pairs: pd.DataFrame) -> pd.DataFrame:
         raise ValueError(f"score row {kept.loc[missing, 'row_id'].iloc[0]!r} has no pair in the dataset")
     n_tokens, logp_good, logp_bad = (kept[name].to_numpy() for name in TOKEN_SUMS)
     return pd.DataFrame({
-        "system": system_labels(kept["model"], kept["method"]),
+        "model": kept["model"].to_numpy(),
+        "method": kept["method"].to_numpy(),
         "correct": kept["correct"].astype(bool).to_numpy(),
         "length": kept["row_id"].map(words).astype(float).to_numpy(),
         "perplexity": np.exp(-logp_good / n_tokens),
         "logp_good": logp_good,
         "confidence": np.abs(logp_good - logp_bad),
     })
-
-
-def system_labels(models: pd.Series, methods: pd.Series) -> np.ndarray:
-    """Each row's ``system_label``: one string per system, shared by its rows."""
-    codes, systems = pd.MultiIndex.from_arrays([models, methods]).factorize()
-    return np.array([system_label(model, method) for model, method in systems], dtype=object)[codes]
 
 
 def equal_count_bins(values: pd.Series, bins: int) -> np.ndarray:
@@ -200,15 +206,16 @@ def equal_count_bins(values: pd.Series, bins: int) -> np.ndarray:
 
 
 def binned_accuracy(properties: pd.DataFrame, variable: str, bins: int = 10) -> pd.DataFrame:
-    """Accuracy (%) per system and bin of ``variable``; ``x`` is the bin's median value."""
+    """Accuracy (%) per system (``model (method)``) and bin of ``variable``; ``x`` is the bin's median value."""
     records = []
-    for system, group in properties.groupby("system", sort=False):
+    for (model, method), group in properties.groupby(["model", "method"], sort=False):
         values = group[variable]
         index = values.to_numpy() if variable == "length" else equal_count_bins(values, bins)
         for b, members in group.groupby(index, sort=True):
             records.append({
-                "system": system, "variable": variable, "bin": int(b), "x": float(members[variable].median()),
-                "accuracy": 100.0 * members["correct"].mean(), "n": len(members),
+                "system": system_label(model, method), "model": model, "method": method, "variable": variable,
+                "bin": int(b), "x": float(members[variable].median()), "accuracy": 100.0 * members["correct"].mean(),
+                "n": len(members),
             })
     return pd.DataFrame.from_records(records, columns=FIGURE2_COLUMNS)
 
@@ -269,9 +276,14 @@ def figure6_data(scores: pd.DataFrame) -> pd.DataFrame:
 # --- drawing -------------------------------------------------------------------------------
 
 
+def _published(system: str) -> bool:
+    """A published system's label (``LSTM (paper)``, ``gpt2-large (blimp_paper, paper)``: ``system_label``)."""
+    return system.endswith((" (paper)", ", paper)"))
+
+
 def _save(fig, out: Path, stand_ins: Collection[str], systems: Iterable[str]) -> Figure:
-    """``systems``: the labels drawn; the published ones (``LSTM (paper)``, ``system_label``) are no stand-in."""
-    ours = [system for system in systems if not system.endswith((" (paper)", ", paper)"))]
+    """``systems``: the labels drawn; the published ones are no stand-in."""
+    ours = [system for system in systems if not _published(system)]
     return save_png(fig, out, dpi=120, stand_ins=shown_stand_ins(stand_ins, ours))
 
 
@@ -314,20 +326,26 @@ def figure1(paradigms: pd.DataFrame, out: Path, *, stand_ins: Collection[str] = 
     return _save(fig, out, stand_ins, matrix.columns)
 
 
-# A Figure 2 line past the tenth repeats a colour with the next of these (line style, marker): 160 differ.
+# Figure 2's looks where its systems do not factor into models and methods: past the tenth line a colour
+# comes back with the next of these (line style, marker): 160 differ.
 FIGURE2_MARKS = tuple((style, marker) for marker in ("o", "s", "^", "D") for style in ("-", "--", ":", "-."))
 
 
 def figure2(data: pd.DataFrame, out: Path, *, stand_ins: Collection[str] = ()) -> Figure:
-    """Four panels of ``figure2_data``: accuracy against each property, one line per system (``FIGURE2_MARKS``)."""
-    systems = {system: i for i, system in enumerate(dict.fromkeys(data["system"]))}
-    fig, axes = plt.subplots(2, 2, figsize=(10, 7 + legend_inches(len(systems))), constrained_layout=True)
+    """Four panels of ``figure2_data``: accuracy against each property, one line per system, coloured by
+    model and styled by method (``lmprobes.figures.line_looks``; else ``FIGURE2_MARKS``), a published
+    system black; below the panels a legend of the models, then of the methods."""
+    systems = list(dict.fromkeys(data["system"]))
+    looks = line_looks(systems, system_factors(data), [s for s in systems if _published(s)], FIGURE2_MARKS)
+    groups = legend_groups(looks)
+    rows = legend_rows(groups, LEGEND_COLUMNS) if looks.factored else 0
+    entries = rows * LEGEND_COLUMNS if looks.factored else len(looks.systems)
+    fig, axes = plt.subplots(2, 2, figsize=(10, 7 + legend_inches(entries)), constrained_layout=True)
     for ax, (variable, label) in zip(axes.flat, FIGURE2_VARIABLES.items()):
         sub = data[data["variable"] == variable]
         for system, group in sub.groupby("system", sort=False):
-            i = systems[system]
-            style, marker = mark_of_pass(i, FIGURE2_MARKS)
-            ax.plot(group["x"], group["accuracy"], color=series_colour(i), linestyle=style, marker=marker,
+            look = looks.systems[system]
+            ax.plot(group["x"], group["accuracy"], color=look.colour, linestyle=look.linestyle, marker=look.marker,
                     markersize=3, label=system)
         if variable == "perplexity" and (sub["x"] > 0).all() and not sub.empty:
             log_axis(ax)
@@ -335,7 +353,10 @@ def figure2(data: pd.DataFrame, out: Path, *, stand_ins: Collection[str] = ()) -
         ax.set_ylim(0, 100)
         ax.set_xlabel(label)
         ax.set_ylabel("accuracy (%)")
-    _legend_below(fig, axes.flat[0])
+    if looks.factored:
+        draw_legend(fig, legend_layout(groups, rows), loc="outside lower center", fontsize="small")
+    else:
+        _legend_below(fig, axes.flat[0])
     return _save(fig, out, stand_ins, data["system"])
 
 

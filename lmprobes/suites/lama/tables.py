@@ -48,6 +48,7 @@ PAPER_METHODS = {"Freq": "freq", "Txl": "left_context", "bert-base-cased": "mask
 # Each system's own kept facts (the paper's protocol), or the facts every system of the corpus keeps.
 FACT_SETS = ("own", "shared")
 NOT_SHARED = "not_shared"
+PRECISION_CURVE_COLUMNS = ["system", "model", "method", "k", "p_at_k"]
 FACT_COLUMNS = ["row_id", "corpus", "relation", "relation_label", "relation_type", "sub_label", "obj_label", "query"]
 
 
@@ -269,20 +270,21 @@ def _row_order(corpus: str) -> list[str]:
 
 
 def precision_curve(facts: pd.DataFrame, corpus: str = "trex", ks=range(1, 101)) -> pd.DataFrame:
-    """Figure 2: mean P@k (%) over the corpus' relations for each system and k (macro; a relation
-    without kept facts counts 0, as in Table 2)."""
+    """Figure 2: mean P@k (%) over the corpus' relations for each system (its model and method) and k
+    (macro; a relation without kept facts counts 0, as in Table 2)."""
     in_corpus = facts[facts["corpus"] == corpus]
     scored = in_corpus[in_corpus.groupby("system")["kept"].transform("any").astype(bool)]
     records = []
-    for system, group in scored.groupby("system", sort=True):
+    for (system, model, method), group in scored.groupby(["system", "model", "method"], sort=True, dropna=False):
         kept = group["kept"].to_numpy(dtype=bool)
         ranks = group["rank_raw"].astype(float).to_numpy()
         relations = group["relation"].to_numpy()
         for k in ks:
             hits = pd.Series(np.where(kept, ranks <= k, np.nan), dtype=float)
             per_relation = hits.groupby(relations).mean().fillna(0.0)
-            records.append({"system": system, "k": k, "p_at_k": 100.0 * float(per_relation.mean())})
-    return pd.DataFrame.from_records(records, columns=["system", "k", "p_at_k"])
+            records.append({"system": system, "model": model, "method": method, "k": k,
+                            "p_at_k": 100.0 * float(per_relation.mean())})
+    return pd.DataFrame.from_records(records, columns=PRECISION_CURVE_COLUMNS)
 
 
 def filter_counts_table(dataset_counts: dict[str, dict], facts: pd.DataFrame) -> pd.DataFrame:
