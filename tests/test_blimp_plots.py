@@ -233,10 +233,11 @@ def test_every_figure_writes_the_same_png_twice(tmp_path, published_paradigms) -
     assert sorted(p.name for p in tmp_path.iterdir() if p.is_file()) == sorted(f"{n}.png" for n in draws)
 
 
-@pytest.mark.parametrize(("low", "high", "minor_labels"), [(1710, 2273, True), (300, 2500, None), (12, 3400, False)])
+@pytest.mark.parametrize(("low", "high", "minor_labels"), [(1710, 2273, True), (300, 2500, True), (12, 3400, False)])
 def test_the_perplexity_axis_is_labelled_where_the_data_are(low, high, minor_labels) -> None:
-    """The demo's perplexities span no decade: every tick gets a plain label there. Over many
-    decades only the decades are labelled; in between, matplotlib's choice (None: not asserted)."""
+    """The demo's perplexities span no decade: every tick gets a plain label there, as where one decade
+    falls on the axis (ticks between it and the next labelled where they fit). Where two or more decades
+    fall on it, only they are labelled."""
     import matplotlib.pyplot as plt
 
     fig, ax = plt.subplots()
@@ -246,11 +247,39 @@ def test_the_perplexity_axis_is_labelled_where_the_data_are(low, high, minor_lab
     labels = {minor: [(label.get_position()[0], label.get_text()) for label in ax.get_xticklabels(minor=minor)
                       if label.get_text()] for minor in (False, True)}
     plt.close(fig)
-    if minor_labels is not None:
-        assert bool(labels[True]) == minor_labels
+    assert bool(labels[True]) == minor_labels
     if minor_labels:
         assert all(text.isdigit() for _, text in labels[True]), labels[True]  # plain, not "1.9 x 10^3"
     assert any(low <= x <= high for x, _ in labels[False] + labels[True])  # some label falls on the data
+
+
+def drawn_tick_labels(ax) -> list:
+    """The x tick labels drawn on ``ax`` (major and minor, non-empty, on the axis)."""
+    low, high = sorted(ax.get_xlim())
+    return [label for minor in (False, True) for tick, label in zip(ax.xaxis.get_ticklocs(minor=minor),
+                                                                  ax.get_xticklabels(minor=minor))
+            if label.get_text() and low <= tick <= high]
+
+
+@pytest.mark.parametrize("width", [4.5, 2.0])
+@pytest.mark.parametrize("decades", [0.2, 0.5, 1, 1.5, 2, 3, 5])
+def test_the_perplexity_axis_labels_never_run_into_each_other(decades, width) -> None:
+    """Over one or two powers of ten matplotlib labelled 2x10^1, 3x10^1, ... into each other; now a label is
+    drawn only where it clears its neighbours, in plain numbers unless two decades carry the axis."""
+    import matplotlib.pyplot as plt
+
+    fig, ax = plt.subplots(figsize=(width, 2))
+    ax.plot([15, 15 * 10 ** decades], [40, 60])
+    P.log_axis(ax)
+    fig.canvas.draw()
+    labels = drawn_tick_labels(ax)
+    boxes = sorted((label.get_window_extent() for label in labels), key=lambda box: box.x0)
+    texts = [label.get_text() for label in labels]
+    plt.close(fig)
+    assert len(labels) >= 2, texts
+    assert all(left.x1 < right.x0 for left, right in itertools.pairwise(boxes)), texts
+    between = [text for text in texts if "10^" not in text]
+    assert not between or all(text.isdigit() for text in texts), texts  # not "2 x 10^1" beside "30"
 
 
 def test_figure2_properties_of_a_mean_method_are_those_of_its_sum() -> None:

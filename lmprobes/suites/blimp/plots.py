@@ -38,7 +38,8 @@ import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
 from matplotlib.figure import Figure
-from matplotlib.ticker import FuncFormatter
+from matplotlib.textpath import text_to_path
+from matplotlib.ticker import Formatter
 
 from lmprobes.figures import (
     LEGEND_COLUMNS,
@@ -360,21 +361,78 @@ def figure2(data: pd.DataFrame, out: Path, *, stand_ins: Collection[str] = ()) -
     return _save(fig, out, stand_ins, data["system"])
 
 
-# Below this many decades a log axis labels every tick, as plain numbers (matplotlib's own
-# threshold for labelling all minor ticks, where its "1.9 x 10^3" labels ran into each other).
-PLAIN_LOG_LABELS_DECADES = 0.4
-
-
 def log_axis(ax) -> None:
-    """A log x axis: matplotlib's labels (the decades, and a few ticks between them where the axis
-    spans less than a decade), or every tick as a plain number where the data span a narrow range
-    (the demo's tiny models: perplexities 1,710-2,273, where no decade falls on the axis)."""
+    """A log x axis whose tick labels never run into each other (``LogLabels``)."""
     ax.set_xscale("log")
-    low, high = ax.get_xlim()
-    if math.log10(high / low) < PLAIN_LOG_LABELS_DECADES:
-        plain = FuncFormatter(lambda value, _: f"{value:g}")
-        ax.xaxis.set_major_formatter(plain)
-        ax.xaxis.set_minor_formatter(plain)
+    decades = ax.xaxis.get_major_formatter()
+    ax.xaxis.set_major_formatter(LogLabels(decades))
+    ax.xaxis.set_minor_formatter(LogLabels(decades))
+
+
+# Where two decades fall on a log axis only they are labelled, as matplotlib does; a tick label keeps a
+# gap of this many font sizes to the next.
+LABELLED_DECADES = 2
+LABEL_GAP = 1.0
+# Which ticks between decades are labelled first where not all fit: fewer digits, then 5, 2, 3 ... 9.
+LEADING_DIGITS = "5234678913"
+
+
+class LogLabels(Formatter):
+    """The labels of a log x axis, major and minor ticks alike (``fitting_labels``); ``decades`` is
+    matplotlib's formatter of the axis, whose labels it keeps where only decades are labelled."""
+
+    def __init__(self, decades: Formatter):
+        self.decades = decades
+
+    def __call__(self, x, pos=None) -> str:
+        return plain_number(x)
+
+    def format_ticks(self, values) -> list[str]:
+        labels = fitting_labels(self.axis, self.decades)
+        return [labels.get(value, "") for value in values]
+
+
+def fitting_labels(axis, decades: Formatter) -> dict[float, str]:
+    """Each labelled tick in view of a log x ``axis`` -> its label, none of which overlap: the decades in
+    ``decades``' words (10^2) where two or more are in view, as matplotlib labels them; otherwise (the
+    data span less, as the demo's tiny models' perplexities 1,710-2,273) the ticks in plain numbers,
+    decades first, then the roundest (``LEADING_DIGITS``), each only where it clears those kept."""
+    low, high = sorted(axis.get_view_interval())
+    majors = [value for value in axis.get_majorticklocs() if low <= value <= high]
+    if len(majors) >= LABELLED_DECADES:
+        candidates = dict(zip(majors, decades.format_ticks(majors)))
+    else:
+        minors = sorted((value for value in axis.get_minorticklocs() if low <= value <= high), key=_roundness)
+        candidates = {value: plain_number(value) for value in [*majors, *minors]}
+    return _clearing(axis, candidates)
+
+
+def plain_number(value: float) -> str:
+    text = f"{value:g}"
+    return f"{value:.0f}" if "e" in text else text
+
+
+def _roundness(value: float) -> tuple:
+    digits = f"{value:.6e}".split("e")[0].replace(".", "").rstrip("0")
+    return len(digits), LEADING_DIGITS.index(digits[0]), value
+
+
+def _clearing(axis, candidates: dict[float, str]) -> dict[float, str]:
+    """``candidates`` (in priority order) each kept where its label, centred on its tick, keeps
+    ``LABEL_GAP`` to every label kept before it."""
+    font = axis.majorTicks[0].label1.get_fontproperties()
+    gap = LABEL_GAP * font.get_size_in_points()
+    to_points = 72 / axis.figure.dpi
+    kept, spans = {}, []
+    for value, text in candidates.items():
+        if not text:
+            continue
+        centre = axis.axes.transData.transform((value, 1))[0] * to_points
+        half = (text_to_path.get_text_width_height_descent(text, font, ismath=text.count("$") >= 2)[0] + gap) / 2
+        if all(centre + half <= start or centre - half >= end for start, end in spans):
+            kept[value] = text
+            spans.append((centre - half, centre + half))
+    return kept
 
 
 def grouped_bars(data: pd.DataFrame, out: Path, title: str, *, stand_ins: Collection[str] = ()) -> Figure:
