@@ -12,11 +12,11 @@ published system) are black, each with a line style of its own, so they read as 
 another model. Systems without a (model, method) each, or with more models than colours (10) or more
 methods than distinct styles (``METHOD_LOOKS``), fall back to a look per system.
 
-That fall-back, and a figure with one series per system (Ettinger's bars), colours them from matplotlib's
-ten-colour cycle (``series_colour``); past ten a colour comes back, so each pass through the colours takes
-another second mark (a line style, marker or hatch: ``mark_of_pass``), and no two series look alike while
-there are marks left (ten series for each mark: 60 with the six markers or hatches of LAMA's, oLMpics' and
-Ettinger's figures, 160 with BLiMP Figure 2's sixteen).
+That fall-back, and Ettinger's bars (a colour per model, the paper's bars of a model in it, lighter), take
+their colours from matplotlib's ten-colour cycle (``series_colour``); past ten a colour comes back, so each
+pass through the colours takes another second mark (a line style, marker or hatch: ``mark_of_pass``), and
+no two series look alike while there are marks left (ten series for each mark: 60 with the six markers or
+hatches of LAMA's, oLMpics' and Ettinger's figures, 160 with BLiMP Figure 2's sixteen).
 """
 
 from __future__ import annotations

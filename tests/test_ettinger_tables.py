@@ -271,7 +271,7 @@ def test_the_figure_names_the_stand_ins_among_our_models_only(merged, tmp_path):
 
 
 def test_the_figure_tells_25_models_apart_and_gives_their_bars_room(tmp_path):
-    """Past ten series a colour comes back with a hatch of its own (the paper's bars keep "//"), and a panel
+    """Past ten models a colour comes back with a hatch of its own (the paper's bars keep "//"), and a panel
     widens with its bars instead of thinning them."""
     from matplotlib.container import BarContainer
 
@@ -289,6 +289,38 @@ def test_the_figure_tells_25_models_apart_and_gives_their_bars_room(tmp_path):
         bar = series[0]
         (x0, _), (x1, _) = ax.transData.transform([(0, 0), (bar.get_width(), 0)])
         assert (x1 - x0) / fig.dpi >= 0.03  # inches
+
+
+def test_the_papers_bars_of_a_model_take_its_colour_lighter_and_hatched(tmp_path):
+    """The paper's BERTs and ours read as pairs: a paper line takes the colour of our model of its name
+    (the tables' pairing), lighter, hatched and edged in it, in every panel; a paper system none of ours
+    matches takes a colour after all of ours."""
+    from matplotlib.colors import to_rgb
+    from matplotlib.container import BarContainer
+
+    from lmprobes.suites.ettinger.plots import PANELS, accuracy_figure
+
+    ours = ["bert-base-cased", "bert-base-uncased", "bert-large-uncased", "gpt2"]
+    paper = ["bert-base-uncased", "bert-large-uncased", "elmo"]
+    rows = [{"table": table, "source": source, "model": model, "row": "k=1", "column": "Orig", "value": 40.0,
+             "sd": np.nan, "n": 10, "unscorable": 0}
+            for table, _ in PANELS for source, model in [("reproduction", m) for m in ours] + [("paper", m) for m in paper]]
+    tidy = T.with_published(pd.DataFrame(rows[:0], columns=T.TIDY_COLUMNS), pd.DataFrame(rows))
+    fig = accuracy_figure(tidy, tmp_path / "accuracy.png")
+    looks = set()
+    for ax in fig.axes:
+        bars = {bars.get_label(): bars.patches[0] for bars in ax.containers if isinstance(bars, BarContainer)}
+        looks.add(tuple((name, bar.get_facecolor(), bar.get_hatch()) for name, bar in bars.items()))
+        for model in ("bert-base-uncased", "bert-large-uncased"):
+            mine, theirs = bars[model], bars[f"{model} (paper)"]
+            assert to_rgb(theirs.get_edgecolor()) == to_rgb(mine.get_facecolor())  # the same hue
+            light, full = to_rgb(theirs.get_facecolor()), to_rgb(mine.get_facecolor())
+            assert all(a >= b for a, b in zip(light, full)) and sum(light) > sum(full) + 0.5
+            assert theirs.get_hatch() == "//" and mine.get_hatch() is None
+        colours = [to_rgb(bars[name].get_facecolor()) for name in ours]
+        assert len(set(colours)) == len(ours)
+        assert to_rgb(bars["elmo (paper)"].get_edgecolor()) not in colours
+    assert len(looks) == 1  # every panel alike
 
 
 def test_the_tables_job_holds_one_models_merged_frames_at_a_time_and_writes_the_all_at_once_tables(

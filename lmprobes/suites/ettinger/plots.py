@@ -11,13 +11,16 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
+from matplotlib.colors import to_rgb
 from matplotlib.figure import Figure
 
 from lmprobes.figures import LEGEND_COLUMNS, legend_inches, mark_of_pass, save_png, series_colour, shown_stand_ins
 
 PANELS = (("table4", "CPRAG-102"), ("table7", "ROLE-88"), ("table11", "NEG-136-SIMP (TA)"))
 PAPER_HATCH = "//"
-# A reproduced series past the tenth repeats a colour with the next of these hatches (the paper's is "//").
+# The paper's bars of a model: its colour this far towards white, hatched and edged in the colour itself.
+PAPER_TINT = 0.55
+# A model past the tenth repeats a colour with the next of these hatches (its paper bars add "//").
 HATCHES = (None, "..", "xx", "oo", "++", "--")
 # A panel is 5 in wide, wider where its bars (series x conditions) need more than 0.045 in each.
 PANEL_INCHES = 5.0
@@ -28,7 +31,11 @@ def accuracy_figure(tidy: pd.DataFrame, out: Path, *, stand_ins: Collection[str]
     """One panel per test set: grouped bars of accuracy at k=1 and k=5, sd as error bars (ours and the
     paper's; the HuggingFace rerun's few cells stay in the tables); ``stand_ins``: the suite's stand-ins,
     named in a note where the figure shows one. Past ten series a colour comes back with a hatch of its own
-    (``HATCHES``), and a panel widens with its bars (``BAR_INCHES``) and the figure with its legend."""
+    (``HATCHES``), and a panel widens with its bars (``BAR_INCHES``) and the figure with its legend.
+
+    A colour per model, in every panel: the paper's bars of a model (``with_published`` pairs a paper line
+    with our model of its name, as the tables do) take our bars' colour, lighter and hatched (``bar_look``),
+    and sit just before them, so that a model's two read as a pair."""
     tidy = tidy[tidy["source"] != "hf_rerun"]
     drawn = tidy[tidy["table"].isin([table for table, _ in PANELS])]
     shown = drawn[drawn["source"] == "reproduction"]
@@ -38,27 +45,42 @@ def accuracy_figure(tidy: pd.DataFrame, out: Path, *, stand_ins: Collection[str]
     columns = int(LEGEND_COLUMNS * width / PANEL_INCHES)  # a wider figure, a wider legend
     fig, axes = plt.subplots(1, len(PANELS), figsize=(width * len(PANELS), 4 + legend_inches(series, columns)),
                              constrained_layout=True)
+    colours = model_colours(drawn)
     for ax, (table, title) in zip(axes, PANELS):
-        _panel(ax, tidy[tidy["table"] == table], title)
+        _panel(ax, tidy[tidy["table"] == table], title, colours)
     handles, labels = axes[0].get_legend_handles_labels()
     fig.legend(handles, labels, loc="outside lower center", ncols=min(len(labels), columns), fontsize="small")
     return save_png(fig, out, dpi=120, stand_ins=shown_stand_ins(stand_ins, shown["model"]))
 
 
-def _panel(ax, sub: pd.DataFrame, title: str) -> None:
-    sub = sub.assign(
-        series=sub["model"] + np.where(sub["source"] == "paper", " (paper)", ""),
-        category=sub["row"] + " " + sub["column"],
-    )
+def _panel(ax, sub: pd.DataFrame, title: str, colours: dict[str, int]) -> None:
+    paper = sub["source"] == "paper"
+    sub = sub.assign(series=sub["model"] + np.where(paper, " (paper)", ""), category=sub["row"] + " " + sub["column"])
     categories = list(dict.fromkeys(sub["category"]))
-    series = list(dict.fromkeys(sub["series"]))
+    series = list(dict.fromkeys(zip(sub["series"], sub["model"], paper)))
     width = 0.8 / max(len(series), 1)
     x = np.arange(len(categories))
-    for i, name in enumerate(series):
+    for i, (name, model, published) in enumerate(series):
         s = sub[sub["series"] == name].set_index("category").reindex(categories)
-        hatch = PAPER_HATCH if name.endswith("(paper)") else mark_of_pass(i, HATCHES)
-        ax.bar(x + i * width, s["value"], width, yerr=s["sd"].fillna(0), label=name, hatch=hatch, color=series_colour(i))
+        ax.bar(x + i * width, s["value"], width, yerr=s["sd"].fillna(0), label=name,
+               **bar_look(colours[model], published))
     ax.set_xticks(x + width * (len(series) - 1) / 2, categories, rotation=45, ha="right", fontsize="small")
     ax.set_ylim(0, 100)
     ax.set_ylabel("accuracy (%)")
     ax.set_title(title)
+
+
+def model_colours(drawn: pd.DataFrame) -> dict[str, int]:
+    """Each model's colour index: ours in order of appearance, then the paper's systems without one of ours."""
+    ours = drawn.loc[drawn["source"] == "reproduction", "model"]
+    return {model: i for i, model in enumerate(dict.fromkeys([*ours, *drawn["model"]]))}
+
+
+def bar_look(index: int, paper: bool) -> dict:
+    """The bars of the ``index``-th model: its colour (and past ten a hatch, ``HATCHES``); the paper's the same
+    colour lighter (``PAPER_TINT``), hatched ``PAPER_HATCH`` and edged in the colour."""
+    colour, hatch = series_colour(index), mark_of_pass(index, HATCHES)
+    if not paper:
+        return {"hatch": hatch, "color": colour}
+    tint = [channel + PAPER_TINT * (1 - channel) for channel in to_rgb(colour)]
+    return {"hatch": PAPER_HATCH + (hatch or ""), "facecolor": tint, "edgecolor": colour, "linewidth": 0.8}
