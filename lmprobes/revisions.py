@@ -52,7 +52,7 @@ REVISIONS = {
     "olmpics_mc_qa_seed": 2,
     "olmpics_mc_qa_curves": 2,
     "olmpics_baseline_curves": 1,
-    "olmpics_learning_tables": 6,
+    "olmpics_learning_tables": 7,
     # report
     "report_landing": 1,
     "report_verdicts": 3,

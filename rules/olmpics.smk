@@ -452,6 +452,7 @@ rule olmpics_learning_tables:
     params:
         revision=REVISIONS["olmpics_learning_tables"],
         tiny_models=REPORT_TINY_BY_TABLES["olmpics_learning"],
+        models=CURVES["models"],
         tasks=CURVES["tasks"],
         comparison_tasks=CURVES_QA_COMPARISON,
     script:

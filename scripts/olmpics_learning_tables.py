@@ -12,4 +12,5 @@ with rule_job(snakemake):
         comparison_figures=snakemake.output.comparison_figures,
         comparison_tasks=snakemake.params.comparison_tasks,
         stand_ins=snakemake.params.tiny_models,
+        models=snakemake.params.models,
     )

@@ -10,6 +10,7 @@ import pytest
 
 from lmprobes.figures import STAND_IN_NOTE, stand_in_notes
 from lmprobes.suites.olmpics.curve_plots import (
+    model_looks,
     n_label,
     plot_learning_curves,
     plot_setup_comparison,
@@ -323,6 +324,28 @@ def test_setup_comparison_tells_twelve_models_apart(with_mc_qa_on_age, tmp_path)
     lines = [line for line in fig.axes[0].get_lines() if line.get_label() != "chance"]
     looks = [(line.get_color(), line.get_linestyle(), line.get_marker()) for line in lines]
     assert len(looks) == len(set(looks)) == 24
+
+
+def test_a_model_keeps_its_colour_in_every_figure(with_mc_qa_on_age, tmp_path) -> None:
+    """Numbered in the config's order, not among the models a figure draws: BERT-L has no MC-QA curve, so
+    Figure 2D, numbering its own, gave BERT-B the second colour and the learning curves the third."""
+    extra = [runs("age_comparison", model, setting, "standard", {62: [50.0], 125: [60.0]})
+             for model, settings in (("bert-large-uncased", ["mlp_mlm"]), ("bert-base-uncased", ["mlp_mlm", "mc_qa"]))
+             for setting in settings]
+    curves = pd.concat([with_mc_qa_on_age, pd.DataFrame([row for rows in extra for row in rows])], ignore_index=True)
+    order = ["roberta-large", "bert-large-uncased", "bert-base-uncased"]
+    panels = plot_learning_curves(curves, tmp_path / "curves.png", "age_comparison", model_order=order)
+    comparison = plot_setup_comparison(curves, tmp_path / "2d.png", "age_comparison", model_order=order)
+    in_panels = {ax.get_title(): next(line.get_color() for line in ax.get_lines() if line.get_label() == "standard")
+                 for ax in panels.axes if ax.axison}
+    in_comparison = {line.get_label().rsplit(" ", 1)[0]: line.get_color() for line in comparison.axes[0].get_lines()
+                     if line.get_label() != "chance"}
+    assert set(in_comparison) == {"RoBERTa-L", "BERT-B"}
+    assert {model: in_panels[model] for model in in_comparison} == in_comparison
+    assert len(set(in_panels.values())) == 3
+    # a model appended to the config recolours none of the others
+    before = model_looks(["bert-base-uncased", "roberta-large"], order)
+    assert model_looks(["bert-base-uncased", "roberta-large"], [*order, "albert-base-v2"]) == before
 
 
 def test_medals_of_many_systems_are_shown_in_parts_led_by_the_task(curves, zero_shot, published, tmp_path) -> None:

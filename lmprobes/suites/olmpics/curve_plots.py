@@ -10,7 +10,9 @@ MLM-BASELINE's, untrained) starts at its zero-shot point, at a tick "0" one log2
 smallest N, as the paper's curves do ("learning curves (including zero-shot)", Figure 1); MC-QA has
 none (its head cannot be pre-trained, Section 3.3). Figure 2D puts every model on one axis: its
 MLP_MLM curve solid and its MC-QA curve dashed, in its colour, standard variant (past ten models a colour
-comes back with another marker). The PNGs carry no
+comes back with another marker). A model has one colour in every figure of the suite: its place in
+``model_order`` (the config's ``learning_curves.models``), not among the models a figure happens to draw
+(``model_looks``). The PNGs carry no
 software/date metadata, so the same curves give the same bytes; a figure showing one of ``stand_ins`` (a
 model, or the baseline drawn in each panel) names them in a note under it (``lmprobes.figures``).
 """
@@ -18,7 +20,7 @@ model, or the baseline drawn in each panel) names them in a note under it (``lmp
 from __future__ import annotations
 
 import textwrap
-from collections.abc import Collection
+from collections.abc import Collection, Sequence
 from pathlib import Path
 
 import matplotlib
@@ -56,9 +58,10 @@ def n_label(n: int) -> str:
 
 def plot_learning_curves(curves: pd.DataFrame, out_png: str | Path, task: str, *, flavour: str = "release",
                          setting: str | None = None, zero_shot: pd.DataFrame | None = None,
-                         stand_ins: Collection[str] = ()) -> Figure:
-    """The learning curves of ``task`` (``setting``: the setup's main one by default), one panel per model;
-    ``zero_shot`` (``tables.zero_shot_accuracy``'s rows) adds the MC-MLM curves' zero-shot points."""
+                         stand_ins: Collection[str] = (), model_order: Sequence[str] = ()) -> Figure:
+    """The learning curves of ``task`` (``setting``: the setup's main one by default), one panel per model
+    in its colour (``model_looks``); ``zero_shot`` (``tables.zero_shot_accuracy``'s rows) adds the MC-MLM
+    curves' zero-shot points."""
     if task not in TASKS:
         raise CurveError(f"plot_learning_curves: unknown task {task!r}")
     setup = TASKS[task].setup
@@ -74,10 +77,10 @@ def plot_learning_curves(curves: pd.DataFrame, out_png: str | Path, task: str, *
     columns = min(len(models), PANELS_PER_ROW)
     rows = -(-len(models) // columns)
     fig, axes = plt.subplots(rows, columns, figsize=(3.2 * columns + 0.6, 3.4 * rows), sharey=True, squeeze=False)
-    for i, (ax, model) in enumerate(zip(axes.flat, models)):
+    looks = model_looks(models, model_order)
+    for ax, model in zip(axes.flat, models):
         mine = means[(means["model"] == model) & (means["setting"] == setting)]
-        _draw_panel(ax, mine, baseline, PANEL_COLOURS[i % len(PANEL_COLOURS)], BASELINE_LABELS[BASELINES[setup]],
-                    zero_shot_x(ns))
+        _draw_panel(ax, mine, baseline, looks[model][0], BASELINE_LABELS[BASELINES[setup]], zero_shot_x(ns))
         _format_axes(ax, ns, 100.0 / TASKS[task].n_choices, PAPER_MODELS.get(model, model))
     for ax in axes.flat[len(models):]:
         ax.axis("off")
@@ -96,21 +99,22 @@ SETUP_COMPARISON = (("mlp_mlm", "-", "MC-MLM"), ("mc_qa", "--", "MC-QA"))
 
 def plot_setup_comparison(curves: pd.DataFrame, out_png: str | Path, task: str, *,
                           flavour: str = "release", zero_shot: pd.DataFrame | None = None,
-                          stand_ins: Collection[str] = ()) -> Figure:
+                          stand_ins: Collection[str] = (), model_order: Sequence[str] = ()) -> Figure:
     """Figure 2D: the MLP_MLM and MC-QA curves of an MC-MLM ``task``, standard variant, every model on one axis
-    (MLP_MLM from its zero-shot point when ``zero_shot`` gives it)."""
+    in its colour and marker (``model_looks``; MLP_MLM from its zero-shot point when ``zero_shot`` gives it)."""
     means = setup_comparison_curves(curves, task, flavour)
     means = with_zero_shot(means, zero_shot, task, flavour, "mlp_mlm")
     models = _panel_models(means)
     entries = len(SETUP_COMPARISON) * len(models) + 1  # and chance
     columns = -(-entries // LEGEND_ROWS)
     fig, ax = plt.subplots(figsize=(7.4 + LEGEND_COLUMN_INCHES * (columns - 1), 3.8))
-    for i, model in enumerate(models):
-        colour = PANEL_COLOURS[i % len(PANEL_COLOURS)]
+    looks = model_looks(models, model_order)
+    for model in models:
+        colour, marker = looks[model]
         for setting, style, label in SETUP_COMPARISON:
             curve = means[(means["model"] == model) & (means["setting"] == setting)].sort_values("n_train")
             _draw_curve(ax, curve, colour, style, f"{PAPER_MODELS.get(model, model)} {label}",
-                        zero_shot_x(means["n_train"]), marker=mark_of_pass(i, MARKERS))
+                        zero_shot_x(means["n_train"]), marker=marker)
     _format_axes(ax, sorted(set(means["n_train"])), 100.0 / TASKS[task].n_choices,
                  f"{task} ({flavour}): MC-MLM (MLP_MLM) vs MC-QA")
     ax.set_ylabel("dev accuracy (%)")
@@ -157,6 +161,15 @@ def _panel_models(means: pd.DataFrame) -> list[str]:
     models = sorted(set(means["model"]) - set(BASELINE_LABELS))
     paper_order = list(PAPER_MODELS)
     return sorted(models, key=lambda m: (paper_order.index(m) if m in paper_order else len(paper_order), m))
+
+
+def model_looks(models: Sequence[str], order: Sequence[str] = ()) -> dict[str, tuple]:
+    """Each of ``models``' (colour, Figure 2D marker): the i-th of ``order`` (the suite's models, in the
+    config's order) takes the i-th colour, so a model looks the same in every figure, and appending a
+    model to the config recolours none; models ``order`` lacks follow it, as drawn."""
+    numbers = {model: i for i, model in enumerate(dict.fromkeys([*order, *models]))}
+    return {model: (PANEL_COLOURS[numbers[model] % len(PANEL_COLOURS)], mark_of_pass(numbers[model], MARKERS))
+            for model in models}
 
 
 def _draw_panel(ax, mine: pd.DataFrame, baseline: pd.DataFrame, colour, baseline_label: str, zero_x: float) -> None:

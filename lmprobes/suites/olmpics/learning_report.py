@@ -20,10 +20,12 @@ def _has_mc_qa_runs(frame: pd.DataFrame, task: str) -> bool:
 
 def make_learning_tables(curves: Sequence[Path], zero_shot: Sequence[Path], published: Path, tables: Sequence[Path],
                          figures: Sequence[Path], *, tasks: Sequence[str], comparison_figures: Sequence[Path] = (),
-                         comparison_tasks: Sequence[str] = (), stand_ins: Collection[str] = ()) -> None:
+                         comparison_tasks: Sequence[str] = (), stand_ins: Collection[str] = (),
+                         models: Sequence[str] = ()) -> None:
     """Tables 2-11 and the medals of Table 12 beside the paper's; one learning-curve figure per task and one
     MC-MLM vs MC-QA figure (Figure 2D) per compared task; ``stand_ins``: the tiny models and configured
-    stand-ins (baselines included), named in each figure that shows them."""
+    stand-ins (baselines included), named in each figure that shows them; ``models``: the configured
+    models, in order, which number their colours in every figure."""
     frames = [read_parquet(path) for path in curves]
     every = pd.concat(frames, ignore_index=True)
     trained, untrained = every[every["n_train"] > 0], every[every["n_train"] == 0]
@@ -40,6 +42,6 @@ def make_learning_tables(curves: Sequence[Path], zero_shot: Sequence[Path], publ
                                                           for path in encyclopedic])} if encyclopedic else {}
     write_learning_tables(trained, accuracy, read_published(published), out_dir, task_notes=notes)
     for task, figure in zip(tasks, figures, strict=True):
-        plot_learning_curves(trained, figure, task, zero_shot=accuracy, stand_ins=stand_ins)
+        plot_learning_curves(trained, figure, task, zero_shot=accuracy, stand_ins=stand_ins, model_order=models)
     for task, figure in zip(comparison_tasks, comparison_figures, strict=True):
-        plot_setup_comparison(trained, figure, task, zero_shot=accuracy, stand_ins=stand_ins)
+        plot_setup_comparison(trained, figure, task, zero_shot=accuracy, stand_ins=stand_ins, model_order=models)
