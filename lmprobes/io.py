@@ -248,29 +248,30 @@ def column_parts(frame: pd.DataFrame, layout: SystemColumns, most: int = MAX_SYS
     case where a model's columns are split, and the parts before and after it are counted apart.
     """
     systems = list(frame.columns[layout.labels:])
-    configured = [column for column in systems if column not in layout.references]
+    # Columns are taken by place: a system may share a row label's name (``lama.tables.row_label_count``).
+    configured = [i for i, column in enumerate(systems) if column not in layout.references]
     if len(systems) <= most or not configured:
         return [frame]
-    references = [column for column in systems if column in layout.references]
+    references = [i for i, column in enumerate(systems) if column in layout.references]
     share = max(most - len(references), 1)
     parts = []
-    for columns in _split(_model_runs(configured, layout.models), share):
-        shown = set(columns) | set(references)
-        parts.append(frame[[*frame.columns[:layout.labels], *(c for c in systems if c in shown)]])
+    for places in _split(_model_runs(configured, systems, layout.models), share):
+        shown = sorted({*places, *references})
+        parts.append(frame.iloc[:, [*range(layout.labels), *(layout.labels + i for i in shown)]])
     return parts
 
 
-def _model_runs(columns: list[str], models: Mapping[str, str]) -> list[list[str]]:
-    """``columns`` cut where the model changes: each run one model's adjacent columns."""
-    keyed = [(column, models.get(column, ("column", column))) for column in columns]
-    return [[column for column, _ in run] for _, run in itertools.groupby(keyed, key=lambda pair: pair[1])]
+def _model_runs(places: list[int], systems: list[str], models: Mapping[str, str]) -> list[list[int]]:
+    """``places`` (in ``systems``) cut where the model changes: each run one model's adjacent columns."""
+    keyed = [(i, models.get(systems[i], ("column", i))) for i in places]
+    return [[i for i, _ in run] for _, run in itertools.groupby(keyed, key=lambda pair: pair[1])]
 
 
-def _split(runs: list[list[str]], share: int) -> list[list[str]]:
+def _split(runs: list[list[int]], share: int) -> list[list[int]]:
     """The parts' columns: ``runs`` kept whole in the fewest near-equal parts of at most ``share``
     columns; a run wider than ``share`` split alone into the fewest near-equal parts that hold it."""
-    parts: list[list[str]] = []
-    pending: list[list[str]] = []
+    parts: list[list[int]] = []
+    pending: list[list[int]] = []
     for run in runs:
         if len(run) <= share:
             pending.append(run)
@@ -284,7 +285,7 @@ def _split(runs: list[list[str]], share: int) -> list[list[str]]:
     return parts + _balanced(pending, share)
 
 
-def _balanced(runs: list[list[str]], share: int) -> list[list[str]]:
+def _balanced(runs: list[list[int]], share: int) -> list[list[int]]:
     """The columns of ``runs`` (none wider than ``share``) in the fewest parts of at most ``share``,
     runs whole and in order, the split with the least sum of squared widths (on a tie, the first
     parts wider)."""

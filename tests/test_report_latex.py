@@ -151,6 +151,19 @@ def test_column_parts_split_past_the_limit_into_near_equal_parts_each_led_by_the
     assert len(column_parts(whole, labels)) == 1 and column_parts(whole, labels)[0] is whole
 
 
+def test_column_parts_take_columns_by_place_a_system_named_like_a_row_label_once():
+    """A system column may share a row label's name (``lama.tables.row_label_count``: it counts for nothing
+    there); each part holds the row labels once and each of its systems once, as the whole table does."""
+    systems = ["Freq", *(f"m{i:02d}" for i in range(30)), "facts"]
+    frame = pd.DataFrame([["T-REx", 9, *range(len(systems))]], columns=["corpus", "facts", *systems])
+    parts = column_parts(frame, SystemColumns(2, frozenset({"Freq"})))
+    assert [part.shape[1] for part in parts] == [2 + 1 + 16, 2 + 1 + 15]
+    assert list(parts[1].columns) == ["corpus", "facts", "Freq", *(f"m{i:02d}" for i in range(16, 30)), "facts"]
+    assert [part.iloc[0, :3].tolist() for part in parts] == [["T-REx", 9, 0]] * 2
+    pd.testing.assert_frame_equal(pd.concat([parts[0].iloc[:, 2:], *(part.iloc[:, 3:] for part in parts[1:])], axis=1),
+                                  frame.iloc[:, 2:])
+
+
 def with_models(widths: dict[str, int], before: tuple[str, ...] = (), after: tuple[str, ...] = ()):
     """Two row-label columns, the ``before`` references, each model's ``widths[model]`` method columns
     (``model (k0)``, ...), the ``after`` references; and its layout."""
