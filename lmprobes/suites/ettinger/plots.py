@@ -30,7 +30,7 @@ BAR_INCHES = 0.045
 def accuracy_figure(tidy: pd.DataFrame, out: Path, *, stand_ins: Collection[str] = ()) -> Figure:
     """One panel per test set: grouped bars of accuracy at k=1 and k=5, sd as error bars (ours and the
     paper's; the HuggingFace rerun's few cells stay in the tables); ``stand_ins``: the suite's stand-ins,
-    named in a note where the figure shows one. Past ten series a colour comes back with a hatch of its own
+    named in a note where the figure shows one. Past ten models a colour comes back with a hatch of its own
     (``HATCHES``), and a panel widens with its bars (``BAR_INCHES``) and the figure with its legend.
 
     A colour per model, in every panel: the paper's bars of a model (``with_published`` pairs a paper line
