@@ -16,6 +16,7 @@ import pyarrow.parquet as pq
 import pytest
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 
+from figure_cases import SYNTHETIC_MODELS
 from lmprobes.figures import STAND_IN_NOTE, stand_in_notes
 from lmprobes.io import read_parquet, write_parquet
 from lmprobes.suites.blimp import pipeline
@@ -476,13 +477,8 @@ def test_figure2_colours_each_model_and_styles_each_method_in_every_panel(tmp_pa
     """Six models under one to five methods and two published systems: a model keeps its colour across its
     methods and the panels, a method its line style and marker across models, the published systems are
     black; the legend below lists the models, then the methods."""
-    models = {"gpt2": ["blimp_paper", "lmeval04", "salazar", "blimp_paper_mean", "lmeval04_mean"],
-              "gpt2-medium": ["blimp_paper", "lmeval04", "salazar", "salazar_mean"],
-              "gpt2-large": ["blimp_paper", "lmeval04", "salazar"],
-              "bert-base-cased": ["pll_original", "pll_within_word_l2r"],
-              "roberta-base": ["pll_original", "pll_within_word_l2r"],
-              "distilbert-base-cased": ["pll_original", "pll_original_mean"]}
-    ours = [(P.system_label(model, method), model, method) for model, methods in models.items() for method in methods]
+    ours = [(P.system_label(model, method), model, method)
+            for model, methods in SYNTHETIC_MODELS.items() for method in methods]
     published = [(P.system_label(model, method, "paper"), model, method)
                  for model, method in (("LSTM", ""), ("gpt2-large", "blimp_paper"))]
     fig = P.figure2(figure2_of(ours + published), tmp_path / "figure2.png")
@@ -495,11 +491,11 @@ def test_figure2_colours_each_model_and_styles_each_method_in_every_panel(tmp_pa
             colours.setdefault(model, set()).add(drawn[system][0])
             styles.setdefault(method, set()).add(drawn[system][1:])
         assert {drawn[system][0] for system, _, _ in published} == {"black"}
-    assert all(len(colour) == 1 for colour in colours.values()) and len(set.union(*colours.values())) == len(models)
+    assert all(len(colour) == 1 for colour in colours.values()) and len(set.union(*colours.values())) == len(SYNTHETIC_MODELS)
     assert all(len(style) == 1 for style in styles.values()) and len(set.union(*styles.values())) == len(styles)
     assert "black" not in set.union(*colours.values())
     labels = [text.get_text() for text in fig.legends[0].get_texts() if text.get_text()]
-    assert labels == ["model", *models, *(system for system, _, _ in published), "method", *styles]
+    assert labels == ["model", *SYNTHETIC_MODELS, *(system for system, _, _ in published), "method", *styles]
 
 
 @pytest.mark.parametrize("draw", ["figure3", "figure4"])

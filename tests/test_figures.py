@@ -11,6 +11,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from figure_cases import SYNTHETIC_MODELS, SYNTHETIC_REFERENCES
 from lmprobes.figures import (
     METHOD_LOOKS,
     REFERENCE_COLOUR,
@@ -105,16 +106,6 @@ def test_series_past_ten_take_a_second_mark_and_the_first_ten_look_as_before() -
     assert looks[:10] == [(f"C{i}", "-") for i in range(10)]  # matplotlib's default cycle, the first mark
     assert mark_of_pass(30, marks) == "-"  # past the last mark, the first again
     assert [legend_inches(n) for n in (0, 20, 21, 28)] == [0, 0, pytest.approx(0.22), pytest.approx(0.44)]
-
-
-# Six models under one to five methods, and two references: 20 systems (the figures' synthetic case).
-SYNTHETIC_MODELS = {"gpt2": ["blimp_paper", "lmeval04", "salazar", "blimp_paper_mean", "lmeval04_mean"],
-                    "gpt2-medium": ["blimp_paper", "lmeval04", "salazar", "salazar_mean"],
-                    "gpt2-large": ["blimp_paper", "lmeval04", "salazar"],
-                    "bert-base-cased": ["pll_original", "pll_within_word_l2r"],
-                    "roberta-base": ["pll_original", "pll_within_word_l2r"],
-                    "distilbert-base-cased": ["pll_original", "pll_original_mean"]}
-SYNTHETIC_REFERENCES = ["LSTM (paper)", "5-gram (paper)"]
 
 
 def synthetic_factors() -> dict[str, tuple[str, str]]:

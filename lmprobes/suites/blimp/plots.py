@@ -374,7 +374,7 @@ def log_axis(ax) -> None:
 LABELLED_DECADES = 2
 LABEL_GAP = 1.0
 # Which ticks between decades are labelled first where not all fit: fewer digits, then 5, 2, 3 ... 9.
-LEADING_DIGITS = "5234678913"
+LEADING_DIGITS = "523467891"
 
 
 class LogLabels(Formatter):
