@@ -18,9 +18,11 @@ CORPUS = Path(__file__).resolve().parents[1] / "resources" / "tiny" / "corpus.tx
 TEST_BATCH_TOKENS = 256
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="session", autouse=True)
 def one_torch_thread():
-    """Tiny models run far faster on one thread than on two contended ones (a shared 2-core machine)."""
+    """Every test's tiny models run on one torch thread: two or more cost two to four times the CPU time
+    (their matrices are too small to share out), far more with another process on the cores, and
+    pytest-xdist gives each of its workers a core of its own. Snakemake's jobs set their own."""
     threads = torch.get_num_threads()
     torch.set_num_threads(1)
     yield

@@ -202,8 +202,7 @@ def test_the_dataset_file_records_templates_filters_and_sources(tmp_path, releas
 # --- scores: the existing scoring path, unchanged ------------------------------------------------
 
 
-def test_the_original_template_scores_as_the_trex_corpus_does(release, pararel, lama_records, tiny_bert, tiny_gpt2,
-                                                               one_torch_thread):
+def test_the_original_template_scores_as_the_trex_corpus_does(release, pararel, lama_records, tiny_bert, tiny_gpt2):
     # Objects that are single tokens of the tiny models, one outside the common vocabulary, one repeated.
     lama_records.jsonl(release / "TREx" / "P19.jsonl", [
         lama_records.trex(f"t{i}", sub, obj) for i, (sub, obj) in enumerate(

@@ -34,9 +34,6 @@ AGE = "A {a} year old person age is [MASK] than a {b} year old person ."
 WORDS = ["dog", "cat", "boat", "corn", "farmer", "doctor", "water", "church", "man", "crop", "band", "size"]
 
 
-pytestmark = pytest.mark.usefixtures("one_torch_thread")
-
-
 @pytest.fixture(scope="module")
 def glove():
     return read_glove(FIXTURE)

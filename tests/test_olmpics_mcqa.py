@@ -29,9 +29,6 @@ WORDS = ["dog", "cat", "boat", "water", "church", "man", "farmer", "doctor", "co
 FAST = with_overrides(TRANSFORMER, lr=1e-3, epochs=2, batch_size=4)
 
 
-pytestmark = pytest.mark.usefixtures("one_torch_thread")
-
-
 def qa_rows(n_train: int, n_dev: int, seed: int = 0) -> pd.DataFrame:
     return related_word_rows(n_train, n_dev, WORDS, seed=seed, located=True)
 
