@@ -13,7 +13,8 @@ GQA = {"num_key_value_heads": 1}
 MASKED = {
     "bert": {}, "roberta": {}, "xlm-roberta": {}, "camembert": {}, "roberta-prelayernorm": {}, "data2vec-text": {},
     "albert": {"embedding_size": 16}, "electra": {"embedding_size": 16}, "deberta": {}, "deberta-v2": {},
-    "mpnet": {}, "megatron-bert": {}, "ernie": {}, "roformer": {}, "esm": {}, "ibert": {}, "luke": {},
+    "mpnet": {}, "megatron-bert": {}, "ernie": {}, "roformer": {}, "esm": {}, "ibert": {},
+    "luke": {"entity_vocab_size": 16, "entity_emb_size": 16},  # not its 500,000 x 256 entities (128M weights)
     "rembert": {"input_embedding_size": 16, "output_embedding_size": 16}, "big_bird": {"attention_type": "original_full"},
     "mobilebert": {"embedding_size": 16, "intra_bottleneck_size": 32, "true_hidden_size": 32,
                    "num_feedforward_networks": 1},
