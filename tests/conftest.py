@@ -1,15 +1,18 @@
-"""Session fixtures: the three tiny random-weight models, built once and loaded as ``LM`` objects."""
+"""Session fixtures: the three tiny random-weight models, built once and loaded as ``LM`` objects, and the
+demo run the workflow tests share."""
 
 from __future__ import annotations
 
 import dataclasses
 import json
+import os
 from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 import torch
 
+from demo_workflow import SharedDemoRun, copy_run
 from lmprobes.engine.lm import LM
 from lmprobes.tiny import TinySpec, build_tiny_model
 
@@ -27,6 +30,36 @@ def one_torch_thread():
     torch.set_num_threads(1)
     yield
     torch.set_num_threads(threads)
+
+
+def shared_tmp(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A folder every process of the session sees: pytest-xdist's workers each have their own base."""
+    base = tmp_path_factory.getbasetemp()
+    return base.parent if os.environ.get("PYTEST_XDIST_WORKER") else base
+
+
+@pytest.fixture(scope="session", autouse=True)
+def demo_run_started(request, tmp_path_factory):
+    """Starts the shared demo run at the session's start when a collected test needs it."""
+    if not any("demo_run" in item.fixturenames for item in request.session.items):
+        yield None
+        return
+    run = SharedDemoRun(shared_tmp(tmp_path_factory) / "demo-run")
+    run.start()
+    yield run
+    run.finish(abandon=bool(request.session.shouldfail or request.session.shouldstop))
+
+
+@pytest.fixture(scope="session")
+def demo_run(demo_run_started) -> Path:
+    """The finished demo run's folder, shared by every test: copy it (``demo_copy``), never change it."""
+    return demo_run_started.wait()
+
+
+@pytest.fixture
+def demo_copy(demo_run, tmp_path) -> Path:
+    """A private copy of the finished demo run."""
+    return copy_run(demo_run, tmp_path / "demo")
 
 
 @pytest.fixture(scope="session")

@@ -1597,7 +1597,7 @@ def test_the_script_without_a_release_file_and_its_failure_on_a_structure_mismat
 
 @pytest.mark.workflow
 def test_the_rule_end_to_end_on_the_demo_release_with_and_without_it(tmp_path):
-    from test_workflow import DEMO, copy_workflow, snakemake, write_config
+    from demo_workflow import DEMO, copy_workflow, snakemake, write_config
 
     uid = "irregular_past_participle_verbs"
     target = f"results/datasets/blimp/generated/{uid}.jsonl"
@@ -1641,12 +1641,12 @@ def test_the_demos_generator_settings_pass_the_check_against_its_release_sample(
 
 
 @pytest.mark.workflow
-def test_the_generated_pairs_are_scored_and_set_beside_the_release(tmp_path):
-    """``snakemake blimp_generated`` on the demo: the 67 paradigms of 12 pairs, a dataset, each BLiMP
+def test_the_generated_pairs_are_scored_and_set_beside_the_release(demo_copy):
+    """``snakemake blimp_generated`` after the demo: the 67 paradigms of 12 pairs, a dataset, each BLiMP
     model's scores, and the table of accuracies beside the release's same paradigms."""
-    from test_workflow import DEMO, copy_workflow, snakemake, write_config
+    from demo_workflow import DEMO, snakemake, write_config
 
-    workdir = copy_workflow(tmp_path / "wf")
+    workdir = demo_copy
     name = write_config(workdir, "few.yaml", {"suites": {"blimp": {"generator": {"pairs": 12},
                                                                    "models": ["tiny-gpt2", "tiny-bert"]}}})
     run = snakemake(workdir, "blimp_generated", configs=(DEMO, "fast.yaml", name))

@@ -36,8 +36,8 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 import torch
-from test_workflow import DEMO, copy_workflow, job_counts, snakemake
 
+from demo_workflow import DEMO, copy_workflow, job_counts, snakemake
 from lmprobes.engine import mask_predictions, runner, sequence_logprobs
 from lmprobes.io import read_parquet, write_parquet
 

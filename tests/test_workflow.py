@@ -2,11 +2,8 @@
 
 import hashlib
 import json
-import os
 import re
 import shutil
-import subprocess
-import sys
 import zipfile
 from pathlib import Path
 
@@ -15,6 +12,7 @@ import pytest
 import yaml
 
 import fake_slurm
+from demo_workflow import DEMO, DEMO_RUN, ROOT, copy_run, copy_workflow, job_counts, snakemake, write_config
 from fake_bridges import FakeBridgeService, bridges_to_gold
 from fake_wdqs import empty_answer, recorded_service
 from lmprobes.io import read_metadata, read_parquet
@@ -23,17 +21,7 @@ from lmprobes.suites.lama.wikidata import cache_key
 from lmprobes.suites.olmpics.schema import TASKS as OLMPICS_TASKS
 from loopback import serve_http
 
-ROOT = Path(__file__).resolve().parents[1]
-WORKFLOW_FILES = ["Snakefile", "config.yaml", "rules", "scripts", "envs", "profiles", "resources/tiny",
-                  "resources/demo", "resources/ettinger", "resources/lama", "resources/blimp", "resources/olmpics",
-                  "resources/report"]
-DEMO = "resources/demo/config.yaml"
-FAST = {"suites": {"ettinger": {"shuffles": 3}}}
 ROLE_TSV = "raw.githubusercontent.com/aetting/lm-diagnostics/080de8d8b29a3d6f5fe133af73d7e9170f4d4c0c/datasets/ROLE-88/ROLE-88.tsv"
-
-# The default profile lets one model at a time hold the accelerator (or the CPU); the demo's tiny
-# models take one thread each, so two can score at once on two cores (305 -> 212 s for the demo).
-DEMO_RUN = ("all", "--resources", "gpu=2")
 
 TREX_RAW = ROOT / "tests/data/trex_raw"
 WIKIDATA = ROOT / "tests/data/wikidata_fresh"
@@ -41,45 +29,10 @@ WIKIDATA = ROOT / "tests/data/wikidata_fresh"
 pytestmark = pytest.mark.workflow
 
 
-def copy_workflow(dest: Path) -> Path:
-    for name in WORKFLOW_FILES:
-        src = ROOT / name
-        if src.is_dir():
-            shutil.copytree(src, dest / name, ignore=shutil.ignore_patterns("__pycache__"))
-        else:
-            (dest / name).parent.mkdir(parents=True, exist_ok=True)
-            shutil.copy2(src, dest / name)
-    (dest / "fast.yaml").write_text(yaml.safe_dump(FAST))
-    return dest
-
-
-def snakemake(workdir: Path, *args: str, configs=(DEMO, "fast.yaml"), cores: int = 2,
-              env: dict | None = None) -> subprocess.CompletedProcess:
-    cmd = [sys.executable, "-m", "snakemake", "--cores", str(cores), *args]
-    if configs:
-        cmd += ["--configfile", *configs]
-    return subprocess.run(cmd, cwd=workdir, capture_output=True, text=True, timeout=900, check=False,
-                          env=None if env is None else {**os.environ, **env})
-
-
-def job_counts(dry_run_output: str) -> dict[str, int]:
-    """The 'Job stats' block of a dry run as {rule: count}."""
-    lines = dry_run_output.split("Job stats:")[1].splitlines()[3:]
-    counts = {}
-    for line in lines:
-        parts = line.split()
-        if len(parts) != 2 or parts[0] == "total":
-            break
-        counts[parts[0]] = int(parts[1])
-    return counts
-
-
 @pytest.fixture(scope="module")
-def demo(tmp_path_factory):
-    workdir = copy_workflow(tmp_path_factory.mktemp("demo"))
-    run = snakemake(workdir, *DEMO_RUN)
-    assert run.returncode == 0, run.stdout[-3000:] + run.stderr[-5000:]
-    return workdir
+def demo(demo_run, tmp_path_factory):
+    """This module's copy of the demo run; a test that changes it puts it back for the tests after it."""
+    return copy_run(demo_run, tmp_path_factory.mktemp("demo") / "workflow")
 
 
 def test_demo_leaves_every_table(demo):
@@ -312,11 +265,6 @@ def test_the_slurm_profile_submits_each_job_with_its_partition_and_resources(dem
         assert fake_slurm.option(dataset, "-p") == "cpu" and not any(arg.startswith("--gpus") for arg in dataset)
         assert (fake_slurm.option(dataset, "--mem"), fake_slurm.option(dataset, "-t")) == ("4000", "30")
     assert fake_slurm.option(score, "-D") == str(workdir)
-
-
-def write_config(workdir: Path, name: str, config: dict) -> str:
-    (workdir / name).write_text(yaml.safe_dump(config))
-    return name
 
 
 def failing(workdir: Path, target: str, *configs: str) -> str:

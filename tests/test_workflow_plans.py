@@ -7,7 +7,8 @@ import sys
 
 import pytest
 import yaml
-from test_workflow import ROOT, copy_workflow, job_counts, write_config
+
+from demo_workflow import ROOT, copy_workflow, job_counts, write_config
 
 pytestmark = pytest.mark.workflow
 
