@@ -7,10 +7,11 @@ everything drawn, naming them. A figure of real models only is saved exactly as 
 A line figure whose systems are (model, method) pairs (BLiMP's and LAMA's Figure 2) draws them with
 ``line_looks``: the model's colour, the method's line style and marker, the same in every panel, and one
 legend of the models' colours, then the methods' styles, each group under its title (``legend_groups``,
-``legend_layout``). The references (a baseline, a
-published system) are black, each with a line style of its own, so they read as the yardstick rather than
-another model. Systems without a (model, method) each, or with more models than colours (10) or more
-methods than distinct styles (``METHOD_LOOKS``), fall back to a look per system.
+``legend_layout``). Models 11-20 take the first ten's colours again with hollow markers (white inside,
+edged in the colour), and the legend shows them as a line with such a marker rather than a patch. The
+references (a baseline, a published system) are black, each with a line style of its own, so they read as
+the yardstick rather than another model. Systems without a (model, method) each, or with more models than
+``MODEL_LOOKS`` (20) or more methods than distinct styles (``METHOD_LOOKS``), fall back to a look per system.
 
 That fall-back, and Ettinger's bars (a colour per model, the paper's bars of a model in it, lighter), take
 their colours from matplotlib's ten-colour cycle (``series_colour``); past ten a colour comes back, so each
@@ -80,6 +81,9 @@ def mark_of_pass(index: int, marks: Sequence):
 METHOD_STYLES = ("-", "--", ":", "-.")
 METHOD_MARKERS = ("o", "s", "^", "D", "v", "P")
 METHOD_LOOKS = 12
+# Models take the ten colours with filled markers, then again with hollow ones: 20 models told apart.
+MODEL_LOOKS = 2 * SERIES_COLOURS
+HOLLOW_FACE = "white"
 # The methods' legend shows their style and marker in this neutral grey, no model's colour.
 METHOD_KEY_COLOUR = "dimgrey"
 # References are black (in no model's colours): a line style each, then a marker with each pass.
@@ -92,15 +96,25 @@ class Look(NamedTuple):
     colour: str
     linestyle: str
     marker: str | None
+    hollow: bool = False  # markers white inside, edged in the colour (models 11-20)
+
+
+def plot_style(look: Look) -> dict:
+    """``look`` as keywords of ``Axes.plot``; only a hollow look takes a marker face, so that every other
+    figure draws as before there was one."""
+    style = {"color": look.colour, "linestyle": look.linestyle, "marker": look.marker}
+    if look.hollow:
+        style["markerfacecolor"] = HOLLOW_FACE
+    return style
 
 
 @dataclass(frozen=True)
 class LineLooks:
-    """Each system's ``Look``; where the systems factor, each model's colour and each method's (style,
-    marker), else both empty. ``references``: the systems drawn as references, in order."""
+    """Each system's ``Look``; where the systems factor, each model's (colour, hollow) and each method's
+    (style, marker), else both empty. ``references``: the systems drawn as references, in order."""
 
     systems: dict[str, Look]
-    models: dict[str, str]
+    models: dict[str, tuple[str, bool]]
     methods: dict[str, tuple[str, str | None]]
     references: tuple[str, ...]
 
@@ -125,9 +139,10 @@ def line_looks(systems: Iterable[str], factors: Mapping[str, tuple[str, str]] | 
                ) -> LineLooks:
     """The looks of ``systems`` (in drawing order): those among ``references`` black, in that order
     (``reference_look``); the others coloured by model and styled by method from ``factors`` (system ->
-    (model, method)), models and methods numbered in order of appearance; or, where they do not factor
-    (``factors`` misses one, more models than colours or methods than ``METHOD_LOOKS``), the i-th the
-    i-th colour of the cycle and ``mark_of_pass(i, fallback)``'s (style, marker), as all were drawn before."""
+    (model, method)), models and methods numbered in order of appearance (``model_look``); or, where they
+    do not factor (``factors`` misses one, more models than ``MODEL_LOOKS`` or methods than
+    ``METHOD_LOOKS``), the i-th the i-th colour of the cycle and ``mark_of_pass(i, fallback)``'s (style,
+    marker), as all were drawn before."""
     systems = list(dict.fromkeys(systems))
     shown_references = tuple(system for system in dict.fromkeys(references) if system in systems)
     ours = [system for system in systems if system not in shown_references]
@@ -136,12 +151,13 @@ def line_looks(systems: Iterable[str], factors: Mapping[str, tuple[str, str]] | 
     if models is None:
         looks |= {system: Look(series_colour(i), *mark_of_pass(i, fallback)) for i, system in enumerate(ours)}
         return LineLooks({system: looks[system] for system in systems}, {}, {}, shown_references)
-    colours = {model: series_colour(i) for i, model in enumerate(models)}
+    model_looks = {model: model_look(i) for i, model in enumerate(models)}
     styles = {method: method_style(i) for i, method in enumerate(methods)}
     for system in ours:
         model, method = factors[system]
-        looks[system] = Look(colours[model], *styles[method])
-    return LineLooks({system: looks[system] for system in systems}, colours, styles, shown_references)
+        colour, hollow = model_looks[model]
+        looks[system] = Look(colour, *styles[method], hollow)
+    return LineLooks({system: looks[system] for system in systems}, model_looks, styles, shown_references)
 
 
 def _factor_orders(systems: list[str], factors: Mapping[str, tuple[str, str]] | None):
@@ -151,9 +167,14 @@ def _factor_orders(systems: list[str], factors: Mapping[str, tuple[str, str]] | 
         return None, None
     models = list(dict.fromkeys(factors[system][0] for system in systems))
     methods = list(dict.fromkeys(factors[system][1] for system in systems))
-    if len(models) > SERIES_COLOURS or len(methods) > METHOD_LOOKS:
+    if len(models) > MODEL_LOOKS or len(methods) > METHOD_LOOKS:
         return None, None
     return models, methods
+
+
+def model_look(index: int) -> tuple[str, bool]:
+    """The ``index``-th model's (colour, hollow): the ten colours with filled markers, then with hollow ones."""
+    return series_colour(index), index >= SERIES_COLOURS
 
 
 def method_style(index: int) -> tuple[str, str]:
@@ -173,13 +194,14 @@ class LegendGroup(NamedTuple):
 
 
 def legend_groups(looks: LineLooks) -> list[LegendGroup]:
-    """A line figure's legend entries: where its systems factor, the models' colours (the references
-    after them, as drawn) under "model" and the methods' styles under "method", so that 20 systems of 6
-    models and 5 methods take 13 entries and each line is read off two short lists; else one entry per
-    system, untitled."""
+    """A line figure's legend entries: where its systems factor, the models' colours (a patch, or past
+    ten a line with a hollow marker; the references after them, as drawn) under "model" and the methods'
+    styles under "method", so that 20 systems of 6 models and 5 methods take 13 entries and each line is
+    read off two short lists; else one entry per system, untitled."""
     if not looks.factored:
         return [LegendGroup(None, [_line(look) for look in looks.systems.values()], list(looks.systems))]
-    models = [Patch(color=colour) for colour in looks.models.values()]
+    models = [_line(Look(colour, "-", HOLLOW_KEY_MARKER, True)) if hollow else Patch(color=colour)
+              for colour, hollow in looks.models.values()]
     references = [_line(looks.systems[system]) for system in looks.references]
     methods = [_line(Look(METHOD_KEY_COLOUR, *style)) for style in looks.methods.values()]
     return [LegendGroup("model", models + references, [*looks.models, *looks.references]),
@@ -188,11 +210,12 @@ def legend_groups(looks: LineLooks) -> list[LegendGroup]:
 
 # A legend's lines take markers a little larger than the figures' (3), to be told apart.
 LEGEND_MARKER_SIZE = 4
+# A hollow model's legend entry: its colour's line through this marker, hollow.
+HOLLOW_KEY_MARKER = "o"
 
 
 def _line(look: Look) -> Line2D:
-    return Line2D([], [], color=look.colour, linestyle=look.linestyle, marker=look.marker,
-                  markersize=LEGEND_MARKER_SIZE)
+    return Line2D([], [], **plot_style(look), markersize=LEGEND_MARKER_SIZE)
 
 
 class LegendLayout(NamedTuple):

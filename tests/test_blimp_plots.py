@@ -498,6 +498,28 @@ def test_figure2_colours_each_model_and_styles_each_method_in_every_panel(tmp_pa
     assert labels == ["model", *SYNTHETIC_MODELS, *(system for system, _, _ in published), "method", *styles]
 
 
+def test_figure2_of_fourteen_models_keeps_each_model_one_colour_the_last_four_hollow(tmp_path) -> None:
+    """14 models under two methods: models 11-14 take the colours of 1-4 with hollow markers, and a model's
+    two lines share its colour and face in every panel while its methods differ in style."""
+    methods = ("pll_original", "pll_within_word_l2r")
+    ours = [(P.system_label(f"m{i:02d}", method), f"m{i:02d}", method) for i in range(14) for method in methods]
+    fig = P.figure2(figure2_of(ours), tmp_path / "figure2.png")
+    for ax in fig.axes:
+        drawn = {line.get_label(): line for line in ax.get_lines() if line.get_label()[0] != "_"}
+        assert len({(line.get_color(), line.get_linestyle(), line.get_marker(), line.get_markerfacecolor())
+                    for line in drawn.values()}) == len(drawn) == 28
+        for i in range(14):
+            lines = [drawn[P.system_label(f"m{i:02d}", method)] for method in methods]
+            assert {line.get_color() for line in lines} == {f"C{i % 10}"}
+            hollow = {line.get_markerfacecolor() == "white" for line in lines}
+            assert hollow == {i >= 10}, f"m{i:02d}"
+            if i < 10:  # filled as before: the face takes the line's colour
+                assert {line.get_markerfacecolor() for line in lines} == {f"C{i}"}
+            assert len({(line.get_linestyle(), line.get_marker()) for line in lines}) == 2
+    labels = [text.get_text() for text in fig.legends[0].get_texts() if text.get_text()]
+    assert labels == ["model", *(f"m{i:02d}" for i in range(14)), "method", *methods]
+
+
 @pytest.mark.parametrize("draw", ["figure3", "figure4"])
 def test_bar_figures_give_each_system_room_for_its_label(draw, tmp_path) -> None:
     fig = getattr(P, draw)(many_systems(60), tmp_path / f"{draw}.png")

@@ -5,23 +5,30 @@ from __future__ import annotations
 
 import io
 
+import matplotlib.colors
 import matplotlib.image
 import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
 import pytest
+from matplotlib.lines import Line2D
+from matplotlib.patches import Patch
 
 from figure_cases import SYNTHETIC_MODELS, SYNTHETIC_REFERENCES
 from lmprobes.figures import (
+    HOLLOW_FACE,
     METHOD_LOOKS,
+    MODEL_LOOKS,
     REFERENCE_COLOUR,
     STAND_IN_NOTE,
+    Look,
     legend_groups,
     legend_inches,
     legend_layout,
     legend_rows,
     line_looks,
     mark_of_pass,
+    plot_style,
     save_png,
     series_colour,
     shown_stand_ins,
@@ -134,15 +141,16 @@ def test_line_looks_colour_each_model_and_style_each_method() -> None:
 
 
 def test_systems_that_do_not_factor_look_as_before() -> None:
-    """Without a (model, method) for each system, or with more models than colours, each system takes the
-    next colour and, past ten, the next mark, as every system did before."""
+    """Without a (model, method) for each system, or with more models than ``MODEL_LOOKS``, each system takes
+    the next colour and, past ten, the next mark, as every system did before."""
     marks = (("-", "o"), ("--", "s"))
-    many = {f"m{i:02d} (pll_original)": (f"m{i:02d}", "pll_original") for i in range(12)}
-    before = [(series_colour(i), *mark_of_pass(i, marks)) for i in range(12)]
+    count = MODEL_LOOKS + 1
+    many = {f"m{i:02d} (pll_original)": (f"m{i:02d}", "pll_original") for i in range(count)}
+    before = [Look(series_colour(i), *mark_of_pass(i, marks)) for i in range(count)]  # none hollow
     for factors in (None, dict(list(many.items())[1:]), many):
         looks = line_looks(many, factors, fallback=marks)
         assert not looks.factored and list(looks.systems.values()) == before
-    assert line_looks(list(many)[:10], many, fallback=marks).factored  # ten models: a colour each
+    assert line_looks(list(many)[:MODEL_LOOKS], many, fallback=marks).factored  # 20 models: a look each
     methods = {f"m ({k})": ("m", f"k{k}") for k in range(METHOD_LOOKS + 1)}
     assert not line_looks(methods, methods).factored and line_looks(list(methods)[:-1], methods).factored
 
@@ -172,3 +180,43 @@ def test_a_factored_legend_lists_models_then_methods_each_under_its_title() -> N
     stacked = legend_layout(groups, rows=20)  # both fit in one column: the methods under the models
     assert stacked.columns == 1 and stacked.labels == ["model", *groups[0].labels, "method", *groups[1].labels]
     assert legend_rows(groups, 4) == 6
+
+
+def fifteen_models() -> dict[str, tuple[str, str]]:
+    """15 models under two methods: 30 systems."""
+    return {f"m{i:02d} ({method})": (f"m{i:02d}", method) for i in range(15) for method in ("salazar", "lmeval04")}
+
+
+def test_models_past_ten_take_the_first_tens_colours_with_hollow_markers() -> None:
+    factors = fifteen_models()
+    looks = line_looks([*factors, *SYNTHETIC_REFERENCES], factors, SYNTHETIC_REFERENCES)
+    assert looks.factored and len(set(looks.systems.values())) == len(looks.systems) == 32
+    by_model = {}
+    for system, (model, _) in factors.items():
+        look = looks.systems[system]
+        by_model.setdefault(model, set()).add((look.colour, look.hollow))
+    assert all(len(shades) == 1 for shades in by_model.values())  # one colour and face a model
+    shades = [by_model[f"m{i:02d}"].pop() for i in range(15)]
+    assert shades == [(f"C{i}", False) for i in range(10)] + [(f"C{i}", True) for i in range(5)]
+    for method, style in (("salazar", ("-", "o")), ("lmeval04", ("--", "s"))):  # the method still styles
+        assert {looks.systems[f"m{i:02d} ({method})"][1:3] for i in range(15)} == {style}
+    assert not any(looks.systems[system].hollow for system in SYNTHETIC_REFERENCES)
+    assert plot_style(looks.systems["m12 (salazar)"]) == {"color": "C2", "linestyle": "-", "marker": "o",
+                                                          "markerfacecolor": HOLLOW_FACE}
+    assert plot_style(looks.systems["m02 (salazar)"]) == {"color": "C2", "linestyle": "-", "marker": "o"}
+
+
+def test_the_legend_shows_models_past_ten_as_lines_with_hollow_markers() -> None:
+    factors = fifteen_models()
+    looks = line_looks([*factors, *SYNTHETIC_REFERENCES], factors, SYNTHETIC_REFERENCES)
+    model_group, method_group = legend_groups(looks)
+    assert model_group.labels == [*(f"m{i:02d}" for i in range(15)), *SYNTHETIC_REFERENCES]
+    first, past, references = model_group.handles[:10], model_group.handles[10:15], model_group.handles[15:]
+    assert all(isinstance(handle, Patch) for handle in first)  # the first ten as before: a filled patch
+    assert [matplotlib.colors.to_hex(handle.get_facecolor()) for handle in first] == [
+        matplotlib.colors.to_hex(f"C{i}") for i in range(10)]
+    assert all(isinstance(handle, Line2D) for handle in past + references)
+    assert [(h.get_color(), h.get_markerfacecolor(), h.get_markeredgecolor()) for h in past] == [
+        (f"C{i}", HOLLOW_FACE, f"C{i}") for i in range(5)]
+    assert all(h.get_marker() not in (None, "None", "none") and h.get_linestyle() == "-" for h in past)
+    assert method_group.labels == ["salazar", "lmeval04"]

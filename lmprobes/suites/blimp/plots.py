@@ -49,6 +49,7 @@ from lmprobes.figures import (
     legend_layout,
     legend_rows,
     line_looks,
+    plot_style,
     save_png,
     shown_stand_ins,
     system_factors,
@@ -346,7 +347,7 @@ def figure2(data: pd.DataFrame, out: Path, *, stand_ins: Collection[str] = ()) -
         sub = data[data["variable"] == variable]
         for system, group in sub.groupby("system", sort=False):
             look = looks.systems[system]
-            ax.plot(group["x"], group["accuracy"], color=look.colour, linestyle=look.linestyle, marker=look.marker,
+            ax.plot(group["x"], group["accuracy"], **plot_style(look),
                     markersize=3, label=system)
         if variable == "perplexity" and (sub["x"] > 0).all() and not sub.empty:
             log_axis(ax)
