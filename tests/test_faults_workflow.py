@@ -21,7 +21,6 @@ from __future__ import annotations
 
 import dataclasses
 import os
-import shutil
 import signal
 import subprocess
 import sys
@@ -37,7 +36,7 @@ import pyarrow.parquet as pq
 import pytest
 import torch
 
-from demo_workflow import DEMO, copy_workflow, job_counts, snakemake
+from demo_workflow import copy_run, copy_workflow, job_counts, snakemake, snakemake_command
 from lmprobes.engine import mask_predictions, runner, sequence_logprobs
 from lmprobes.io import read_parquet, write_parquet
 
@@ -63,10 +62,6 @@ os.execv(sys.argv[2], sys.argv[2:])
 def file_size_limited(command: list[str], limit: int) -> list[str]:
     """``command`` run so that writes past ``limit`` bytes in a file fail (EFBIG), as on a full disk."""
     return [sys.executable, "-c", LIMITED, str(limit), *command]
-
-
-def snakemake_command(*args: str) -> list[str]:
-    return [sys.executable, "-m", "snakemake", "--cores", "2", *args, "--configfile", DEMO, "fast.yaml"]
 
 
 @contextmanager
@@ -129,7 +124,7 @@ def prepared(tmp_path_factory) -> Path:
 @pytest.fixture
 def workdir(prepared, tmp_path) -> Path:
     """A private copy of the prepared workflow (timestamps and Snakemake's records kept)."""
-    return Path(shutil.copytree(prepared, tmp_path / "w", symlinks=True))
+    return copy_run(prepared, tmp_path / "w")
 
 
 @pytest.mark.workflow
