@@ -84,6 +84,7 @@ METHOD_LOOKS = 12
 # Models take the ten colours with filled markers, then again with hollow ones: 20 models told apart.
 MODEL_LOOKS = 2 * SERIES_COLOURS
 HOLLOW_FACE = "white"
+HOLLOW_SIZE_FACTOR = 1.5
 # The methods' legend shows their style and marker in this neutral grey, no model's colour.
 METHOD_KEY_COLOUR = "dimgrey"
 # References are black (in no model's colours): a line style each, then a marker with each pass.
@@ -99,12 +100,13 @@ class Look(NamedTuple):
     hollow: bool = False  # markers white inside, edged in the colour (models 11-20)
 
 
-def plot_style(look: Look) -> dict:
+def plot_style(look: Look, markersize: float) -> dict:
     """``look`` as keywords of ``Axes.plot``; only a hollow look takes a marker face, so that every other
-    figure draws as before there was one."""
-    style = {"color": look.colour, "linestyle": look.linestyle, "marker": look.marker}
+    figure draws as before there was one. A hollow marker is drawn larger, so that its white inside
+    shows at the panels' small sizes."""
+    style = {"color": look.colour, "linestyle": look.linestyle, "marker": look.marker, "markersize": markersize}
     if look.hollow:
-        style["markerfacecolor"] = HOLLOW_FACE
+        style.update(markerfacecolor=HOLLOW_FACE, markersize=markersize * HOLLOW_SIZE_FACTOR)
     return style
 
 
@@ -215,7 +217,7 @@ HOLLOW_KEY_MARKER = "o"
 
 
 def _line(look: Look) -> Line2D:
-    return Line2D([], [], **plot_style(look), markersize=LEGEND_MARKER_SIZE)
+    return Line2D([], [], **plot_style(look, LEGEND_MARKER_SIZE))
 
 
 class LegendLayout(NamedTuple):

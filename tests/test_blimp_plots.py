@@ -515,6 +515,7 @@ def test_figure2_of_fourteen_models_keeps_each_model_one_colour_the_last_four_ho
             assert hollow == {i >= 10}, f"m{i:02d}"
             if i < 10:  # filled as before: the face takes the line's colour
                 assert {line.get_markerfacecolor() for line in lines} == {f"C{i}"}
+            assert {line.get_markersize() for line in lines} == {4.5 if i >= 10 else 3}  # hollow drawn larger
             assert len({(line.get_linestyle(), line.get_marker()) for line in lines}) == 2
     labels = [text.get_text() for text in fig.legends[0].get_texts() if text.get_text()]
     assert labels == ["model", *(f"m{i:02d}" for i in range(14)), "method", *methods]

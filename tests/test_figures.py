@@ -201,9 +201,10 @@ def test_models_past_ten_take_the_first_tens_colours_with_hollow_markers() -> No
     for method, style in (("salazar", ("-", "o")), ("lmeval04", ("--", "s"))):  # the method still styles
         assert {looks.systems[f"m{i:02d} ({method})"][1:3] for i in range(15)} == {style}
     assert not any(looks.systems[system].hollow for system in SYNTHETIC_REFERENCES)
-    assert plot_style(looks.systems["m12 (salazar)"]) == {"color": "C2", "linestyle": "-", "marker": "o",
-                                                          "markerfacecolor": HOLLOW_FACE}
-    assert plot_style(looks.systems["m02 (salazar)"]) == {"color": "C2", "linestyle": "-", "marker": "o"}
+    assert plot_style(looks.systems["m12 (salazar)"], 3) == {"color": "C2", "linestyle": "-", "marker": "o",
+                                                             "markersize": 4.5, "markerfacecolor": HOLLOW_FACE}
+    assert plot_style(looks.systems["m02 (salazar)"], 3) == {"color": "C2", "linestyle": "-", "marker": "o",
+                                                             "markersize": 3}
 
 
 def test_the_legend_shows_models_past_ten_as_lines_with_hollow_markers() -> None:

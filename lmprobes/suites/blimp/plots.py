@@ -347,7 +347,7 @@ def figure2(data: pd.DataFrame, out: Path, *, stand_ins: Collection[str] = ()) -
         sub = data[data["variable"] == variable]
         for system, group in sub.groupby("system", sort=False):
             look = looks.systems[system]
-            ax.plot(group["x"], group["accuracy"], **plot_style(look), markersize=3, label=system)
+            ax.plot(group["x"], group["accuracy"], **plot_style(look, 3), label=system)
         if variable == "perplexity" and (sub["x"] > 0).all() and not sub.empty:
             log_axis(ax)
         ax.axhline(50, color="grey", linewidth=0.8, linestyle=":")

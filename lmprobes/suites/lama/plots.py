@@ -53,7 +53,7 @@ def precision_curve_figure(curve: pd.DataFrame, out: Path, corpus_label: str = "
     fig, ax = plt.subplots(figsize=(6 + LEGEND_COLUMN_INCHES * columns, 4), constrained_layout=True)
     for system, group in curve.groupby("system", sort=True):
         look = looks.systems[system]
-        ax.plot(group["k"], group["p_at_k"], **plot_style(look), markersize=3, markevery=0.1, label=system)
+        ax.plot(group["k"], group["p_at_k"], **plot_style(look, 3), markevery=0.1, label=system)
     ax.set_xscale("log")
     ax.set_xlabel("k")
     ax.set_ylabel("mean P@k (%)")
