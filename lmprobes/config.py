@@ -406,6 +406,15 @@ def check_config_file(path: str | Path) -> dict:
     return loaded
 
 
+def in_precedence(loaded, given) -> list:
+    """The config files in the order they apply, each over those before it: Snakemake lists the files
+    ``given`` with ``--configfile`` first, then the Snakefile's own ``configfile:``, which they override.
+    A file given and also the Snakefile's is listed once, where it was given."""
+    given = list(given)
+    named = {Path(path).resolve() for path in given}
+    return [path for path in loaded if Path(path).resolve() not in named] + given
+
+
 def config_file_labels(paths, root: str | Path) -> list[str]:
     """The config files as the run page names them: relative to ``root`` (the working directory) where they
     lie below it, so that the page, and the rule that writes it, do not change with the checkout's location."""

@@ -54,7 +54,7 @@ REVISIONS = {
     "olmpics_baseline_curves": 1,
     "olmpics_learning_tables": 7,
     # report
-    "report_landing": 1,
+    "report_landing": 2,
     "report_verdicts": 3,
     "report_models": 2,
 }

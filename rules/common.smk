@@ -10,6 +10,7 @@ from lmprobes.config import (
     config_file_labels,
     download_spec,
     finetuning_spec,
+    in_precedence,
     model_dir,
     model_kind,
     published_systems,
@@ -266,8 +267,9 @@ def get_suite_outputs():
 
 
 def get_config_file_labels():
-    """The config files given, as the run page lists them (relative to the working directory)."""
-    return config_file_labels(workflow.configfiles, Path.cwd())
+    """The config files in the order they apply, as the run page lists them (relative to the working directory)."""
+    files = in_precedence(workflow.configfiles, workflow.overwrite_configfiles)
+    return config_file_labels(files, Path.cwd())
 
 
 def get_run_page_settings():

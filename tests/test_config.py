@@ -16,6 +16,7 @@ from lmprobes.config import (
     config_file_labels,
     download_spec,
     finetuning_spec,
+    in_precedence,
     model_dir,
     model_kind,
     published_systems,
@@ -274,6 +275,17 @@ def test_config_files_are_named_relative_to_the_working_directory(tmp_path):
     assert config_file_labels(given, work) == ["config.yaml", "resources/demo/config.yaml",
                                               str((elsewhere / "site.yaml").resolve()),
                                               str((elsewhere / "x.yaml").resolve())]
+
+
+def test_config_files_are_listed_in_the_order_they_apply():
+    """Snakemake lists the --configfile files before the Snakefile's own, which they override."""
+    snakefiles = "config.yaml"
+    given = ["resources/demo/config.yaml", "mine.yaml"]
+    assert in_precedence([*given, snakefiles], given) == ["config.yaml", "resources/demo/config.yaml", "mine.yaml"]
+    assert in_precedence([snakefiles], []) == ["config.yaml"]
+    # Given on the command line too: listed once, where it was given.
+    assert in_precedence(["mine.yaml", str(Path.cwd() / "config.yaml"), snakefiles],
+                         ["mine.yaml", str(Path.cwd() / "config.yaml")]) == ["mine.yaml", str(Path.cwd() / "config.yaml")]
 
 
 def test_a_model_needs_exactly_one_origin():

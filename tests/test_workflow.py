@@ -111,6 +111,8 @@ def test_demo_verdicts_cover_every_published_number_and_say_stand_in(demo):
         assert "\\toprule" in text and "\\bottomrule" in text, tex
     run_page = (demo / "results/report/run.html").read_text()
     assert "tiny random-weight models" in run_page and "torch" in run_page
+    # In the order they apply: config.yaml (the Snakefile's) under the files given with --configfile.
+    assert "<td>config.yaml, resources/demo/config.yaml, fast.yaml</td>" in run_page
 
 
 def test_report_renders_offline_with_every_output(demo):
