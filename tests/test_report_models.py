@@ -18,6 +18,7 @@ from lmprobes.report.models import (
     model_summary,
     models_latex,
     models_markdown,
+    win_rates,
     write_model_summary,
 )
 
@@ -261,6 +262,31 @@ def test_ties_are_broken_by_model_name():
     board = leaderboard(summary_of({"b": 50.0, "c": 60.0, "a": 50.0}))
     assert board["model"].tolist() == ["c", "a", "b"]
     assert board["rank"].tolist() == [1, 2, 3]
+    assert board["win_rate"].tolist() == [100.0, 25.0, 25.0], "a tie counts half"
+
+
+def test_a_model_run_on_an_easier_suite_alone_does_not_rank_first():
+    """As the full config runs distilbert-base-cased: BLiMP alone, whose accuracies dwarf LAMA's P@1. It
+    loses on BLiMP to both others, so its win rate is 0 though its mean is the highest."""
+    board = leaderboard(summary_of({"bert": 85.0, "gpt2": 82.0, "distil": 78.0},
+                                   lama={"bert": 30.0, "gpt2": 10.0})).set_index("model")
+    assert board.loc["distil", "mean"] > board.loc["bert", "mean"] > board.loc["gpt2", "mean"]
+    # bert: beats both on BLiMP (100) and gpt2 on LAMA (100); gpt2: distil on BLiMP (50), nobody on LAMA (0)
+    assert board["win_rate"].to_dict() == {"bert": 100.0, "gpt2": 25.0, "distil": 0.0}
+    assert board.index.tolist() == ["bert", "gpt2", "distil"]
+
+
+def test_win_rates_compare_only_models_that_ran_a_suite_and_one_alone_comes_after():
+    values = pd.DataFrame({"blimp_overall": [70.0, 60.0, np.nan, np.nan], "lama_p1": [10.0, 20.0, np.nan, 5.0]},
+                          index=["a", "b", "c", "d"])
+    rates = win_rates(values)
+    # a: BLiMP 100 (beats b), LAMA 50 (beats d, not b); b: 0 and 100; d: LAMA 0; c ran nothing
+    assert rates.round(6).to_dict() == pytest.approx({"a": 75.0, "b": 50.0, "c": float("nan"), "d": 0.0},
+                                                     nan_ok=True)
+    alone = leaderboard(summary_of({"x": 40.0, "y": 30.0, "z": np.nan}, lama={"z": 5.0})).set_index("model")
+    # z shares no suite with another model: no win rate, ranked after those that have one
+    assert alone.index.tolist() == ["x", "y", "z"] and math.isnan(alone.loc["z", "win_rate"])
+    assert alone.loc["z", "rank"] == 3
 
 
 def test_missing_suite_does_not_count_as_zero():

@@ -39,11 +39,17 @@ Leaderboard rule: one headline per suite, each the mean of what the model has of
 - LAMA: ``P@1`` over the corpora present; BLiMP: ``overall``; oLMpics: the release zero-shot
   accuracies over the tasks present; Ettinger: its six accuracies (``ETTINGER_ACCURACY``);
 
-then ``mean`` = the mean of the headlines present, ``n_suites`` = how many there are (a missing suite
-does not count, it is not a zero), and ``rank`` 1, 2, ... by ``mean`` descending, ties broken by
-model name; a model with no headline at all has no rank and comes last. The suites' numbers are on
-different scales of difficulty, so the mean ranks models run on the same suites; it says nothing
-across runs with different suites.
+then ``n_suites`` = how many there are (a missing suite does not count, it is not a zero), ``mean`` =
+the mean of the headlines present, and ``win_rate`` (HELM's mean win rate): in each suite, the share
+of the other models with that headline whose headline this model's exceeds (a tie counts half), in
+percent, averaged over the suites where the model meets at least one other. ``rank`` 1, 2, ... goes by
+``win_rate`` descending (a model that meets no other comes after those that do), then ``mean``, then
+the model's name; a model with no headline at all has no rank and comes last.
+
+Why the win rate ranks, not the mean: models run on different suites (the full config runs
+distilbert-base-cased on BLiMP alone, and BLiMP's accuracies are far higher than Ettinger's or LAMA's
+P@1), and a mean over different suites ranks the suites' difficulty, not the models. A win rate only
+ever compares two models on a suite both ran. Across runs with other models it is not comparable.
 """
 
 from __future__ import annotations
@@ -101,7 +107,7 @@ ETTINGER_METRICS = {
 ETTINGER_ACCURACY = tuple(metric for metric in ETTINGER_METRICS.values() if " acc@" in metric)
 HEADLINES = {"lama": "lama_p1", "blimp": "blimp_overall", "olmpics": "olmpics_zero_shot",
              "ettinger": "ettinger_accuracy"}
-LEADERBOARD_COLUMNS = ["rank", "model", STAND_IN, *HEADLINES.values(), "mean", "n_suites"]
+LEADERBOARD_COLUMNS = ["rank", "model", STAND_IN, *HEADLINES.values(), "win_rate", "mean", "n_suites"]
 LONG_COLUMNS = ["model", "suite", "metric", "method", "value", STAND_IN]
 RECORD_COLUMNS = ["model", "suite", "metric", "method", "value"]
 
@@ -336,14 +342,31 @@ def headlines(summary: pd.DataFrame) -> pd.DataFrame:
     return frame.astype(float)
 
 
+def win_rates(values: pd.DataFrame) -> pd.Series:
+    """Each row's mean win rate (%) over the columns (suites): in a column, the share of the other rows
+    with a value that its value exceeds, a tie counting half; NaN where it meets no other row."""
+    per_suite = pd.DataFrame(index=values.index, dtype=float)
+    for suite, column in values.items():
+        others = column.notna().sum() - 1
+        if others < 1:
+            continue
+        below = column.rank(method="average") - 1  # ties share their ranks: each tie counts half
+        per_suite[suite] = 100 * below / others
+    return per_suite.mean(axis=1, skipna=True).reindex(values.index)
+
+
 def leaderboard(summary: pd.DataFrame) -> pd.DataFrame:
-    """Models ranked by the mean of their suite headlines (rule in the module docstring)."""
+    """Models ranked by their mean win rate over the suites, then the mean of their headlines (rule
+    in the module docstring)."""
     board = pd.concat([summary[["model", STAND_IN]], headlines(summary)], axis=1)
     values = board[list(HEADLINES.values())]
     board["n_suites"] = values.notna().sum(axis=1).astype("int64")
     board["mean"] = values.mean(axis=1, skipna=True)
-    ranked = board.assign(_unranked=board["mean"].isna(), _key=-board["mean"].fillna(0.0))
-    board = board.loc[ranked.sort_values(["_unranked", "_key", "model"], kind="stable").index].reset_index(drop=True)
+    board["win_rate"] = win_rates(values)
+    ranked = board.assign(_unranked=board["mean"].isna(), _unmet=board["win_rate"].isna(),
+                          _win=-board["win_rate"].fillna(0.0), _mean=-board["mean"].fillna(0.0))
+    order = ranked.sort_values(["_unranked", "_unmet", "_win", "_mean", "model"], kind="stable").index
+    board = board.loc[order].reset_index(drop=True)
     ranks = pd.Series(range(1, len(board) + 1), dtype="Int64")
     board["rank"] = ranks.where(board["mean"].notna(), pd.NA)
     return board[LEADERBOARD_COLUMNS]
@@ -444,8 +467,11 @@ def models_latex(summary: pd.DataFrame, notes: Sequence[str] = ()) -> str:
 
 def leaderboard_markdown(board: pd.DataFrame, banner: str) -> str:
     heading = (f"**{banner}**\n\n" if banner else "") + "# Leaderboard\n\n"
-    rule = ("Rank by the mean of the suite headlines present (LAMA mean P@1 over corpora, BLiMP overall, "
-            "oLMpics mean zero-shot accuracy, Ettinger mean accuracy); ties by model name.\n\n")
+    rule = ("Suite headlines: LAMA mean P@1 over corpora, BLiMP overall, oLMpics mean zero-shot accuracy, "
+            "Ettinger mean accuracy. Rank by win rate (in each suite, the share of the other models that ran it "
+            "whose headline a model's exceeds, a tie counting half, averaged over the suites it shares with "
+            "another), then by the mean of its headlines, then by name. Only a suite two models both ran "
+            "compares them.\n\n")
     return heading + rule + to_markdown(board)
 
 
