@@ -329,6 +329,18 @@ def markdown_block(text: str, title: str) -> pd.DataFrame:
     return pd.DataFrame(cells[2:], columns=cells[0])
 
 
+def test_a_suites_block_leaves_out_the_models_it_did_not_score(tables):
+    """gpt2 has no Ettinger numbers and tiny-x none at all: the printed blocks skip them (the summary
+    frame, which the leaderboard ranks, keeps every model)."""
+    summary = model_summary(tables, MODELS, set())
+    text = models_markdown(summary)
+    assert markdown_block(text, "Ettinger")["model"].tolist() == ["bert"]
+    assert markdown_block(text, "BLiMP")["model"].tolist() == ["bert", "gpt2"]
+    assert markdown_block(text, "oLMpics: zero-shot")["model"].tolist() == ["bert", "gpt2"]
+    assert "tiny-x" not in models_latex(summary)
+    assert set(summary["model"]) == set(MODELS)
+
+
 def test_olmpics_prints_zero_shot_by_task_and_curves_by_model_and_task(tables):
     summary = model_summary(tables, MODELS, set())
     text = models_markdown(summary)

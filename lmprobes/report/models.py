@@ -3,7 +3,8 @@
 Inputs are the suites' tidy table CSVs under ``<tables>/<suite>/`` (``INPUTS``); only their
 ``reproduction`` rows are read (the paper's rows belong to the verdict tables). A table that is
 absent means the suite was not run: its metrics are left out, and the models get NaN in the
-leaderboard. A model a suite did not score gets NaN in that suite's columns. Nothing is recomputed:
+leaderboard. A model a suite did not score gets NaN in that suite's columns: no record in the CSV, no
+line in that suite's printed block (Markdown, LaTeX). Nothing is recomputed:
 every number is a cell of a suite table, so the summary agrees with the suite tables by construction.
 
 Summary layout: one row per model slug (in the order given), ``stand_in`` (True for a tiny
@@ -402,17 +403,22 @@ def suite_blocks(summary: pd.DataFrame, suite: str) -> list[tuple[str, str, pd.D
     title = SUITE_TITLES[suite]
     frame = suite_frame(summary, suite)
     if suite != "olmpics":
-        return [(suite, title, frame)]
+        return [(suite, title, _scored_rows(frame, [name for name in frame.columns[2:] if name != METHOD]))]
     curves = {name: parsed for name in frame.columns[2:] if (parsed := _curve_metric(name))}
     zero_names = [name for name in frame.columns[2:] if name != METHOD and name not in curves]
     blocks = []
     if zero_names:
-        zero = frame[["model", STAND_IN, *[METHOD] * (METHOD in frame.columns), *zero_names]]
+        zero = _scored_rows(frame[["model", STAND_IN, *[METHOD] * (METHOD in frame.columns), *zero_names]], zero_names)
         blocks.append((f"{suite}-zero-shot", f"{title}: zero-shot",
                        zero.rename(columns=lambda name: name.removeprefix("zero-shot "))))
     if curves:
         blocks.append((f"{suite}-learning-curves", f"{title}: learning curves", _curves_by_task(frame, curves)))
     return blocks
+
+
+def _scored_rows(frame: pd.DataFrame, values: list[str]) -> pd.DataFrame:
+    """The models with a value in ``values``: a printed block leaves out the models its suite did not score."""
+    return frame[frame[values].notna().any(axis=1)]
 
 
 def _curve_metric(name: str) -> tuple[str, str] | None:
