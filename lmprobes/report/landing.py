@@ -305,8 +305,9 @@ def introduction(config: dict) -> str:
 
 
 def run_section(config: dict, configfiles: Sequence[str]) -> str:
-    rows = [("config files (each over those before it)", ", ".join(configfiles) or "not given"), ("seed", config.get("seed", "")),
-            ("device", config.get("device", "auto")), ("mirror", config.get("mirror") or "none (downloads)")]
+    rows = [("config files (each over those before it)", ", ".join(configfiles) or "not given"),
+            ("seed", config.get("seed", "")), ("device", config.get("device", "auto")),
+            ("mirror", config.get("mirror") or "none (downloads)")]
     return "<h2>Run</h2>\n" + html_table(("setting", "value"), rows)
 
 

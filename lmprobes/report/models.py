@@ -364,10 +364,9 @@ def leaderboard(summary: pd.DataFrame) -> pd.DataFrame:
     board["n_suites"] = values.notna().sum(axis=1).astype("int64")
     board["mean"] = values.mean(axis=1, skipna=True)
     board["win_rate"] = win_rates(values)
-    ranked = board.assign(_unranked=board["mean"].isna(), _unmet=board["win_rate"].isna(),
-                          _win=-board["win_rate"].fillna(0.0), _mean=-board["mean"].fillna(0.0))
-    order = ranked.sort_values(["_unranked", "_unmet", "_win", "_mean", "model"], kind="stable").index
-    board = board.loc[order].reset_index(drop=True)
+    # NaN last in each key: no win rate (meets no other model) after a win rate, no headline after all
+    board = board.sort_values(["win_rate", "mean", "model"], ascending=[False, False, True], na_position="last",
+                              kind="stable", ignore_index=True)
     ranks = pd.Series(range(1, len(board) + 1), dtype="Int64")
     board["rank"] = ranks.where(board["mean"].notna(), pd.NA)
     return board[LEADERBOARD_COLUMNS]
@@ -402,10 +401,11 @@ def suite_blocks(summary: pd.DataFrame, suite: str) -> list[tuple[str, str, pd.D
         return []
     title = SUITE_TITLES[suite]
     frame = suite_frame(summary, suite)
+    metrics = [name for name in frame.columns[2:] if name != METHOD]
     if suite != "olmpics":
-        return [(suite, title, _scored_rows(frame, [name for name in frame.columns[2:] if name != METHOD]))]
-    curves = {name: parsed for name in frame.columns[2:] if (parsed := _curve_metric(name))}
-    zero_names = [name for name in frame.columns[2:] if name != METHOD and name not in curves]
+        return [(suite, title, _scored_rows(frame, metrics))]
+    curves = {name: parsed for name in metrics if (parsed := _curve_metric(name))}
+    zero_names = [name for name in metrics if name not in curves]
     blocks = []
     if zero_names:
         zero = _scored_rows(frame[["model", STAND_IN, *[METHOD] * (METHOD in frame.columns), *zero_names]], zero_names)
