@@ -283,8 +283,8 @@ def test_win_rates_compare_only_models_that_ran_a_suite_and_one_alone_comes_afte
     # a: BLiMP 100 (beats b), LAMA 50 (beats d, not b); b: 0 and 100; d: LAMA 0; c ran nothing
     assert rates.round(6).to_dict() == pytest.approx({"a": 75.0, "b": 50.0, "c": float("nan"), "d": 0.0},
                                                      nan_ok=True)
-    alone = leaderboard(summary_of({"x": 40.0, "y": 30.0, "z": np.nan}, lama={"z": 5.0})).set_index("model")
-    # z shares no suite with another model: no win rate, ranked after those that have one
+    alone = leaderboard(summary_of({"x": 40.0, "y": 30.0, "z": np.nan}, lama={"z": 99.0})).set_index("model")
+    # z shares no suite with another model: no win rate, ranked after those that have one (its mean is the highest)
     assert alone.index.tolist() == ["x", "y", "z"] and math.isnan(alone.loc["z", "win_rate"])
     assert alone.loc["z", "rank"] == 3
 
