@@ -452,6 +452,16 @@ def test_table2_parts_keep_a_causal_models_methods_together(tmp_path, lama_relea
     assert headers == [[T.FREQ, *part, *T.PAPER_SYSTEMS.values()] for part in systems]
 
 
+def test_table2_orders_systems_by_model_then_method(tmp_path, lama_release_writer):
+    """A Python caller's model named ``g (d)`` sorts, as a system, between ``g``'s two methods: the
+    columns still keep each model's methods side by side."""
+    release = lama_release_writer(tmp_path / "release")
+    out = tables_of(tmp_path, release, {"g": set(), "g (d)": set()}, "names", methods=("left_context", "candidates"))
+    header = next(line for line in (out / "table2.md").read_text().splitlines() if line.startswith("| corpus |"))
+    assert header.strip("| ").split(" | ")[4:9] == [T.FREQ, "g (candidates)", "g (left_context)", "g (d) (candidates)",
+                                                     "g (d) (left_context)"]
+
+
 def test_table2_columns_name_the_references_and_each_systems_model() -> None:
     tidy = pd.DataFrame({"source": ["reproduction"] * 3 + ["paper"], "model": ["Freq", "g", "g", "Txl"],
                          "system": ["Freq", "g (candidates)", "g (left_context)", "Txl (paper)"]})

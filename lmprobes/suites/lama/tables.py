@@ -210,7 +210,9 @@ def table2_wide(tidy: pd.DataFrame, corpora: list[str]) -> pd.DataFrame:
     their values as the paper prints them (``printed_as_published``)."""
     tidy = tidy[tidy["corpus"].isin(corpora)]
     ours = tidy[tidy["source"] == "reproduction"]
-    systems = [FREQ] * (FREQ in set(ours["system"])) + sorted(set(ours["system"]) - {FREQ})
+    models = dict(zip(ours["system"], ours["model"]))
+    # By model, then system: a causal model's methods side by side whatever its name sorts next to.
+    systems = [FREQ] * (FREQ in models) + sorted(set(models) - {FREQ}, key=lambda system: (models[system], system))
     systems += [s for s in PAPER_SYSTEMS.values() if s in set(tidy["system"])]
     freq = ours[ours["system"] == FREQ].set_index(["corpus", "row"])
     wide = tidy.pivot(index=["corpus", "row"], columns="system", values="p1")
