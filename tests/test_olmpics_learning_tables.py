@@ -366,3 +366,24 @@ def test_medals_of_many_systems_are_shown_in_parts_led_by_the_task(curves, zero_
     tex = (tmp_path / "table12_medals.tex").read_text()
     assert r"\caption{oLMpics medals (Table 12) (part 2 of 2)}" in tex and tex.count(r"\end{tabular}") == 2
     assert "### Part" not in (tmp_path / "learning_curves.md").read_text()
+
+
+def test_medals_put_a_models_flavours_side_by_side(curves, zero_shot, published, tmp_path) -> None:
+    """A model's medals on the generated data sit right after its release medals, in whole and in parts,
+    not after every model's release column."""
+    flavours = [runs("age_comparison", model, "mlp_mlm", "standard", {62: [50.0], 125: [60.0]}, flavour=flavour)
+                for model, flavour in (("roberta-large", "generated"), ("tiny-bert", "release"))]
+    more = pd.concat([curves, pd.DataFrame([row for rows in flavours for row in rows])], ignore_index=True)
+    write_learning_tables(more, zero_shot, published, tmp_path / "whole")
+    header = next(line for line in (tmp_path / "whole" / "table12_medals.md").read_text().splitlines()
+                  if line.startswith("| Task |"))
+    assert header.startswith("| Task | RoBERTa-L | RoBERTa-L [generated] | tiny-bert | tiny-bert [generated] |")
+    # 30 more models: the parts break between models, never between a model's flavours
+    extra = [runs("age_comparison", f"m{i:02d}", "mlp_mlm", "standard", {62: [50.0], 125: [60.0]}) for i in range(30)]
+    many = pd.concat([more, pd.DataFrame([row for rows in extra for row in rows])], ignore_index=True)
+    write_learning_tables(many, zero_shot, published, tmp_path / "parts")
+    headers = [line.split(" | ") for line in (tmp_path / "parts" / "table12_medals.md").read_text().splitlines()
+               if line.startswith("| Task |")]
+    assert len(headers) == 2
+    assert headers[0][1:3] == ["RoBERTa-L", "RoBERTa-L [generated]"]
+    assert headers[1][-7:-5] == ["tiny-bert", "tiny-bert [generated]"]

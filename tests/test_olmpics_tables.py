@@ -74,7 +74,8 @@ def test_table_puts_ours_first_then_the_paper_per_task(scores, tmp_path) -> None
     assert age["source"].tolist() == ["reproduction"] * 2 + ["paper"] * 6 + ["hf_reproduction"]
     assert tidy["task"].drop_duplicates().tolist() == list(ZERO_SHOT_TABLES)
     wide = zero_shot_wide(tidy)
-    assert wide["System"].tolist()[:4] == ["roberta-large", "roberta-large [generated]", "gpt2 (candidates)",
+    # ours by model, whatever the tasks they score; a model's generated flavour right after its release one
+    assert wide["System"].tolist()[:4] == ["gpt2 (candidates)", "roberta-large", "roberta-large [generated]",
                                            "RoBERTa-L (paper)"]
     assert wide["System"].tolist()[-1] == "RoBERTa-L (HF)"
     line = wide.set_index("System")
@@ -87,6 +88,17 @@ def test_table_puts_ours_first_then_the_paper_per_task(scores, tmp_path) -> None
     markdown = (tmp_path / "zero_shot.md").read_text()
     assert "| roberta-large | 75.0 |" in markdown and "| BERT-WWM (paper) | 70.0 | 55.0 | 10.0 |" in markdown
     assert "[generated]: the task's dev items generated from sources" in markdown
+
+
+def test_a_models_generated_flavour_follows_its_release_one(scores) -> None:
+    """Not after every model's release line: with a second model scored on the age items, the old order
+    put it between roberta-large and roberta-large [generated]."""
+    more = pd.concat([scores, pd.DataFrame([score("age_comparison", "tiny-bert", "mc_mlm", True)])], ignore_index=True)
+    tidy = zero_shot_table(more.assign(row_id=[f"r{i}" for i in range(len(more))]), read_published(PUBLISHED))
+    age = tidy[(tidy["task"] == "age_comparison") & (tidy["source"] == "reproduction")]
+    assert age["system"].tolist() == ["roberta-large", "roberta-large [generated]", "tiny-bert"]
+    assert zero_shot_wide(tidy)["System"].tolist()[:4] == ["gpt2 (candidates)", "roberta-large",
+                                                          "roberta-large [generated]", "tiny-bert"]
 
 
 def test_the_note_names_generated_items_only_when_there_are_some(scores, tmp_path) -> None:

@@ -251,10 +251,12 @@ def medal_table(tidy: pd.DataFrame) -> pd.DataFrame:
 
 
 def medal_wide(medals: pd.DataFrame) -> pd.DataFrame:
-    """Table 12's layout: one line per task, one column per system (reproduced first), the symbols;
-    ``write_table`` shows it in parts past ``io.MAX_SYSTEM_COLUMNS`` systems (``medal_columns``)."""
-    keys = pd.DataFrame({"source": medals["source"].map(SOURCE_ORDER), "flavour": medals["flavour"] != "release",
-                         "model": medals["model"].map(_model_rank), "name": medals["model"]})
+    """Table 12's layout: one line per task, one column per system (reproduced first), the symbols; a
+    model's flavours side by side, release first, so that its medals on the generated data read against
+    the release's; ``write_table`` shows it in parts past ``io.MAX_SYSTEM_COLUMNS`` systems
+    (``medal_columns``)."""
+    keys = pd.DataFrame({"source": medals["source"].map(SOURCE_ORDER), "model": medals["model"].map(_model_rank),
+                         "name": medals["model"], "flavour": medals["flavour"] != "release"})
     systems = list(dict.fromkeys(medals.loc[keys.sort_values(list(keys.columns), kind="stable").index, "system"]))
     wide = medals.pivot_table(index="task", columns="system", values="symbol", aggfunc="first")
     wide = wide.reindex(index=[t for t in MEDAL_TASK_ORDER if t in set(medals["task"])], columns=systems)
@@ -264,8 +266,7 @@ def medal_wide(medals: pd.DataFrame) -> pd.DataFrame:
 
 def medal_columns(medals: pd.DataFrame) -> SystemColumns:
     """``medal_wide``'s layout for ``write_table``: the task, the paper's columns as the references, each
-    reproduced system's model (Table 12 puts a model's other flavours after every release column, so
-    those stand apart, each whole in one part)."""
+    reproduced system's model (a model's flavours, adjacent, stay in one part)."""
     ours = medals["source"] == "reproduction"
     return SystemColumns(labels=1, references=frozenset(medals.loc[~ours, "system"]),
                          models=dict(zip(medals.loc[ours, "system"], medals.loc[ours, "model"])))

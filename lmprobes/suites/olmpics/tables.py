@@ -57,9 +57,14 @@ def zero_shot_accuracy(scores: pd.DataFrame, *, split: str = "dev", variant: str
             "n_multi_piece": int((kept["n_multi_piece"] > 0).sum()), "n_ties": int(kept["tie"].astype(bool).sum()),
         })
     frame = pd.DataFrame.from_records(records, columns=ZERO_SHOT_COLUMNS)
-    release_first = frame.assign(generated=frame["flavour"] != "release")
-    order = release_first.sort_values(["task", "generated", "model", "method"], kind="stable").index
-    return frame.loc[order].reset_index(drop=True)
+    return frame.loc[_model_order(frame, ["task"])].reset_index(drop=True)
+
+
+def _model_order(frame: pd.DataFrame, first: list[str]) -> pd.Index:
+    """``frame``'s index sorted by ``first``, then model and method, a system's release flavour before
+    its generated one (so that the two read as a pair)."""
+    keyed = frame.assign(generated=frame["flavour"] != "release")
+    return keyed.sort_values([*first, "model", "method", "generated"], kind="stable").index
 
 
 def published_rows(published: pd.DataFrame) -> pd.DataFrame:
@@ -83,8 +88,11 @@ def zero_shot_table(scores: pd.DataFrame, published: pd.DataFrame, **filters) ->
 
 
 def zero_shot_wide(tidy: pd.DataFrame) -> pd.DataFrame:
-    """The paper's layout turned sideways: one line per system, one column per table."""
-    systems = list(dict.fromkeys(tidy.sort_values("source", key=_source_rank, kind="stable")["system"]))
+    """The paper's layout turned sideways: one line per system, one column per table; ours first, by model
+    (``_model_order``), then the paper's and the rerun's in the paper's order."""
+    ours = tidy["source"] == "reproduction"
+    published = tidy[~ours].sort_values("source", key=_source_rank, kind="stable")
+    systems = list(dict.fromkeys([*tidy.loc[_model_order(tidy[ours], []), "system"], *published["system"]]))
     wide = tidy.pivot_table(index="system", columns="task", values="accuracy", aggfunc="first", dropna=False)
     wide = wide.reindex(index=systems, columns=list(ZERO_SHOT_TABLES))
     wide.columns = [ZERO_SHOT_TABLES[task][1] for task in wide.columns]
