@@ -16,6 +16,7 @@ import pytest
 
 from lmprobes.suites.lama.wikidata import SparqlClient
 from lmprobes.suites.olmpics.generate_encyclopedic import (
+    band_facts,
     band_query,
     company_query,
     film_query,
@@ -94,7 +95,7 @@ def test_all_three_question_types_in_both_splits_in_the_release_shares(frame: pd
 def test_year_distractors_are_one_or_two_years_off_and_never_right(frame: pd.DataFrame) -> None:
     years_of_member = defaultdict(set)
     for row in recorded("band_inception"):
-        if row["inception"][:4].isdigit():
+        if row["inception"][:4].isdigit() and int(row.get("precision", 0)) >= 9:
             years_of_member[row["memberLabel"]].add(int(row["inception"][:4]))
     for _, row in of_type(frame, "band_inception").iterrows():
         member = row["stem"][len("when did the band where "):-len(" played first form?")]
@@ -103,6 +104,19 @@ def test_year_distractors_are_one_or_two_years_off_and_never_right(frame: pd.Dat
         distractors = [int(choice) for index, choice in enumerate(row["choices"]) if index != row["answer"]]
         assert len(set(distractors)) == 2
         assert all(abs(year - answer) in (1, 2) and year not in years_of_member[member] for year in distractors)
+
+
+def test_band_facts_keep_inceptions_of_year_precision_or_finer_only() -> None:
+    def row(number: int, precision: str | None) -> dict[str, str]:
+        cells = {"band": f"{E}Q{number}", "bandLabel": f"Band {number}", "member": f"{E}Q{number + 1000}",
+                 "memberLabel": f"Member {number}", "inception": "1960-01-01T00:00:00Z"}
+        return cells if precision is None else {**cells, "precision": precision}
+
+    # 7 century, 8 decade ("1960s", stored as 1960-01-01), 9 year, 10 month, 11 day; no precision: unknown.
+    rows = [row(1, "7"), row(2, "8"), row(3, "9"), row(4, "10"), row(5, "11"), row(6, None), row(7, "x")]
+    assert [(fact.bridge, fact.answer) for fact in band_facts(rows)] == [("Q3", "1960"), ("Q4", "1960"), ("Q5", "1960")]
+    # The recording's decade-precision band (a service that ignored the query's FILTER) gives no fact.
+    assert "Decade Player" not in {fact.entity_label for fact in band_facts(recorded("band_inception"))}
 
 
 def test_type_quotas_at_the_release_sizes_are_the_release_counts() -> None:
@@ -175,7 +189,7 @@ def test_other_seed_other_items(service_and_frame) -> None:
 
 
 def test_queries_ask_for_the_spec_properties() -> None:
-    assert "wdt:P31 wd:Q215380" in band_query(10) and "wdt:P571" in band_query(10)
+    assert "wdt:P31 wd:Q215380" in band_query(10) and "p:P571" in band_query(10) and "psv:P571" in band_query(10)
     assert "wdt:P31 wd:Q11424" in film_query(10) and "wdt:P26" in film_query(10)
     assert "wdt:P31 wd:Q5" in company_query(10) and "wdt:P159" in company_query(10)
     with pytest.raises(ValueError, match="limit"):

@@ -133,6 +133,20 @@ def test_second_hops_hold_the_gold_against_other_answers_never_the_composed_dist
         assert len(distractors) == 2 and distractors <= golds - {gold} and not distractors & set(composed_choices)
 
 
+def test_a_decade_inception_is_no_bridge_year(tmp_path):
+    """A band's "1960s" (precision 8, stored as 1960-01-01) does not make 1960 its inception year, even
+    from a service that ignored the query's FILTER; its year-precision statement of another band does."""
+    questions = pd.DataFrame.from_records([composed("train", 1, band("Decade Player"), ["1960", "1961", "1962"], 0),
+                                           composed("train", 2, band("Year Player"), ["1960", "1958", "1959"], 0)],
+                                          columns=SCHEMA.names)
+    service = FakeBridgeService({"wdt:P527": [("Decade Player", "Q7", "Decade Band", "1960-01-01T00:00:00Z", 8),
+                                              ("Year Player", "Q8", "Year Band", "1960-01-01T00:00:00Z", 9)]})
+    with serve_http(service.respond) as url:
+        client = SparqlClient(f"{url}/sparql", cache_dir=tmp_path, user_agent=UA, min_interval=0)
+        _, counts = single_hop_items(questions, client, seed=0)
+    assert counts["band_inception"]["with_bridge"] == 1
+
+
 def test_no_question_or_a_foreign_stem_is_refused_naming_it(tmp_path):
     client = SparqlClient("http://127.0.0.1:9/sparql", cache_dir=tmp_path, user_agent=UA, min_interval=0)
     with pytest.raises(SingleHopError, match="no encyclopedic_composition questions"):

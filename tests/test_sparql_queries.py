@@ -21,13 +21,31 @@ AWKWARD = ['The "Band"', "back\\slash", "line\nbreak", "carriage\rreturn", "tab\
 GRAPH = """
 @prefix wd: <http://www.wikidata.org/entity/> . @prefix wdt: <http://www.wikidata.org/prop/direct/> .
 @prefix rdfs: <http://www.w3.org/2000/01/rdf-schema#> . @prefix skos: <http://www.w3.org/2004/02/skos/core#> .
-@prefix xsd: <http://www.w3.org/2001/XMLSchema#> .
+@prefix xsd: <http://www.w3.org/2001/XMLSchema#> . @prefix p: <http://www.wikidata.org/prop/> .
+@prefix psv: <http://www.wikidata.org/prop/statement/value/> . @prefix wikibase: <http://wikiba.se/ontology#> .
+@prefix s: <http://www.wikidata.org/entity/statement/> . @prefix v: <http://www.wikidata.org/value/> .
 wd:Q1 rdfs:label "Ada Lovelace"@en, "Ada"@de ; wdt:P19 wd:Q84, wd:Q85, "a literal" ;
       skos:altLabel "Augusta Ada King"@en, "Ada K"@fr ; wdt:P31 wd:Q5 .
 wd:Q2 rdfs:label "No English"@de ; wdt:P19 wd:Q84 .
 wd:Q3 rdfs:label "Three"@en ; wdt:P19 <http://www.wikidata.org/.well-known/genid/abc> .
 wd:Q84 rdfs:label "London"@en . wd:Q85 rdfs:label "Londres"@fr .
-wd:Q10 wdt:P31 wd:Q215380 ; wdt:P527 wd:Q1 ; wdt:P571 "1962-01-01T00:00:00Z"^^xsd:dateTime ; rdfs:label "The Band"@en .
+wd:Q10 wdt:P31 wd:Q215380 ; wdt:P527 wd:Q1 ; wdt:P571 "1962-01-01T00:00:00Z"^^xsd:dateTime ; rdfs:label "The Band"@en ;
+       p:P571 s:Q10-a, s:Q10-b, s:Q10-c .
+s:Q10-a a wikibase:BestRank ; wikibase:rank wikibase:NormalRank ; psv:P571 v:y1962 .
+s:Q10-b a wikibase:BestRank ; wikibase:rank wikibase:NormalRank ; psv:P571 v:y1962 .  # a second source: one row
+s:Q10-c wikibase:rank wikibase:DeprecatedRank ; psv:P571 v:y1950 .  # deprecated: neither truthy nor best
+v:y1962 wikibase:timeValue "1962-01-01T00:00:00Z"^^xsd:dateTime ; wikibase:timePrecision 9 .
+v:y1950 wikibase:timeValue "1950-01-01T00:00:00Z"^^xsd:dateTime ; wikibase:timePrecision 9 .
+wd:Q11 wdt:P31 wd:Q215380 ; wdt:P527 wd:Q1 ; rdfs:label "Decade Band"@en ;
+       wdt:P571 "1960-01-01T00:00:00Z"^^xsd:dateTime ; p:P571 s:Q11-a .  # "1960s": truthy, but no year
+s:Q11-a a wikibase:BestRank ; wikibase:rank wikibase:NormalRank ; psv:P571 v:d1960 .
+v:d1960 wikibase:timeValue "1960-01-01T00:00:00Z"^^xsd:dateTime ; wikibase:timePrecision 8 .
+wd:Q12 wdt:P31 wd:Q215380 ; wdt:P527 wd:Q1 ; rdfs:label "Month Band"@en ;
+       wdt:P571 "1975-03-01T00:00:00Z"^^xsd:dateTime ; p:P571 s:Q12-a, s:Q12-b .
+s:Q12-a a wikibase:BestRank ; wikibase:rank wikibase:PreferredRank ; psv:P571 v:m1975 .
+s:Q12-b wikibase:rank wikibase:NormalRank ; psv:P571 v:y1974 .  # normal beside a preferred one: not best
+v:m1975 wikibase:timeValue "1975-03-01T00:00:00Z"^^xsd:dateTime ; wikibase:timePrecision 10 .
+v:y1974 wikibase:timeValue "1974-01-01T00:00:00Z"^^xsd:dateTime ; wikibase:timePrecision 9 .
 wd:Q20 wdt:P31 wd:Q11424 ; rdfs:label "Film One"@en ; wdt:P161 wd:Q21 .
 wd:Q21 rdfs:label "Actor"@en ; wdt:P26 wd:Q22 . wd:Q22 rdfs:label "Spouse"@en .
 wd:Q30 wdt:P112 wd:Q31 ; wdt:P159 wd:Q32 ; rdfs:label "Microsoft"@en .
@@ -72,9 +90,18 @@ def test_aliases_are_english_only(graph):
 
 
 def test_the_encyclopedic_queries_and_lookups_find_their_bridges(graph):
-    assert [row[1] for row in rows(graph, band_query(5))] == ["The Band"]
+    assert [row[1] for row in rows(graph, band_query(5))] == ["The Band", "Month Band"]
     assert [row[3] for row in rows(graph, film_query(5))] == ["Actor"]
     assert [row[3] for row in rows(graph, company_query(5))] == ["Bill Gates"]
-    assert [row[2] for row in rows(graph, band_lookup(["Ada Lovelace", *AWKWARD]))] == ["The Band"]
+    assert [row[2] for row in rows(graph, band_lookup(["Ada Lovelace", *AWKWARD]))] == ["The Band", "Month Band"]
     assert [row[2] for row in rows(graph, film_lookup(["Film One"]))] == ["Actor"]
     assert [row[2] for row in rows(graph, company_lookup(["Bill Gates"]))] == ["Microsoft"]
+
+
+def test_inceptions_are_best_rank_values_of_year_precision_or_finer(graph):
+    # The Band: its two best-rank statements of 1962 are one row, its deprecated 1950 none; Decade
+    # Band's "1960s" (precision 8) is no year; Month Band: the preferred 1975-03 (precision 10), not
+    # the normal-rank 1974 beside it.
+    wanted = [("The Band", "1962-01-01", "9"), ("Month Band", "1975-03-01", "10")]
+    assert [(row[1], row[4][:10], row[5]) for row in rows(graph, band_query(10))] == wanted
+    assert [(row[2], row[3][:10], row[4]) for row in rows(graph, band_lookup(["Ada Lovelace"]))] == wanted

@@ -112,6 +112,13 @@ PREFIXES = (
     "PREFIX rdfs: <http://www.w3.org/2000/01/rdf-schema#>\n"
     "PREFIX skos: <http://www.w3.org/2004/02/skos/core#>\n"
 )
+# For queries that read a statement (its rank, its value's precision) rather than the truthy ``wdt:``
+# value: kept out of PREFIXES, whose text is in every LAMA query's cache key (and a mirror's file names).
+STATEMENT_PREFIXES = (
+    "PREFIX p: <http://www.wikidata.org/prop/>\n"
+    "PREFIX psv: <http://www.wikidata.org/prop/statement/value/>\n"
+    "PREFIX wikibase: <http://wikiba.se/ontology#>\n"
+)
 
 Log = Callable[[str], None]
 Row = dict[str, str]

@@ -6,7 +6,10 @@ every answer is cached on disk and a rerun sends nothing):
 - ``band_inception``: ``when did the band where {member} played first form?``: a musical group
   (P31 Q215380) that has the member as part (P527); the answer is the year of its inception
   (P571), the distractors are two years 1 or 2 away from it, offset as the release offsets them
-  (-2 -1, +1 +2, -2 +1 or -1 +2, at random), so the answer is never the mean of the three years;
+  (-2 -1, +1 +2, -2 +1 or -1 +2, at random), so the answer is never the mean of the three years.
+  The inception is read from its best-rank statements (those ``wdt:P571`` gives) with its
+  precision, and only a value of year precision or finer is kept: a decade ("1960s") is stored as
+  1960-01-01, and 1960 against 1958 / 1959 / 1961 / 1962 would be no fact;
 - ``film_spouse``: ``who is the spouse of the actor that played in {film}?``: a film (P31
   Q11424), a cast member (P161) and the cast member's spouse (P26);
 - ``company_headquarters``: ``where is the headquarters of the company that {founder} established
@@ -39,6 +42,7 @@ from lmprobes.suites.lama.wikidata import (
     ENTITY_ID,
     ENTITY_PREFIX,
     PREFIXES,
+    STATEMENT_PREFIXES,
     Row,
     SparqlClient,
     cache_key,
@@ -47,6 +51,9 @@ from lmprobes.suites.olmpics.controls import items_frame, numbered, shuffled_cho
 
 TASK = "encyclopedic_composition"
 YEAR = re.compile(r"^(\d{4})-\d\d-\d\dT")
+# wikibase:timePrecision: 7 century, 8 decade, 9 year, 10 month, 11 day (and finer); a year is a fact
+# only from a value of year precision or finer.
+YEAR_PRECISION = 9
 # The release's four offset pairs, in about equal shares (composition_v2, band questions): the
 # answer is never the middle year, so "pick the mean of the three" cannot solve an item.
 YEAR_OFFSETS = ((-2, -1), (1, 2), (-2, 1), (-1, 2))
@@ -63,9 +70,20 @@ def english_labels(*variables: str) -> str:
     return "".join(f'  ?{var} rdfs:label ?{var}Label . FILTER(LANG(?{var}Label) = "en")\n' for var in variables)
 
 
+def inception_clauses(band: str) -> str:
+    """``?inception`` and ``?precision`` of ``?<band>``'s best-rank P571 statements (the statements
+    ``wdt:P571`` reads), of year precision or finer (query clauses)."""
+    return (f"  ?{band} p:P571 ?inceptionStatement .\n"
+            "  ?inceptionStatement a wikibase:BestRank ; psv:P571 ?inceptionValue .\n"
+            "  ?inceptionValue wikibase:timeValue ?inception ; wikibase:timePrecision ?precision .\n"
+            f"  FILTER(?precision >= {YEAR_PRECISION})\n")
+
+
 def band_query(limit: int) -> str:
-    return (PREFIXES + "SELECT ?band ?bandLabel ?member ?memberLabel ?inception WHERE {\n"
-            "  ?band wdt:P31 wd:Q215380 ; wdt:P527 ?member ; wdt:P571 ?inception .\n"
+    # DISTINCT: two statements of one value (other qualifiers, other references) are one fact, as with wdt:.
+    return (PREFIXES + STATEMENT_PREFIXES
+            + "SELECT DISTINCT ?band ?bandLabel ?member ?memberLabel ?inception ?precision WHERE {\n"
+            "  ?band wdt:P31 wd:Q215380 ; wdt:P527 ?member .\n" + inception_clauses("band")
             + english_labels("band", "member") + f"}}\nLIMIT {_limit(limit)}\n")
 
 
@@ -116,10 +134,19 @@ def year_or_none(value: str | None) -> str | None:
     return found.group(1) if found else None
 
 
+def inception_year(row: Row) -> str | None:
+    """The year of the row's ``inception`` when its ``precision`` is a year or finer; None for a
+    coarser value (a decade, a century), a row without a precision, BCE or unknown values."""
+    precision = row.get("precision", "")
+    if not (precision.isascii() and precision.isdigit()) or int(precision) < YEAR_PRECISION:
+        return None
+    return year_or_none(row.get("inception"))
+
+
 def band_facts(rows: list[Row]) -> list[Fact]:
     facts = []
     for row in rows:
-        member, band, year = entity_or_none(row.get("member")), entity_or_none(row.get("band")), year_or_none(row.get("inception"))
+        member, band, year = entity_or_none(row.get("member")), entity_or_none(row.get("band")), inception_year(row)
         if member and band and year:
             facts.append(Fact(member, row["memberLabel"], band, year, year))
     return facts

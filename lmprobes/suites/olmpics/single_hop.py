@@ -7,7 +7,9 @@ actor, the company) is looked up on Wikidata through ``SparqlClient`` (every ans
 sends nothing). The question's entity is found by its English label; of the bridges it reaches,
 those whose answer is the item's gold answer (the band's inception year, the actor's spouse, the
 company's headquarters, by English label) qualify, and the one with the smallest id is kept. A
-question without one is left out (counted in the file's metadata and the log).
+question without one is left out (counted in the file's metadata and the log). A band's inception
+is read as the composed questions' generator reads it: best-rank P571 statements of year precision
+or finer (a decade's "1960" is no inception year).
 
 Each question with a bridge gives up to two MC-QA items of three choices, as the composed ones have
 (a hop without two distractors is left out; the counts are in the file's metadata and the log):
@@ -37,13 +39,14 @@ from dataclasses import dataclass
 
 import pandas as pd
 
-from lmprobes.suites.lama.wikidata import PREFIXES, Row, SparqlClient
+from lmprobes.suites.lama.wikidata import PREFIXES, STATEMENT_PREFIXES, Row, SparqlClient
 from lmprobes.suites.olmpics.controls import items_frame
 from lmprobes.suites.olmpics.generate_encyclopedic import (
     QUESTION_TYPES,
     english_labels,
     entity_or_none,
-    year_or_none,
+    inception_clauses,
+    inception_year,
 )
 from lmprobes.suites.olmpics.schema import make_item
 
@@ -102,9 +105,10 @@ def _values(variable: str, labels: list[str]) -> str:
 
 
 def band_lookup(labels: list[str]) -> str:
-    return (PREFIXES + "SELECT ?memberLabel ?band ?bandLabel ?inception WHERE {\n" + _values("memberLabel", labels)
-            + "  ?member rdfs:label ?memberLabel .\n"
-            "  ?band wdt:P31 wd:Q215380 ; wdt:P527 ?member ; wdt:P571 ?inception .\n" + english_labels("band") + "}\n")
+    return (PREFIXES + STATEMENT_PREFIXES + "SELECT DISTINCT ?memberLabel ?band ?bandLabel ?inception ?precision WHERE {\n"
+            + _values("memberLabel", labels) + "  ?member rdfs:label ?memberLabel .\n"
+            "  ?band wdt:P31 wd:Q215380 ; wdt:P527 ?member .\n" + inception_clauses("band") + english_labels("band")
+            + "}\n")
 
 
 def film_lookup(labels: list[str]) -> str:
@@ -120,7 +124,7 @@ def company_lookup(labels: list[str]) -> str:
 
 
 def band_bridge(row: Row) -> Bridge | None:
-    return _bridge(row, "memberLabel", "band", year_or_none(row.get("inception")))
+    return _bridge(row, "memberLabel", "band", inception_year(row))
 
 
 def film_bridge(row: Row) -> Bridge | None:
