@@ -16,12 +16,15 @@ import pytest
 
 from lmprobes.suites.lama.wikidata import SparqlClient
 from lmprobes.suites.olmpics.generate_encyclopedic import (
+    QUESTION_TYPES,
+    Fact,
     band_facts,
     band_query,
     company_query,
     film_query,
     generate_encyclopedic_composition,
     quotas_per_type,
+    type_items,
     year_distractors,
 )
 from lmprobes.suites.olmpics.schema import SCHEMA
@@ -117,6 +120,36 @@ def test_band_facts_keep_inceptions_of_year_precision_or_finer_only() -> None:
     assert [(fact.bridge, fact.answer) for fact in band_facts(rows)] == [("Q3", "1960"), ("Q4", "1960"), ("Q5", "1960")]
     # The recording's decade-precision band (a service that ignored the query's FILTER) gives no fact.
     assert "Decade Player" not in {fact.entity_label for fact in band_facts(recorded("band_inception"))}
+
+
+@pytest.mark.parametrize("kind, facts, answers_of_bridge", [
+    # A band with two best-rank inceptions, the LIMIT keeping 1991 on Member Two's row only: Member
+    # One's band formed in 1991 too, so 1991 is no distractor of Member One's question.
+    ("band_inception", [Fact("Q1", "Member One", "Q100", "1990", "1990"),
+                        Fact("Q2", "Member Two", "Q100", "1991", "1991")], {"1990", "1991"}),
+    # A company with two headquarters, each on one founder's row.
+    ("company_headquarters", [Fact("Q1", "Founder One", "Q100", "Q301", "Redmond", "Q30"),
+                              Fact("Q2", "Founder Two", "Q100", "Q302", "Seattle", "Q30"),
+                              Fact("Q3", "Founder Three", "Q101", "Q303", "Boston", "Q30"),
+                              Fact("Q4", "Founder Four", "Q102", "Q304", "Austin", "Q30")], {"Redmond", "Seattle"}),
+    # An actor with two spouses, each reached through another film.
+    ("film_spouse", [Fact("Q1", "Film One", "Q100", "Q301", "Spouse A"),
+                     Fact("Q2", "Film Two", "Q100", "Q302", "Spouse B"),
+                     Fact("Q3", "Film Three", "Q101", "Q303", "Spouse C"),
+                     Fact("Q4", "Film Four", "Q102", "Q304", "Spouse D")], {"Spouse A", "Spouse B"}),
+])
+def test_no_distractor_is_an_answer_of_a_bridge_the_entity_reaches(kind, facts, answers_of_bridge) -> None:
+    question_type = next(question for question in QUESTION_TYPES if question.name == kind)
+    checked = 0
+    for seed in range(40):
+        items = type_items(question_type, facts, {"dev": 0, "train": len(facts)}, random.Random(seed), "key")
+        for item in items["train"]:
+            if item["provenance"]["bridge"] != "Q100":
+                continue
+            gold = item["choices"][item["answer"]]
+            assert set(item["choices"]) & answers_of_bridge == {gold}, (seed, item["stem"], item["choices"])
+            checked += 1
+    assert checked >= 40
 
 
 def test_type_quotas_at_the_release_sizes_are_the_release_counts() -> None:

@@ -147,6 +147,37 @@ def test_a_decade_inception_is_no_bridge_year(tmp_path):
     assert counts["band_inception"]["with_bridge"] == 1
 
 
+@pytest.mark.parametrize("kind", ["band_inception", "film_spouse", "company_headquarters"])
+def test_second_hop_distractors_are_none_of_the_bridges_own_answers(tmp_path, kind):
+    """A band with two inception years (both best rank), an actor with two spouses, a company with two
+    headquarters: the bridge's other answer, another question's gold answer, is no distractor of its
+    second hop."""
+    stems = {"band_inception": band, "film_spouse": lambda e: f"who is the spouse of the actor that played in {e}?",
+             "company_headquarters": lambda e: f"where is the headquarters of the company that {e} established located?"}
+    prop = {"band_inception": "wdt:P527", "film_spouse": "wdt:P161", "company_headquarters": "wdt:P112"}[kind]
+    golds = ["2010", "2012", "1999", "2004"] if kind == "band_inception" else ["Alpha", "Beta", "Gamma", "Delta"]
+
+    def answer(gold: str) -> str:
+        return f"{gold}-01-01T00:00:00Z" if kind == "band_inception" else gold
+
+    known = [(f"Entity {n}", f"Q{10 + n}", f"Bridge {n}", answer(gold)) for n, gold in enumerate(golds)]
+    known.append(("Entity 0", "Q10", "Bridge 0", answer(golds[1])))  # the first bridge's second answer
+    questions = pd.DataFrame.from_records(
+        [composed("train", n + 1, stems[kind](f"Entity {n}"), [gold, f"other {n}a", f"other {n}b"], 0)
+         for n, gold in enumerate(golds)], columns=SCHEMA.names)
+    checked = 0
+    for seed in range(12):
+        with serve_http(FakeBridgeService({prop: known}).respond) as url:
+            client = SparqlClient(f"{url}/sparql", cache_dir=tmp_path / str(seed), user_agent=UA, min_interval=0)
+            items, _ = single_hop_items(questions, client, seed=seed)
+        hop2 = items[items["template_id"] == f"{TASK}/{kind}/hop2"]
+        row = hop2[hop2["arguments"].str.contains('"bridge":"Bridge 0"')].iloc[0]
+        assert row["choices"][row["answer"]] == golds[0]
+        assert set(row["choices"]) == {golds[0], golds[2], golds[3]}, (seed, row["choices"])
+        checked += 1
+    assert checked == 12
+
+
 def test_no_question_or_a_foreign_stem_is_refused_naming_it(tmp_path):
     client = SparqlClient("http://127.0.0.1:9/sparql", cache_dir=tmp_path, user_agent=UA, min_interval=0)
     with pytest.raises(SingleHopError, match="no encyclopedic_composition questions"):

@@ -18,11 +18,15 @@ every answer is cached on disk and a rerun sends nothing):
   enough (the paper: "a city in the same country as the gold answer city").
 
 Spouse and headquarters distractors come from the answers of the same relation in the fetched
-rows. A question entity may reach several answers (a member of two bands, a film with several
-married cast members): the item's answer is one of them and no distractor is any of them, so
-exactly one choice is right. Question entities are split between dev and train (seeded), and a
-train item whose bridge entity (band, actor, company) also serves a dev item is dropped, so the
-splits share no entity of the question's chain; answers (years, cities) recur by nature.
+rows. A question entity may reach several answers (a member of two bands, a band with two
+inception years, a film with several married cast members, a company with several headquarters):
+the item's answer is one of them and no distractor is any of them, so exactly one choice is
+right. The answers counted are every answer of each bridge the entity reaches in the fetched rows,
+not only those of the entity's own rows (the LIMIT may cut a row of one member and keep the same
+band's other year on another member's row). Question entities are split between dev and train
+(seeded), and a train item whose bridge entity (band, actor, company) also serves a dev item is
+dropped, so the splits share no entity of the question's chain; answers (years, cities) recur by
+nature.
 
 The queries have a LIMIT and no ORDER BY (a full sort of the film-cast-spouse join runs past
 the service's time limit): which rows come back is the service's choice, pinned by the cache.
@@ -221,10 +225,10 @@ def pool_distractors(fact: Fact, valid: set[str], pool: dict[str, tuple[str, str
 
 
 def build_item(kind: QuestionType, entity_facts: list[Fact], pool: dict[str, tuple[str, str | None]],
-               rng: random.Random, query_key: str) -> dict | None:
-    """The item about one question entity, or None when no two distractors exist."""
+               rng: random.Random, query_key: str, valid: set[str]) -> dict | None:
+    """The item about one question entity, or None when no two distractors exist; ``valid``: every
+    answer (label) the entity reaches, none of which may be a distractor."""
     fact = rng.choice(sorted(entity_facts, key=lambda fact: (fact.bridge, fact.answer)))
-    valid = {other.answer_label for other in entity_facts}
     if kind.name == "band_inception":
         distractors = year_distractors(fact.answer, valid, rng)
         labels = distractors
@@ -263,6 +267,9 @@ def type_items(kind: QuestionType, facts: list[Fact], quotas: dict[str, int], rn
     for fact in facts:
         by_entity[fact.entity].append(fact)
     pool = {fact.answer: (fact.answer_label, fact.country) for fact in sorted(facts, key=lambda f: f.answer)}
+    answers_of_bridge: dict[str, set[str]] = defaultdict(set)
+    for fact in facts:
+        answers_of_bridge[fact.bridge].add(fact.answer_label)
     entities = split_entities(by_entity, quotas["train"], quotas["dev"], rng)
     items: dict[str, list[dict]] = {}
     for split, quota in quotas.items():
@@ -270,7 +277,8 @@ def type_items(kind: QuestionType, facts: list[Fact], quotas: dict[str, int], rn
         for entity in entities[split]:
             if len(items[split]) == quota:
                 break
-            item = build_item(kind, by_entity[entity], pool, rng, query_key)
+            valid = set().union(*(answers_of_bridge[fact.bridge] for fact in by_entity[entity]))
+            item = build_item(kind, by_entity[entity], pool, rng, query_key, valid)
             if item is not None:
                 items[split].append(item)
     return items

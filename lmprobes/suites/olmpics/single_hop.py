@@ -21,7 +21,9 @@ Each question with a bridge gives up to two MC-QA items of three choices, as the
   ``where is the headquarters of {bridge} located?``): the composed item's gold answer, against the
   answers of two other questions of its type that are none of the composed item's choices (seeded),
   so that no composed item's own choice set is trained on with its label (its answer is, as the
-  paper's facts give it).
+  paper's facts give it), and none of the bridge's own answers in the looked-up rows (a band's
+  other inception year, an actor's other spouse, a company's other headquarters), so that exactly
+  one choice is right.
 
 The paper gives one example and no format: these templates and distractors are this workflow's.
 Items keep their question's split; the first stage trains on both splits, as the paper does.
@@ -204,6 +206,12 @@ def _items(facts: list, reached: dict, seed: int) -> pd.DataFrame:
     rng = random.Random(f"{seed}:single_hop")
     bridges_of_kind = {kind: sorted({f[3].bridge_label for f in facts if f[1] == kind}) for kind in LOOKUPS}
     answers_of_kind = {kind: sorted({f[0]["choices"][f[0]["answer"]] for f in facts if f[1] == kind}) for kind in LOOKUPS}
+    # Every answer of each bridge, whichever entity label's rows gave it (nfc, as answers are compared).
+    answers_of_bridge = {kind: defaultdict(set) for kind in LOOKUPS}
+    for kind, by_label in reached.items():
+        for found in by_label.values():
+            for bridge in found:
+                answers_of_bridge[kind][bridge.bridge].add(nfc(bridge.answer_label))
     rows, numbers = [], defaultdict(int)
     for item, kind, label, bridge in facts:
         first, second = HOP_TEMPLATES[kind]
@@ -212,7 +220,9 @@ def _items(facts: list, reached: dict, seed: int) -> pd.DataFrame:
         if hop1:
             rows.append(_item(item, numbers, kind, "hop1", first.format(entity=label), *hop1, label, bridge))
         gold = item["choices"][item["answer"]]
-        hop2 = _choices(rng, gold, [answer for answer in answers_of_kind[kind] if answer not in item["choices"]])
+        own_answers = answers_of_bridge[kind][bridge.bridge]
+        hop2 = _choices(rng, gold, [answer for answer in answers_of_kind[kind]
+                                    if answer not in item["choices"] and nfc(answer) not in own_answers])
         if hop2:
             rows.append(_item(item, numbers, kind, "hop2", second.format(bridge=bridge.bridge_label), *hop2, label,
                               bridge))
