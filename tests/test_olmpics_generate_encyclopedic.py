@@ -152,6 +152,19 @@ def test_no_distractor_is_an_answer_of_a_bridge_the_entity_reaches(kind, facts, 
     assert checked >= 40
 
 
+def test_a_band_with_several_inceptions_is_asked_about_its_first() -> None:
+    """"When did the band ... first form?": 1990, on both members' questions, though Member Two's only row
+    carries the band's re-formation in 1995; 1995 is no choice."""
+    band, = (question for question in QUESTION_TYPES if question.name == "band_inception")
+    facts = [Fact("Q1", "Member One", "Q100", "1995", "1995"), Fact("Q1", "Member One", "Q100", "1990", "1990"),
+             Fact("Q2", "Member Two", "Q100", "1995", "1995")]
+    for seed in range(10):
+        items = type_items(band, facts, {"dev": 0, "train": 2}, random.Random(seed), "key")["train"]
+        assert sorted(item["stem"].split(" where ")[1] for item in items) == [
+            "Member One played first form?", "Member Two played first form?"]
+        assert all(item["choices"][item["answer"]] == "1990" and "1995" not in item["choices"] for item in items)
+
+
 def test_type_quotas_at_the_release_sizes_are_the_release_counts() -> None:
     assert quotas_per_type(500, "dev") == {"band_inception": 238, "film_spouse": 214, "company_headquarters": 48}
     assert quotas_per_type(5317, "train") == {"band_inception": 1791, "film_spouse": 1772, "company_headquarters": 1754}

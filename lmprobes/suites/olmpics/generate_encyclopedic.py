@@ -9,7 +9,9 @@ every answer is cached on disk and a rerun sends nothing):
   (-2 -1, +1 +2, -2 +1 or -1 +2, at random), so the answer is never the mean of the three years.
   The inception is read from its best-rank statements (those ``wdt:P571`` gives) with its
   precision, and only a value of year precision or finer is kept: a decade ("1960s") is stored as
-  1960-01-01, and 1960 against 1958 / 1959 / 1961 / 1962 would be no fact;
+  1960-01-01, and 1960 against 1958 / 1959 / 1961 / 1962 would be no fact. A band with several
+  such inceptions (formed, disbanded, formed again) is asked about its earliest, the "first" of
+  the question;
 - ``film_spouse``: ``who is the spouse of the actor that played in {film}?``: a film (P31
   Q11424), a cast member (P161) and the cast member's spouse (P26);
 - ``company_headquarters``: ``where is the headquarters of the company that {founder} established
@@ -38,7 +40,7 @@ import random
 import re
 from collections import defaultdict
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import pandas as pd
 
@@ -270,6 +272,8 @@ def type_items(kind: QuestionType, facts: list[Fact], quotas: dict[str, int], rn
     answers_of_bridge: dict[str, set[str]] = defaultdict(set)
     for fact in facts:
         answers_of_bridge[fact.bridge].add(fact.answer_label)
+    if kind.name == "band_inception":
+        by_entity = {entity: earliest_inceptions(reached, answers_of_bridge) for entity, reached in by_entity.items()}
     entities = split_entities(by_entity, quotas["train"], quotas["dev"], rng)
     items: dict[str, list[dict]] = {}
     for split, quota in quotas.items():
@@ -282,6 +286,15 @@ def type_items(kind: QuestionType, facts: list[Fact], quotas: dict[str, int], rn
             if item is not None:
                 items[split].append(item)
     return items
+
+
+def earliest_inceptions(facts: list[Fact], years_of_band: dict[str, set[str]]) -> list[Fact]:
+    """``facts`` each answered by its band's earliest inception year: the question asks when the band
+    *first* formed, and a band may have several best-rank inceptions (the later ones stay answers no
+    distractor may be)."""
+    first = [replace(fact, answer=min(years_of_band[fact.bridge]), answer_label=min(years_of_band[fact.bridge]))
+             for fact in facts]
+    return list(dict.fromkeys(first))
 
 
 def quotas_per_type(n: int, split: str) -> dict[str, int]:
