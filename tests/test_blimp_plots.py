@@ -15,6 +15,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 from matplotlib.backends.backend_agg import FigureCanvasAgg
+from matplotlib.colors import to_rgb
 
 from figure_cases import SYNTHETIC_MODELS
 from lmprobes.figures import STAND_IN_NOTE, stand_in_notes
@@ -443,6 +444,27 @@ def test_figure1_keeps_its_cells_to_30_systems_then_stays_24_inches_wide(tmp_pat
         assert fig.get_size_inches()[1] == pytest.approx(1.0 + cell * count), count
         assert len(fig.axes[0].texts) == (count * count if annotated else 0), count
     assert [P.figure1_cell_inches(count) for count in (30, 48, 400)] == [0.8, 0.5, P.FIGURE1_MIN_CELL]
+
+
+def test_figure1_greys_pairs_with_too_few_paradigms_in_common(tmp_path) -> None:
+    """The one- and two-prefix methods score disjoint paradigms: no r, a grey cell said so under the
+    matrix. Two paradigms in common give r = ±1 whatever the accuracies: no r either; three give one."""
+    systems = many_systems(3)
+    names = list(dict.fromkeys(systems["system"]))
+    paradigms = list(PARADIGMS)
+    keep = {names[0]: paradigms, names[1]: paradigms[:5], names[2]: paradigms[3:9]}
+    systems = systems[[paradigm in keep[system] for system, paradigm in zip(systems["system"], systems["paradigm"])]]
+    matrix = P.correlation_matrix(systems)
+    assert np.isnan(matrix.loc[names[1], names[2]]) and np.isnan(matrix.loc[names[2], names[1]])
+    a, b = (systems[systems["system"] == name].set_index("paradigm")["accuracy"] for name in names[:2])
+    assert matrix.loc[names[0], names[1]] == pytest.approx(np.corrcoef(a[paradigms[:5]], b[paradigms[:5]])[0, 1])
+    fig = P.figure1(systems, tmp_path / "grey.png")
+    ax = fig.axes[0]
+    assert ax.get_facecolor()[:3] == pytest.approx(to_rgb(P.FIGURE1_UNDEFINED))
+    assert fig.get_supxlabel() == "grey: fewer than 3 paradigms scored by both systems"
+    assert len(ax.texts) == 9 - 2
+    whole = P.figure1(many_systems(3), tmp_path / "whole.png")
+    assert whole.get_supxlabel() == "" and whole.axes[0].get_facecolor()[:3] == pytest.approx((1.0, 1.0, 1.0))
 
 
 def line_looks(ax) -> list[tuple]:

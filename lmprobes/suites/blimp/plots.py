@@ -139,11 +139,17 @@ def system_order(paradigms: pd.DataFrame) -> list[str]:
     return list(dict.fromkeys(ours)) + paper["system"].tolist()
 
 
+# Figure 1's r needs this many paradigms scored by both systems (two points give r = ±1 whatever they are);
+# the one- and two-prefix methods score disjoint paradigms, so their cell has none.
+FIGURE1_MIN_SHARED = 3
+
+
 def correlation_matrix(paradigms: pd.DataFrame) -> pd.DataFrame:
-    """Figure 1: Pearson r between systems over the paradigms both have (systems x systems)."""
+    """Figure 1: Pearson r between systems over the paradigms both have (systems x systems); NaN where
+    they share fewer than ``FIGURE1_MIN_SHARED``."""
     wide = paradigms.pivot_table(index="paradigm", columns="system", values="accuracy", aggfunc="first")
     order = system_order(paradigms)
-    matrix = wide.reindex(columns=order).corr(method="pearson")
+    matrix = wide.reindex(columns=order).corr(method="pearson", min_periods=FIGURE1_MIN_SHARED)
     matrix.index.name = matrix.columns.name = None
     return matrix
 
@@ -296,6 +302,7 @@ FIGURE1_CELL = 0.8
 FIGURE1_WIDTH = 24.0
 FIGURE1_MIN_CELL = 0.25
 FIGURE1_ANNOTATED_CELL = 0.5
+FIGURE1_UNDEFINED = "0.8"  # light grey, outside the colour map's red-white-blue
 
 
 def figure1_cell_inches(systems: int) -> float:
@@ -304,7 +311,7 @@ def figure1_cell_inches(systems: int) -> float:
 
 def figure1(paradigms: pd.DataFrame, out: Path, *, stand_ins: Collection[str] = ()) -> Figure:
     """Heatmap of ``correlation_matrix(paradigms)``, annotated with r to two decimals where the cells
-    leave room (``figure1_cell_inches``)."""
+    leave room (``figure1_cell_inches``); a pair without r grey, said so under the matrix."""
     matrix = correlation_matrix(paradigms)
     cell = figure1_cell_inches(len(matrix))
     size = 1.0 + cell * len(matrix)
@@ -316,6 +323,9 @@ def figure1(paradigms: pd.DataFrame, out: Path, *, stand_ins: Collection[str] = 
     ax.set_xlim(edges[0], edges[-1])
     ax.set_ylim(edges[-1], edges[0])
     ax.set_aspect("equal")
+    if matrix.isna().to_numpy().any():  # the mesh leaves such cells out: the axes' background shows
+        ax.set_facecolor(FIGURE1_UNDEFINED)
+        fig.supxlabel(f"grey: fewer than {FIGURE1_MIN_SHARED} paradigms scored by both systems", fontsize="small")
     ax.set_xticks(range(len(matrix)), matrix.columns, rotation=45, ha="right", fontsize="small")
     ax.set_yticks(range(len(matrix)), matrix.index, fontsize="small")
     if cell >= FIGURE1_ANNOTATED_CELL:
