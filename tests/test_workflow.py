@@ -31,7 +31,9 @@ pytestmark = pytest.mark.workflow
 
 @pytest.fixture(scope="module")
 def demo(demo_run, tmp_path_factory):
-    """This module's copy of the demo run; a test that changes it puts it back for the tests after it."""
+    """This module's copy of the demo run; a test that changes it puts it back for the tests after it.
+    A test that deletes or rewrites an input takes a private copy (``demo_copy``) instead: the file put
+    back is newer than what was made from it, and the next ``all`` in this copy would remake it all."""
     return copy_run(demo_run, tmp_path_factory.mktemp("demo") / "workflow")
 
 
@@ -466,32 +468,32 @@ def test_the_seed_remakes_cprag_alone_of_the_ettinger_datasets(demo):
     assert "dataset=cprag" in run.stdout
 
 
-def test_wrong_sha256_fails_and_leaves_no_file(demo):
-    sources = yaml.safe_load((demo / "config.yaml").read_text())["sources"]
+def test_wrong_sha256_fails_and_leaves_no_file(demo_copy):
+    sources = yaml.safe_load((demo_copy / "config.yaml").read_text())["sources"]
     sources["ettinger_role"]["sha256"] = "0" * 64
-    name = write_config(demo, "badsha.yaml", {"sources": sources})
+    name = write_config(demo_copy, "badsha.yaml", {"sources": sources})
     target = "resources/sources/ettinger_role/ROLE-88.tsv"
-    (demo / target).unlink()
-    out = failing(demo, target, name)
+    (demo_copy / target).unlink()
+    out = failing(demo_copy, target, name)
     assert "sha256 mismatch" in out and "ROLE-88.tsv" in out and "0" * 64 in out
-    assert not (demo / target).exists()
-    assert not list((demo / "resources/sources/ettinger_role").glob("*.part"))
-    assert snakemake(demo, target).returncode == 0
+    assert not (demo_copy / target).exists()
+    assert not list((demo_copy / "resources/sources/ettinger_role").glob("*.part"))
+    assert snakemake(demo_copy, target).returncode == 0
 
 
-def test_source_edited_after_download_fails_the_dataset_naming_it(demo):
-    source = demo / "resources/sources/ettinger_role/ROLE-88.tsv"
-    dataset = demo / "results/datasets/ettinger/role.parquet"
+def test_source_edited_after_download_fails_the_dataset_naming_it(demo_copy):
+    source = demo_copy / "resources/sources/ettinger_role/ROLE-88.tsv"
+    dataset = demo_copy / "results/datasets/ettinger/role.parquet"
     original = source.read_bytes()
     try:
         source.write_bytes(original.replace(b"\n", b" \n", 1))
         dataset.unlink()
-        out = failing(demo, "results/datasets/ettinger/role.parquet")
+        out = failing(demo_copy, "results/datasets/ettinger/role.parquet")
         assert "resources/sources/ettinger_role/ROLE-88.tsv: sha256 " in out and "it changed since" in out
         assert not dataset.exists()
     finally:
         source.write_bytes(original)
-    assert snakemake(demo, "results/datasets/ettinger/role.parquet").returncode == 0
+    assert snakemake(demo_copy, "results/datasets/ettinger/role.parquet").returncode == 0
 
 
 def test_tsv_missing_a_column_fails_naming_file_and_column(tmp_path):
@@ -523,9 +525,9 @@ def test_masked_model_without_mask_token_fails_and_leaves_no_output(demo):
     assert not (demo / target).exists()
 
 
-def test_deleting_one_dataset_reruns_only_its_dependents(demo):
-    (demo / "results/datasets/ettinger/neg_nat.parquet").unlink()
-    run = snakemake(demo, "-n", "all")
+def test_deleting_one_dataset_reruns_only_its_dependents(demo_copy):
+    (demo_copy / "results/datasets/ettinger/neg_nat.parquet").unlink()
+    run = snakemake(demo_copy, "-n", "all")
     assert run.returncode == 0
     # One scoring job per model (the model is loaded once for all four datasets).
     assert job_counts(run.stdout) == {"all": 1, "ettinger_dataset": 1, "ettinger_score": 3, "ettinger_tables": 1,
