@@ -262,3 +262,19 @@ def test_the_job_asks_with_the_configs_download_settings(tmp_path, monkeypatch) 
                            wikidata=wikidata, download={"timeout": 5.0, "retries": 2, "backoff": 0.5})
     assert len(asked) == 3 and sleeps == [0.5, 1.0]  # the config's retries and back-off, not the client's defaults
     assert not (tmp_path / "out.parquet").exists()
+
+
+def test_a_headquarters_in_two_countries_draws_distractors_from_either() -> None:
+    """A city whose rows give two countries (P17) matches the cities of both: its distractors come from
+    country B's two cities, whichever of its rows the item is drawn from (before: from its drawn row's
+    country alone, so A's, which has no other city, let C's cities in)."""
+    company, = (question for question in QUESTION_TYPES if question.name == "company_headquarters")
+    facts = [Fact("Q1", "Founder One", "Q100", "Q301", "Border City", "QA"),
+             Fact("Q1", "Founder One", "Q100", "Q301", "Border City", "QB"),
+             *(Fact(f"Q{i}", f"Founder {i}", f"Q10{i}", f"Q30{i}", label, country)
+               for i, (label, country) in enumerate([("B one", "QB"), ("B two", "QB"), ("C one", "QC"),
+                                                     ("C two", "QC")], start=2))]
+    for seed in range(20):
+        items = type_items(company, facts, {"dev": 0, "train": 5}, random.Random(seed), "key")["train"]
+        border, = (item for item in items if item["provenance"]["bridge"] == "Q100")
+        assert sorted(border["choices"]) == ["B one", "B two", "Border City"], seed

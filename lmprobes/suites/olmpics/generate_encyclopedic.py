@@ -16,8 +16,9 @@ every answer is cached on disk and a rerun sends nothing):
   Q11424), a cast member (P161) and the cast member's spouse (P26);
 - ``company_headquarters``: ``where is the headquarters of the company that {founder} established
   located?``: a company founded by (P112) a human (P31 Q5) and its headquarters location (P159);
-  distractors are other headquarters locations, in the answer's country (P17) when there are
-  enough (the paper: "a city in the same country as the gold answer city").
+  distractors are other headquarters locations, in the answer's country (P17; any of them for a
+  city whose rows give several) when there are enough (the paper: "a city in the same country as
+  the gold answer city").
 
 Spouse and headquarters distractors come from the answers of the same relation in the fetched
 rows. A question entity may reach several answers (a member of two bands, a band with two
@@ -204,13 +205,26 @@ def year_distractors(answer: str, valid: set[str], rng: random.Random) -> list[s
     return rng.choice(options) if options else None
 
 
-def pool_distractors(fact: Fact, valid: set[str], pool: dict[str, tuple[str, str | None]],
-                     rng: random.Random) -> list[str] | None:
+# An answer id -> its label and every country (P17) its rows give.
+Pool = dict[str, tuple[str, frozenset[str]]]
+
+
+def answer_pool(facts: list[Fact]) -> Pool:
+    countries: dict[str, set[str]] = defaultdict(set)
+    for fact in facts:
+        countries[fact.answer].update([fact.country] if fact.country else [])
+    return {fact.answer: (fact.answer_label, frozenset(countries[fact.answer]))
+            for fact in sorted(facts, key=lambda f: f.answer)}
+
+
+def pool_distractors(fact: Fact, valid: set[str], pool: Pool, rng: random.Random) -> list[str] | None:
     """Two answers of the same relation (ids) with labels unlike each other and every valid label;
-    from the answer's country when it has at least two such."""
+    from a country of the answer's when it has at least two such (a city with two countries, P17,
+    matches either)."""
     candidates = sorted(answer for answer, (label, _) in pool.items() if label not in valid)
-    if fact.country is not None:
-        same_country = [answer for answer in candidates if pool[answer][1] == fact.country]
+    countries = pool[fact.answer][1]
+    if countries:
+        same_country = [answer for answer in candidates if pool[answer][1] & countries]
         if len(same_country) >= 2:
             candidates = same_country
     rng.shuffle(candidates)
@@ -226,7 +240,7 @@ def pool_distractors(fact: Fact, valid: set[str], pool: dict[str, tuple[str, str
 # --- items --------------------------------------------------------------------------------------
 
 
-def build_item(kind: QuestionType, entity_facts: list[Fact], pool: dict[str, tuple[str, str | None]],
+def build_item(kind: QuestionType, entity_facts: list[Fact], pool: Pool,
                rng: random.Random, query_key: str, valid: set[str]) -> dict | None:
     """The item about one question entity, or None when no two distractors exist; ``valid``: every
     answer (label) the entity reaches, none of which may be a distractor."""
@@ -268,7 +282,7 @@ def type_items(kind: QuestionType, facts: list[Fact], quotas: dict[str, int], rn
     by_entity: dict[str, list[Fact]] = defaultdict(list)
     for fact in facts:
         by_entity[fact.entity].append(fact)
-    pool = {fact.answer: (fact.answer_label, fact.country) for fact in sorted(facts, key=lambda f: f.answer)}
+    pool = answer_pool(facts)
     answers_of_bridge: dict[str, set[str]] = defaultdict(set)
     for fact in facts:
         answers_of_bridge[fact.bridge].add(fact.answer_label)
