@@ -306,9 +306,9 @@ def earliest_inceptions(facts: list[Fact], years_of_band: dict[str, set[str]]) -
     """``facts`` each answered by its band's earliest inception year: the question asks when the band
     *first* formed, and a band may have several best-rank inceptions (the later ones stay answers no
     distractor may be)."""
-    first = [replace(fact, answer=min(years_of_band[fact.bridge]), answer_label=min(years_of_band[fact.bridge]))
-             for fact in facts]
-    return list(dict.fromkeys(first))
+    first = {band: min(years_of_band[band]) for band in {fact.bridge for fact in facts}}
+    return list(dict.fromkeys(replace(fact, answer=first[fact.bridge], answer_label=first[fact.bridge])
+                              for fact in facts))
 
 
 def quotas_per_type(n: int, split: str) -> dict[str, int]:
