@@ -291,6 +291,33 @@ def test_the_figure_tells_25_models_apart_and_gives_their_bars_room(tmp_path):
         assert (x1 - x0) / fig.dpi >= 0.03  # inches
 
 
+def test_a_bar_of_accuracy_zero_is_labelled_and_an_unscored_cell_is_not(tmp_path):
+    """A 0% bar draws nothing; its "0" sets it apart from a cell the model was not scored on (NaN)."""
+    from matplotlib.colors import to_rgb
+
+    from lmprobes.figures import series_colour
+    from lmprobes.suites.ettinger.plots import PANELS, accuracy_figure
+
+    values = {("m1", "Orig"): 0.0, ("m1", "Shuf"): 25.0, ("m2", "Orig"): np.nan, ("m2", "Shuf"): 0.0,
+              ("bert-base-uncased", "Orig"): 0.0, ("bert-base-uncased", "Shuf"): 10.0}
+    rows = [{"table": table, "source": "paper" if model.startswith("bert") else "reproduction", "model": model,
+             "row": "k=1", "column": column, "value": value, "sd": np.nan, "n": 10, "unscorable": 0}
+            for table, _ in PANELS for (model, column), value in values.items()]
+    fig = accuracy_figure(pd.DataFrame(rows, columns=T.TIDY_COLUMNS), tmp_path / "accuracy.png")
+    for ax in fig.axes:
+        zeros = [text for text in ax.texts if text.get_text() == "0"]
+        assert len(zeros) == 3
+        bars = {bars.get_label(): bars for bars in ax.containers if hasattr(bars, "patches")}
+        centres = {}
+        for name, container in bars.items():
+            for patch, column in zip(container.patches, ("k=1 Orig", "k=1 Shuf")):
+                centres[round(patch.get_x() + patch.get_width() / 2, 6)] = (name, column)
+        labelled = {centres[round(text.xy[0], 6)]: to_rgb(text.get_color()) for text in zeros}
+        assert set(labelled) == {("m1", "k=1 Orig"), ("m2", "k=1 Shuf"), ("bert-base-uncased (paper)", "k=1 Orig")}
+        assert labelled[("m1", "k=1 Orig")] == to_rgb(series_colour(0))
+        assert labelled[("bert-base-uncased (paper)", "k=1 Orig")] == to_rgb(series_colour(2))
+
+
 def test_the_papers_bars_of_a_model_take_its_colour_lighter_and_hatched(tmp_path):
     """The paper's BERTs and ours read as pairs: a paper line takes the colour of our model of its name
     (the tables' pairing), lighter, hatched and edged in it, in every panel; a paper system none of ours

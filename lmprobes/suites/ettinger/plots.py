@@ -62,12 +62,21 @@ def _panel(ax, sub: pd.DataFrame, title: str, colours: dict[str, int]) -> None:
     x = np.arange(len(categories))
     for i, (name, model, published) in enumerate(series):
         s = sub[sub["series"] == name].set_index("category").reindex(categories)
-        ax.bar(x + i * width, s["value"], width, yerr=s["sd"].fillna(0), label=name,
-               **bar_look(colours[model], published))
+        look = bar_look(colours[model], published)
+        ax.bar(x + i * width, s["value"], width, yerr=s["sd"].fillna(0), label=name, **look)
+        _label_zero_bars(ax, x + i * width, s["value"], look.get("edgecolor", look.get("color")))
     ax.set_xticks(x + width * (len(series) - 1) / 2, categories, rotation=45, ha="right", fontsize="small")
     ax.set_ylim(0, 100)
     ax.set_ylabel("accuracy (%)")
     ax.set_title(title)
+
+
+def _label_zero_bars(ax, xs: np.ndarray, values: pd.Series, colour) -> None:
+    """A "0" in the series' colour over each bar of accuracy 0, which draws nothing and would otherwise read
+    as a cell the model was not scored on."""
+    for x in xs[(values == 0).to_numpy()]:
+        ax.annotate("0", (x, 0), xytext=(0, 1), textcoords="offset points", ha="center", va="bottom",
+                    fontsize="xx-small", color=colour)
 
 
 def model_colours(drawn: pd.DataFrame) -> dict[str, int]:
