@@ -11,8 +11,9 @@ labelled ``LSTM (paper)``; accuracies are in percent throughout.
   system, because their scales differ between models; a bin is drawn at its median value.
   Full-sentence methods only: a prefix method's score is not a sentence probability.
 - Figure 3: determiner-noun agreement without vs with an adjective between determiner and
-  noun (the four paradigms each); subject-verb agreement without an attractor (the four plural
-  agreement paradigms) vs with a relational-noun or a relative-clause attractor.
+  noun (the four paradigms each); subject-verb agreement without an attractor
+  (regular_plural_subject_verb_agreement_1, whose verb varies as the attractor paradigms' does)
+  vs with a relational-noun or a relative-clause attractor.
 - Figure 4: regular vs irregular nouns in determiner-noun agreement (four paradigms each) and
   subject-verb agreement (two each).
 - Figure 6: full-sentence vs one-prefix vs two-prefix accuracy per causal model: three phenomena
