@@ -407,3 +407,22 @@ def test_table2_and_its_kin_never_read_the_paraphrase_corpus(tmp_path, release, 
                     out / "precision_at_k.png", qualitative_model=None, seed=0)
         written[name] = {p.name: p.read_bytes() for p in sorted(out.glob("*.csv"))}
     assert written["with"] == written["without"] and "table2.csv" in written["with"]
+
+
+def test_consistency_pools_the_relations_pairs_as_the_report_caption_says():
+    """Fact A: 3 kept templates, all agreeing (3 pairs); fact B: 2 that disagree (1 pair). ParaRel's
+    share over all pairs is 3/4; a mean of per-fact shares would be 1/2."""
+    templates = {"A": 3, "B": 2}
+    dataset = pd.DataFrame([
+        {"row_id": f"{fact}{t}", "corpus": "trex_paraphrases", "relation": "P19", "relation_label": "",
+         "relation_type": "N-1", "sub_label": fact, "obj_label": "Paris", "query": "q", "template": "[X] in [Y] .",
+         "template_id": t, "fact_id": f"trex:P19:{fact}"}
+        for fact, n in templates.items() for t in range(n)])
+    answers = {"A0": "Paris", "A1": "Paris", "A2": "Paris", "B0": "Paris", "B1": "Rome"}
+    scores = pd.DataFrame({"row_id": list(answers), "model": "m", "method": "masked", "kept": True, "skip_reason": "",
+                           "rank_raw": pd.array([1 if a == "Paris" else 2 for a in answers.values()], dtype="Int32"),
+                           "top_tokens": [[a] for a in answers.values()]})
+    row = T.paraphrase_table(T.paraphrase_scored(dataset, scores), dataset).iloc[0]
+    assert row["consistency"] == pytest.approx(75.0)
+    caption = (Path(__file__).parents[1] / "rules/report/lama/paraphrases.rst").read_text(encoding="utf-8")
+    assert "averaged over facts" not in caption and "of all the pairs of templates" in caption
