@@ -26,7 +26,7 @@ REVISIONS = {
     "lama_wikidata_fresh": 2,
     "lama_score": 4,
     "lama_uhn": 2,
-    "lama_tables": 12,
+    "lama_tables": 13,
     "lama_paraphrases": 1,
     "lama_paraphrase_tables": 2,
     # BLiMP

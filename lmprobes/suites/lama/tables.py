@@ -41,6 +41,7 @@ PER_FACT_CORPORA = (*SENTENCE_FILES, "conceptnet_gen")
 MACRO_ROW = "Macro over predicates"
 MACRO_ROW_CORPORA = ("conceptnet", "conceptnet_gen")
 TABLE2_COLUMNS = ["source", "corpus", "row", "system", "model", "method", "p1", "n_facts", "n_kept", "n_relations"]
+COUNT_COLUMNS = ("n_facts", "n_kept", "n_relations")
 PAPER_SYSTEMS = {"Freq": "Freq (paper)", "Txl": "Txl (paper)", "bert-base-cased": "Bb (paper)",
                  "bert-large-cased": "Bl (paper)"}
 # How the paper queried each of its systems: Transformer-XL is a left-to-right LM (Petroni et al., Section 2.1).
@@ -182,8 +183,9 @@ def _table2_rows(corpus: str, scored: pd.DataFrame):
 def with_published(ours: pd.DataFrame, published: pd.DataFrame) -> pd.DataFrame:
     paper = published[published["model"].isin(PAPER_SYSTEMS)]
     paper = paper.assign(source="paper", system=paper["model"].map(PAPER_SYSTEMS),
-                         method=paper["model"].map(PAPER_METHODS), p1=paper["value"], n_kept=np.nan)
-    return pd.concat([ours, paper[TABLE2_COLUMNS]], ignore_index=True)
+                         method=paper["model"].map(PAPER_METHODS), p1=paper["value"], n_kept=pd.NA)
+    tidy = pd.concat([ours, paper[TABLE2_COLUMNS]], ignore_index=True)
+    return tidy.astype(dict.fromkeys(COUNT_COLUMNS, "Int64"))  # counts, not floats, beside the paper's gaps
 
 
 # The row labels of the Table 2 layouts (``table2_uhn_wide`` adds ``subset``); a column per system follows.
