@@ -11,6 +11,7 @@ import pytest
 from lmprobes.figures import STAND_IN_NOTE, stand_in_notes
 from lmprobes.suites.ettinger import datasets as D
 from lmprobes.suites.ettinger import tables as T
+from written import written_cells
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -229,6 +230,8 @@ def test_published_numbers_sit_beside_ours(merged):
         wide = T.wide_table(tidy, table)
         paper_row = wide[(wide.model == "bert-large-uncased") & (wide.source == "paper")]
         assert paper_row[column].tolist() == [published_value]
+    counts = written_cells(tidy, ["n", "unscorable"])
+    assert "34" in counts and all(count.isdigit() for count in counts), "counts written as integers"
 
 
 def test_the_huggingface_rerun_lines_follow_the_papers_and_ours(merged):

@@ -9,6 +9,7 @@ import pandas as pd
 import pytest
 
 from lmprobes.suites.olmpics.tables import (
+    ZERO_SHOT_COUNTS,
     ZERO_SHOT_TABLES,
     read_published,
     write_zero_shot,
@@ -16,6 +17,7 @@ from lmprobes.suites.olmpics.tables import (
     zero_shot_table,
     zero_shot_wide,
 )
+from written import written_cells
 
 PUBLISHED = Path(__file__).resolve().parents[1] / "resources" / "olmpics" / "published.csv"
 
@@ -72,6 +74,8 @@ def test_table_puts_ours_first_then_the_paper_per_task(scores, tmp_path) -> None
     tidy = zero_shot_table(scores, read_published(PUBLISHED))
     age = tidy[tidy["task"] == "age_comparison"]
     assert age["source"].tolist() == ["reproduction"] * 2 + ["paper"] * 6 + ["hf_reproduction"]
+    counts = written_cells(tidy, ZERO_SHOT_COUNTS)
+    assert counts and all(count.isdigit() for count in counts), "counts written as integers"
     assert tidy["task"].drop_duplicates().tolist() == list(ZERO_SHOT_TABLES)
     wide = zero_shot_wide(tidy)
     # ours by model, whatever the tasks they score; a model's generated flavour right after its release one

@@ -240,8 +240,8 @@ def with_published(ours: pd.DataFrame, published: pd.DataFrame) -> pd.DataFrame:
     if unknown:
         raise ValueError(f"published Ettinger numbers: unknown source(s) {unknown}; known: {list(SOURCE_ORDER)}")
     # Tables without a row label (5, 9, 12, 14) read back from CSV with NaN there.
-    paper = published.assign(n=np.nan, unscorable=np.nan, row=published["row"].fillna(""))
-    both = pd.concat([ours, paper[TIDY_COLUMNS]], ignore_index=True)
+    paper = published.assign(n=pd.NA, unscorable=pd.NA, row=published["row"].fillna(""))
+    both = pd.concat([ours, paper[TIDY_COLUMNS]], ignore_index=True).astype({"n": "Int64", "unscorable": "Int64"})
     # The paper's order: grouped by k first (base k=1, large k=1, base k=5, large k=5), then model.
     order = both["source"].map(SOURCE_ORDER)
     return (both.assign(order=order).sort_values(["table", "row", "model", "order"], kind="stable")

@@ -29,6 +29,7 @@ ZERO_SHOT_TABLES = {
 }
 ZERO_SHOT_COLUMNS = ["table", "task", "source", "flavour", "system", "model", "method", "accuracy", "chance", "n_items",
                      "n_kept", "n_multi_piece", "n_ties"]
+ZERO_SHOT_COUNTS = ("n_items", "n_kept", "n_multi_piece", "n_ties")
 SOURCE_ORDER = {"reproduction": 0, "paper": 1, "hf_reproduction": 2}
 
 
@@ -82,6 +83,7 @@ def published_rows(published: pd.DataFrame) -> pd.DataFrame:
 def zero_shot_table(scores: pd.DataFrame, published: pd.DataFrame, **filters) -> pd.DataFrame:
     """Tidy: the reproduced rows, then the published ones, tasks in the paper's table order."""
     tidy = pd.concat([zero_shot_accuracy(scores, **filters), published_rows(published)], ignore_index=True)
+    tidy = tidy.astype(dict.fromkeys(ZERO_SHOT_COUNTS, "Int64"))  # counts, not floats, beside the paper's gaps
     order = {task: i for i, task in enumerate(ZERO_SHOT_TABLES)}
     keys = pd.DataFrame({"t": tidy["task"].map(order), "s": tidy["source"].map(SOURCE_ORDER)})
     return tidy.loc[keys.sort_values(["t", "s"], kind="stable").index].reset_index(drop=True)
