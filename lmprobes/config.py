@@ -83,6 +83,7 @@ def check_config(config: dict, paper_systems: dict[str, set[str]] | None = None)
     if suites.get("olmpics"):
         _check_olmpics_curves(config, suites["olmpics"].get("learning_curves", {}))
     _check_report_systems(config, paper_systems)
+    _check_report_stand_ins(config)
     _check_local_model_folders(config)
 
 
@@ -140,6 +141,15 @@ def _check_report_systems(config: dict, paper_systems: dict[str, set[str]] | Non
                 raise ConfigError(f"report.systems.{suite}[{paper_system!r}]: unknown model {ours!r}; configured "
                                   f"models{' and baselines' if suite in REPORT_BASELINES else ''}: "
                                   f"{', '.join(sorted(known))}")
+
+
+def _check_report_stand_ins(config: dict) -> None:
+    """A misspelled stand-in would leave the system it meant unflagged: its numbers read as a reproduction."""
+    known = set(config["models"]) | {name for names in REPORT_BASELINES.values() for name in names}
+    for i, name in enumerate(config.get("report", {}).get("stand_ins", [])):
+        if name not in known:
+            raise ConfigError(f"report.stand_ins[{i}]: unknown system {name!r}; configured models and baselines: "
+                              f"{', '.join(sorted(known))}")
 
 
 def _system_model(system: object) -> object:

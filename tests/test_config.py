@@ -218,6 +218,8 @@ def test_the_config_command_checks_the_files_layered_over_config_yaml_as_the_wor
         (lambda c: c["report"]["systems"]["lama"].update(Freq="freq"), r"report\.systems\.lama\['Freq'\]: .*and baselines"),
         (lambda c: c["report"]["systems"]["ettinger"].update({"bert-base-uncasd": "bert-base-uncased"}),
          r"report\.systems\.ettinger\['bert-base-uncasd'\]: no published number names this system; .*: bert-base-uncased, "),
+        (lambda c: c["report"].update(stand_ins=["esim_baseline", "tiny-bret"]),
+         r"report\.stand_ins\[1\]: unknown system 'tiny-bret'; configured models and baselines: .*esim_baseline"),
     ],
 )
 def test_cross_checks_name_the_key(mutate, message):
