@@ -10,4 +10,5 @@ with rule_job(snakemake):
         set(snakemake.params.tiny_models),
         Path(snakemake.output[0]).parent,
         tuple(snakemake.params.suites),
+        table_files=list(snakemake.input.tables),
     )

@@ -394,6 +394,23 @@ def test_suites_not_run_are_not_read(tables):
         tables / "blimp" / "table3.csv", tables / "olmpics" / "zero_shot.csv", tables / "olmpics" / "learning_curves.csv"]
 
 
+def test_tables_this_run_does_not_make_are_not_read(tables, tmp_path):
+    """oLMpics runs zero-shot alone now (learning_curves.models: []): the learning-curve table of an
+    earlier run is still there, but is not among the rule's inputs, so its curves are not shown; the
+    same for a LAMA run that makes no Table 2 (the paraphrase corpus alone) and its shared-set note."""
+    pd.read_csv(tables / "lama" / "table2.csv").assign(fact_set="shared").to_csv(tables / "lama" / "table2.csv",
+                                                                                  index=False)
+    made = [tables / "olmpics" / "zero_shot.csv", tables / "blimp" / "table3.csv"]
+    summary = model_summary(tables, MODELS, set(), table_files=[str(path) for path in made])
+    names = summary.columns[2:].tolist()
+    assert {name.split(": ")[0] for name in names} == {"blimp", "olmpics"}
+    assert "olmpics: zero-shot age_comparison" in names
+    assert not [name for name in names if name.endswith(("WS", "MAX"))]
+    make_model_summary(tables, MODELS, set(), tmp_path, table_files=made)
+    assert "shared fact set" not in (tmp_path / "models.md").read_text()
+    assert "learning curves" not in (tmp_path / "models.md").read_text()
+
+
 def test_missing_table_files_leave_the_suite_out(tmp_path):
     summary = model_summary(tmp_path, ["m"], {"m"})
     assert summary.columns.tolist() == ["model", "stand_in"]

@@ -2,8 +2,9 @@
 
 Inputs are the suites' tidy table CSVs under ``<tables>/<suite>/`` (``INPUTS``); only their
 ``reproduction`` rows are read (the paper's rows belong to the verdict tables). A table that is
-absent means the suite was not run: its metrics are left out, and the models get NaN in the
-leaderboard. A model a suite did not score gets NaN in that suite's columns: no record in the CSV, no
+absent, or that this run does not make (left by an earlier run: the rule passes the tables it makes),
+means the suite, or that part of it, was not run: its metrics are left out, and the models get NaN
+in the leaderboard. A model a suite did not score gets NaN in that suite's columns: no record in the CSV, no
 line in that suite's printed block (Markdown, LaTeX). Nothing is recomputed:
 every number is a cell of a suite table, so the summary agrees with the suite tables by construction.
 
@@ -55,7 +56,8 @@ ever compares two models on a suite both ran. Across runs with other models it i
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import functools
+from collections.abc import Callable, Collection, Sequence
 from pathlib import Path
 
 import numpy as np
@@ -113,6 +115,10 @@ LONG_COLUMNS = ["model", "suite", "metric", "method", "value", STAND_IN]
 RECORD_COLUMNS = ["model", "suite", "metric", "method", "value"]
 
 
+# Reads one suite table's reproduction rows given its path, the columns it must have and its numeric ones.
+TableReader = Callable[[Path, list[str], list[str]], "pd.DataFrame | None"]
+
+
 class ModelSummaryError(ValueError):
     """A suite table the summary cannot read; the message names the file."""
 
@@ -129,9 +135,10 @@ def input_tables(tables: Path, suites: tuple[str, ...] = SUITES) -> list[Path]:
 # --- reading the suite tables ---------------------------------------------------------------
 
 
-def _read(path: Path, columns: list[str], numeric: list[str]) -> pd.DataFrame | None:
-    """The reproduction rows of one tidy table, or None when the file is absent."""
-    if not path.exists():
+def _read(path: Path, columns: list[str], numeric: list[str], made: set[Path] | None = None) -> pd.DataFrame | None:
+    """The reproduction rows of one tidy table, or None when the file is absent or, with ``made`` (the
+    tables this run makes), not among them: a file left by an earlier run is not read."""
+    if not path.exists() or (made is not None and Path(path) not in made):
         return None
     # Only an empty cell is missing: a model called "NA" stays a name.
     frame = pd.read_csv(path, dtype=str, keep_default_na=False)
@@ -171,9 +178,9 @@ def _flavoured(metric: pd.Series, flavour: pd.Series) -> pd.Series:
     return metric + suffix
 
 
-def lama_records(tables: Path) -> pd.DataFrame | None:
+def lama_records(tables: Path, read: TableReader = _read) -> pd.DataFrame | None:
     path = Path(tables) / "lama" / "table2.csv"
-    frame = _read(path, ["corpus", "row", "model", "method"], ["p1"])
+    frame = read(path, ["corpus", "row", "model", "method"], ["p1"])
     if frame is None:
         return None
     frame = frame[(frame["row"] == "Total") & (frame["method"] != "freq")]
@@ -184,8 +191,8 @@ def lama_records(tables: Path) -> pd.DataFrame | None:
     return _records(frame, "lama", "P@1 " + frame["corpus"], frame["method"], "p1")
 
 
-def blimp_records(tables: Path) -> pd.DataFrame | None:
-    frame = _read(Path(tables) / "blimp" / "table3.csv", ["model", "method", "category"], ["value"])
+def blimp_records(tables: Path, read: TableReader = _read) -> pd.DataFrame | None:
+    frame = read(Path(tables) / "blimp" / "table3.csv", ["model", "method", "category"], ["value"])
     if frame is None:
         return None
     frame = _one_method_per_model(frame, "blimp")
@@ -195,11 +202,11 @@ def blimp_records(tables: Path) -> pd.DataFrame | None:
     return _records(frame, "blimp", frame["category"], frame["method"], "value")
 
 
-def olmpics_records(tables: Path) -> pd.DataFrame | None:
+def olmpics_records(tables: Path, read: TableReader = _read) -> pd.DataFrame | None:
     """Zero-shot metrics first (the paper's table order), then each task's curve metrics together."""
     folder = Path(tables) / "olmpics"
-    zero = _read(folder / "zero_shot.csv", ["task", "flavour", "model", "method"], ["accuracy"])
-    curves = _read(folder / "learning_curves.csv", ["task", "flavour", "model"], list(CURVE_LABELS))
+    zero = read(folder / "zero_shot.csv", ["task", "flavour", "model", "method"], ["accuracy"])
+    curves = read(folder / "learning_curves.csv", ["task", "flavour", "model"], list(CURVE_LABELS))
     parts = []
     if zero is not None:
         zero = _one_method_per_model(zero, "olmpics")
@@ -224,11 +231,11 @@ def _olmpics_keys(rows: pd.DataFrame, block: int, tasks: dict, position: int) ->
             for task, flavour in zip(rows["task"], rows["flavour"])]
 
 
-def ettinger_records(tables: Path) -> pd.DataFrame | None:
+def ettinger_records(tables: Path, read: TableReader = _read) -> pd.DataFrame | None:
     folder = Path(tables) / "ettinger"
     frames = {}
     for table in dict.fromkeys(key[0] for key in ETTINGER_METRICS):
-        frame = _read(folder / f"{table}.csv", ["model", "row", "column"], ["value"])
+        frame = read(folder / f"{table}.csv", ["model", "row", "column"], ["value"])
         if frame is not None:
             frames[table] = frame
     if not frames:
@@ -249,14 +256,17 @@ SUITE_READERS = {"lama": lama_records, "blimp": blimp_records, "olmpics": olmpic
 # --- the summary ----------------------------------------------------------------------------
 
 
-def summary_records(tables: Path, models: list[str], suites: tuple[str, ...] = SUITES) -> pd.DataFrame:
-    """Long records (model, suite, metric, method, value) of ``models``, suites in ``SUITES`` order."""
+def summary_records(tables: Path, models: list[str], suites: tuple[str, ...] = SUITES,
+                    table_files: Collection[str | Path] | None = None) -> pd.DataFrame:
+    """Long records (model, suite, metric, method, value) of ``models``, suites in ``SUITES`` order.
+    ``table_files``: the suite tables this run makes; another file under ``tables`` is not read."""
     unknown = sorted(set(suites) - set(SUITES))
     if unknown:
         raise ModelSummaryError(f"unknown suite(s) {unknown}; known: {list(SUITES)}")
+    read = _read if table_files is None else functools.partial(_read, made={Path(p) for p in table_files})
     parts = []
     for suite in (s for s in SUITES if s in suites):
-        records = SUITE_READERS[suite](Path(tables))
+        records = SUITE_READERS[suite](Path(tables), read)
         if records is None:
             continue
         records = records[records["model"].isin(models)]
@@ -271,14 +281,16 @@ def summary_records(tables: Path, models: list[str], suites: tuple[str, ...] = S
 
 
 def model_summary(tables: Path, models: list[str], tiny_models: set[str],
-                  suites: tuple[str, ...] = SUITES) -> pd.DataFrame:
+                  suites: tuple[str, ...] = SUITES, table_files: Collection[str | Path] | None = None) -> pd.DataFrame:
     """One row per model slug, ``stand_in``, then ``"<suite>: <metric>"`` columns (module docstring).
 
-    Only the tables of ``suites`` are read (a stale table of a suite the run left out is ignored).
+    Only the tables of ``suites`` are read, and with ``table_files`` (the tables this run makes) only
+    those: a stale table of a suite, or of a part of a suite (oLMpics' learning curves), that the run
+    left out is ignored.
     """
     if len(set(models)) != len(models):
         raise ModelSummaryError(f"models listed twice: {sorted({m for m in models if models.count(m) > 1})}")
-    records = summary_records(tables, models, suites)
+    records = summary_records(tables, models, suites, table_files)
     summary = pd.DataFrame({"model": list(models), STAND_IN: [m in tiny_models for m in models]})
     columns: dict[str, pd.Series] = {}
     for suite in SUITES:
@@ -505,8 +517,10 @@ def _write_csv(frame: pd.DataFrame, path: Path) -> None:
 
 
 def make_model_summary(tables: Path, models: list[str], tiny_models: set[str], out_dir: Path,
-                       suites: tuple[str, ...] = SUITES) -> list[Path]:
-    """Read the suite tables, write the summary and the leaderboard (what the rule script calls)."""
-    summary = model_summary(tables, models, tiny_models, suites)
-    notes = [lama_protocol_warning(tables)] if "lama" in suites else []
+                       suites: tuple[str, ...] = SUITES,
+                       table_files: Collection[str | Path] | None = None) -> list[Path]:
+    """Read the suite tables (only ``table_files``, the ones this run makes, when given), write the
+    summary and the leaderboard (what the rule script calls)."""
+    summary = model_summary(tables, models, tiny_models, suites, table_files)
+    notes = [lama_protocol_warning(tables, table_files)] if "lama" in suites else []
     return write_model_summary(summary, leaderboard(summary), out_dir, notes)
