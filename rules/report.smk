@@ -88,7 +88,7 @@ rule report_models:
         revision=REVISIONS["report_models"],
         tables="results/tables",
         models=REPORT_MODELS,
-        tiny_models=REPORT_TINY_MODELS,
+        tiny_models=stand_ins_among(REPORT_MODELS),
         suites=REPORT_RUN_SUITES,
     script:
         "../scripts/report_models.py"
