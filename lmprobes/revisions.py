@@ -55,6 +55,6 @@ REVISIONS = {
     "olmpics_learning_tables": 8,
     # report
     "report_landing": 2,
-    "report_verdicts": 3,
+    "report_verdicts": 4,
     "report_models": 3,
 }

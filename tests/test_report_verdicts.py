@@ -89,11 +89,13 @@ def test_unknown_metric_is_an_error_naming_it():
 def test_summary_line_text(judged):
     verdicts = judged.reset_index()
     assert summary_line(verdicts, "lama") == (
-        f"LAMA: 4 of 8 published numbers reproduced within tolerance (2 missing) — {STAND_IN_WARNING}")
+        "LAMA: 3 of 7 published numbers reproduced within tolerance (2 missing); stand-ins: 1 of 1 within "
+        f"tolerance (0 missing) — {STAND_IN_WARNING}"), "a stand-in's verdict is never counted as a reproduction"
     real = verdicts[~verdicts["stand_in"]]
     assert summary_line(real, "lama") == "LAMA: 3 of 7 published numbers reproduced within tolerance (2 missing)"
     summary = suite_summary(verdicts).iloc[0]
-    assert (summary["within"], summary["outside"], summary["missing"]) == (4, 2, 2)
+    assert (summary["within"], summary["outside"], summary["missing"]) == (3, 2, 2)
+    assert (summary["stand_ins"], summary["stand_ins_within"], summary["published"]) == (1, 1, 8)
 
 
 @pytest.mark.parametrize(("text", "message"), [
@@ -386,7 +388,7 @@ def test_written_files_are_complete_deterministic_and_warn_about_stand_ins(tmp_p
     assert back.set_index("item").loc["b_above", "reproduced"] == 51.5
     assert "\\toprule" in (tmp_path / "a/lama.tex").read_text()
     summary = pd.read_csv(tmp_path / "a/summary.csv")
-    assert summary[["within", "outside", "missing"]].iloc[0].tolist() == [4, 2, 2]
+    assert summary[["within", "outside", "missing", "stand_ins"]].iloc[0].tolist() == [3, 2, 2, 1]
 
 
 def test_a_delta_is_printed_with_the_decimals_that_tell_it_from_its_band():

@@ -104,7 +104,7 @@ def test_demo_verdicts_cover_every_published_number_and_say_stand_in(demo):
     summary = (demo / "results/report/verdicts/summary.md").read_text()
     for suite in ("LAMA", "BLiMP", "oLMpics", "Ettinger"):
         assert f"{suite}: " in summary and "published numbers reproduced within tolerance" in summary
-    assert "TINY RANDOM STAND-IN MODELS: not a reproduction" in summary
+    assert "STAND-INS (tiny random-weight models, report.stand_ins): not a reproduction" in summary
     board = pd.read_csv(demo / "results/report/leaderboard.csv")
     assert set(board["model"]) == {"tiny-bert", "tiny-roberta", "tiny-gpt2"} and board["stand_in"].all()
     assert (demo / "results/report/models.md").read_text().startswith("**Numbers from tiny random-weight models")

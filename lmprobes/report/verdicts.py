@@ -31,10 +31,11 @@ from lmprobes.report.reproduced import lama_protocol_warning, read_reproduced, s
 
 VERDICT_COLUMNS = [*KEYS, "model", "metric", "published", "reproduced", "delta", "tolerance", "verdict", "stand_in",
                    "note"]
-SUMMARY_COLUMNS = ["suite", "published", "within", "outside", "missing", "stand_in", "line"]
+# within/outside/missing count the numbers mapped to real systems; stand_ins/stand_ins_within those mapped to stand-ins.
+SUMMARY_COLUMNS = ["suite", "published", "within", "outside", "missing", "stand_ins", "stand_ins_within", "line"]
 VERDICTS = ("within", "outside", "missing")
 SUITE_NAMES = {"lama": "LAMA", "blimp": "BLiMP", "olmpics": "oLMpics", "ettinger": "Ettinger"}
-STAND_IN_WARNING = "TINY RANDOM STAND-IN MODELS: not a reproduction"
+STAND_IN_WARNING = "STAND-INS (tiny random-weight models, report.stand_ins): not a reproduction"
 TOLERANCE_COLUMNS = ["metric", "unit", "tolerance", "reason"]
 # Binary floating point: 0.4 - 0.1 is 0.30000000000000004, so a band of 0.3 needs this much slack.
 EPSILON = 1e-9
@@ -126,12 +127,24 @@ def judge(published: pd.DataFrame, reproduced: pd.DataFrame, tolerances: dict[st
 
 
 def summary_line(verdicts: pd.DataFrame, suite: str) -> str:
-    """``LAMA: n of m published numbers reproduced within tolerance (k missing)`` [+ stand-in warning]."""
+    """``LAMA: n of m published numbers reproduced within tolerance (k missing)``, counting the numbers
+    mapped to real systems; the stand-ins' own count and the warning follow, never merged into it."""
     rows = verdicts[verdicts["suite"] == suite]
-    counts = rows["verdict"].value_counts()
-    line = (f"{SUITE_NAMES.get(suite, suite)}: {int(counts.get('within', 0))} of {len(rows)} published numbers "
-            f"reproduced within tolerance ({int(counts.get('missing', 0))} missing)")
-    return f"{line} — {STAND_IN_WARNING}" if rows["stand_in"].any() else line
+    real, stand_ins = rows[~rows["stand_in"]], rows[rows["stand_in"]]
+    line = (f"{SUITE_NAMES.get(suite, suite)}: {_within_of(real)} published numbers reproduced within tolerance "
+            f"({_missing(real)} missing)")
+    if stand_ins.empty:
+        return line
+    return (f"{line}; stand-ins: {_within_of(stand_ins)} within tolerance ({_missing(stand_ins)} missing) "
+            f"— {STAND_IN_WARNING}")
+
+
+def _within_of(rows: pd.DataFrame) -> str:
+    return f"{int((rows['verdict'] == 'within').sum())} of {len(rows)}"
+
+
+def _missing(rows: pd.DataFrame) -> int:
+    return int((rows["verdict"] == "missing").sum())
 
 
 def suite_summary(verdicts: pd.DataFrame) -> pd.DataFrame:
@@ -140,9 +153,11 @@ def suite_summary(verdicts: pd.DataFrame) -> pd.DataFrame:
     records = []
     for suite in suites:
         rows = verdicts[verdicts["suite"] == suite]
-        counts = rows["verdict"].value_counts()
+        stand_ins = rows[rows["stand_in"]]
+        counts = rows.loc[~rows["stand_in"], "verdict"].value_counts()
         records.append({"suite": suite, "published": len(rows), **{v: int(counts.get(v, 0)) for v in VERDICTS},
-                        "stand_in": bool(rows["stand_in"].any()), "line": summary_line(verdicts, suite)})
+                        "stand_ins": len(stand_ins), "stand_ins_within": int((stand_ins["verdict"] == "within").sum()),
+                        "line": summary_line(verdicts, suite)})
     return pd.DataFrame.from_records(records, columns=SUMMARY_COLUMNS)
 
 
