@@ -39,6 +39,20 @@ RUN_SETTINGS = ("batch_tokens", "mem_mb", "threads")
 # Systems the suites compute themselves, which report.systems may map a paper's system to besides a
 # configured model (lama.tables.FREQ, olmpics.learning_tables.BASELINES).
 REPORT_BASELINES = {"lama": ("Freq",), "olmpics": ("mlm_baseline", "esim_baseline")}
+# The methods a suite's system names carry, ``model (method)``, by the family that runs them (the schema's
+# method enums; a test holds these to them). A masked model's LAMA system and an oLMpics mc_mlm system
+# are the bare slug; Ettinger's systems carry no method.
+SYSTEM_METHODS = {
+    "lama": {"causal": ("left_context", "candidates", "candidates_mean")},
+    "blimp": {"causal": ("blimp_paper", "lmeval04", "salazar", "one_prefix", "two_prefix", "two_prefix_joint",
+                         "blimp_paper_mean", "lmeval04_mean", "salazar_mean", "one_prefix_mean", "two_prefix_mean",
+                         "two_prefix_joint_mean"),
+              "masked": ("pll_original", "pll_within_word_l2r", "pll_original_mean", "pll_within_word_l2r_mean")},
+    "olmpics": {"causal": ("candidates", "candidates_mean"), "masked": ("candidates", "candidates_mean")},
+    "ettinger": {},
+}
+# Suites whose causal systems always carry their method (BLiMP's may take it from the paper system's name).
+CAUSAL_SYSTEMS_NAME_A_METHOD = ("lama", "olmpics")
 # Names a model cannot take: the baselines, and the row-label columns of the tables with a column per
 # system (LAMA's TABLE2_LABELS, BLiMP's TABLE4_LABELS, oLMpics Table 12's "Task"; a test holds these to
 # them), which a model's column would collide with.
@@ -141,6 +155,25 @@ def _check_report_systems(config: dict, paper_systems: dict[str, set[str]] | Non
                 raise ConfigError(f"report.systems.{suite}[{paper_system!r}]: unknown model {ours!r}; configured "
                                   f"models{' and baselines' if suite in REPORT_BASELINES else ''}: "
                                   f"{', '.join(sorted(known))}")
+            _check_system_method(config, suite, paper_system, ours)
+
+
+def _check_system_method(config: dict, suite: str, paper_system: str, ours: str) -> None:
+    """A method the suite's tables never put after this model's name would leave the system "missing"."""
+    from lmprobes.report.reproduced import split_system
+
+    model, method = split_system(ours)
+    family = config["models"].get(model, {}).get("family")
+    methods = SYSTEM_METHODS.get(suite, {}).get(family, ())
+    if not method and family == "causal" and suite in CAUSAL_SYSTEMS_NAME_A_METHOD:
+        raise ConfigError(f"report.systems.{suite}[{paper_system!r}]: {ours!r} is causal, and the {suite} tables "
+                          f"name a causal system with its method: one of {', '.join(f'{model} ({m})' for m in methods)}")
+    if not method or family is None:  # a bare slug, or a baseline
+        return
+    if method not in methods:
+        allowed = ", ".join(methods) if methods else "none (the bare model name)"
+        raise ConfigError(f"report.systems.{suite}[{paper_system!r}]: {ours!r}: the {suite} tables name no "
+                          f"{family} system by the method {method!r}; its methods: {allowed}")
 
 
 def _check_report_stand_ins(config: dict) -> None:

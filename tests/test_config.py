@@ -218,6 +218,18 @@ def test_the_config_command_checks_the_files_layered_over_config_yaml_as_the_wor
         (lambda c: c["report"]["systems"]["lama"].update(Freq="freq"), r"report\.systems\.lama\['Freq'\]: .*and baselines"),
         (lambda c: c["report"]["systems"]["ettinger"].update({"bert-base-uncasd": "bert-base-uncased"}),
          r"report\.systems\.ettinger\['bert-base-uncasd'\]: no published number names this system; .*: bert-base-uncased, "),
+        (lambda c: c["report"]["systems"]["lama"].update({"bert-base-cased": "bert-base-cased (masked)"}),
+         (r"report\.systems\.lama\['bert-base-cased'\]: 'bert-base-cased \(masked\)': the lama tables name no masked "
+         r"system by the method 'masked'; its methods: none \(the bare model name\)")),
+        (lambda c: c["report"]["systems"]["lama"].update(Txl="gpt2"),
+         r"report\.systems\.lama\['Txl'\]: 'gpt2' is causal, .*: one of gpt2 \(left_context\), gpt2 \(candidates\)"),
+        (lambda c: c["report"]["systems"]["olmpics"].update({"roberta-large": "roberta-large (mc_mlm)"}),
+         (r"report\.systems\.olmpics\['roberta-large'\]: .*no masked system by the method 'mc_mlm'; its methods: "
+         r"candidates, candidates_mean")),
+        (lambda c: c["report"]["systems"]["ettinger"].update({"bert-base-uncased": "bert-base-uncased (masked)"}),
+         r"report\.systems\.ettinger\['bert-base-uncased'\]: .*its methods: none"),
+        (lambda c: c["report"]["systems"]["blimp"].update({"gpt2-large (blimp_paper)": "gpt2-large (pll_original)"}),
+         r"report\.systems\.blimp\['gpt2-large \(blimp_paper\)'\]: .*no causal system by the method 'pll_original'"),
         (lambda c: c["report"].update(stand_ins=["esim_baseline", "tiny-bret"]),
          r"report\.stand_ins\[1\]: unknown system 'tiny-bret'; configured models and baselines: .*esim_baseline"),
     ],
@@ -317,6 +329,20 @@ def test_model_entries_of_the_shipped_configs_pass():
     for path in ("config.yaml", "resources/demo/config.yaml"):
         check_model_entries(load(path))
     check_model_entries({"models": {"mine": {"hub_id": "org/m", "revision": "abc", "family": "causal"}}})
+
+
+def test_report_system_methods_are_the_schemas_method_names():
+    from lmprobes.config import SYSTEM_METHODS
+
+    suites = yaml.safe_load(Path(SCHEMA).read_text())["properties"]["suites"]["properties"]
+    enum = {(suite, key): tuple(spec["items"]["enum"]) for suite, settings in suites.items()
+            for key, spec in settings.get("properties", {}).items() if key.endswith("methods")}
+    assert SYSTEM_METHODS["lama"] == {"causal": enum["lama", "causal_methods"]}
+    assert SYSTEM_METHODS["blimp"] == {"causal": enum["blimp", "causal_methods"], "masked": enum["blimp", "masked_methods"]}
+    shown_bare = ("mc_mlm",)  # olmpics.tables.system_name
+    assert SYSTEM_METHODS["olmpics"] == {"causal": enum["olmpics", "causal_methods"],
+                                         "masked": tuple(m for m in enum["olmpics", "masked_methods"] if m not in shown_bare)}
+    assert SYSTEM_METHODS["ettinger"] == {}
 
 
 def test_report_baselines_are_the_suites_own_systems():
