@@ -29,7 +29,7 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from lmprobes.report.latex import prose_note, to_booktabs
+from lmprobes.report.latex import note_tables, prose_note, to_booktabs
 
 METADATA_KEY = b"lmprobes"
 # The workflow job writing (``job_metadata``): its rule and method revision, added to every Parquet file's metadata.
@@ -325,7 +325,8 @@ def write_table(df: pd.DataFrame, csv_path, md_path, title: str = "", floatfmt: 
     """The CSV keeps full precision (tidy); the Markdown is the readable layout, rounded.
 
     The same layout is also written as a LaTeX booktabs table, ``<md_path stem>.tex`` next to the
-    Markdown, with the title as its caption and the note's prose (up to any Markdown table) below.
+    Markdown, with the title as its caption and the note's prose (up to any Markdown table) below; each
+    Markdown table in the note follows as a table of its own, captioned by its section's heading.
     ``systems``: the layout has a column per system (``SystemColumns``); past ``MAX_SYSTEM_COLUMNS``
     systems the Markdown and the LaTeX show it in parts (``column_parts``), each LaTeX part a table of
     its own captioned "(part i of n)", the note under the last; the CSV stays one file.
@@ -339,6 +340,8 @@ def write_table(df: pd.DataFrame, csv_path, md_path, title: str = "", floatfmt: 
     latex = [to_booktabs(part, caption=part_caption(title, index, len(parts)), floatfmt=floatfmt,
                          note=prose_note(note) if index == len(parts) else "")
              for index, part in enumerate(parts, start=1)]
+    latex += [to_booktabs(frame, caption=heading or f"{title} (continued)", floatfmt=floatfmt, note=prose)
+              for heading, frame, prose in note_tables(note, floatfmt)]
     write_text("\n".join(latex), Path(md_path).with_suffix(".tex"))
 
 

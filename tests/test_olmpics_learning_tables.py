@@ -282,6 +282,16 @@ def test_a_task_note_follows_its_table(curves, zero_shot, published, tmp_path) -
     assert section.rstrip().endswith(note) and markdown.count(note) == 1
 
 
+def test_the_latex_has_each_tasks_table_not_only_the_overview(curves, zero_shot, published, tmp_path) -> None:
+    note = single_hop_note([10, 10])
+    write_learning_tables(curves, zero_shot, published, tmp_path, task_notes={"property_conjunction": note})
+    tex = (tmp_path / "learning_curves.tex").read_text()
+    assert r"\caption{Table 2: Age comparison (MC-MLM, chance 50.0\%)}" in tex
+    assert r"RoBERTa-L & 97.5 & 97.3 & 100.0 & 74.7 & 80.0 & 4.7 & 42.7 \\" in tex
+    table8 = tex.split(r"\caption{Table 8: Property conjunction (MC-QA, chance 33.3\%)}")[1].split(r"\end{table}")[0]
+    assert "single-hop facts" in table8
+
+
 def test_the_single_hop_note_says_how_the_encyclopedic_runs_began() -> None:
     assert "first fine-tuned on 1,234 single-hop facts" in single_hop_note([1234, 1234])
     assert "without the paper's first stage" in single_hop_note([None, None])

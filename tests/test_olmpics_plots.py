@@ -118,3 +118,6 @@ def test_the_tables_job_holds_one_models_grid_scores_at_a_time(figure3, tmp_path
         plot_figure3(grid, tmp_path / f"whole_{model}.png", model=model)
         assert written[f"figure3_{model}.png"] == (tmp_path / f"whole_{model}.png").read_bytes()
     assert "larger" in written["table4_m.csv"].decode() and written["table4_m.csv"] == written["table4_n.csv"]
+    tex = written["table4_m.tex"].decode()  # the paper's grid, promised "below" by the caption, is in the LaTeX too
+    assert r"\caption{The paper's Table 4: RoBERTa-L}" in tex and tex.count(r"\begin{tabular}") == 2
+    assert r"nail & - & smaller & smaller & smaller & smaller & smaller & smaller & smaller \\" in tex

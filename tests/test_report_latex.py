@@ -128,6 +128,30 @@ def test_write_table_tex_note_is_the_prose_only(tmp_path):
     assert "| x |" in (tmp_path / "n.md").read_text()
 
 
+def test_write_table_tex_has_the_notes_markdown_tables(tmp_path):
+    """The sections of a note (oLMpics' per-task learning-curve tables, the paper's Table 4 grid) are in
+    the LaTeX too, not only in the Markdown: each a table captioned by its heading, its prose below."""
+    note = ("\nAccuracy (%) on dev.\n\n### Table 2: Age (chance 50.0%)\n\n| System | WS | n | pert |\n|---|---|---|---|\n"
+            "| RoBERTa-L (paper) | 98.0 | 3 |  |\n| a \\| b | 7.5 | 12 | x |\n\nSeeds: 3.\n\n"
+            "### Table 3\n\n| System | WS |\n|---|---|\n| ours | 51.0 |\n")
+    write_table(pd.DataFrame({"a": [1]}), tmp_path / "s.csv", tmp_path / "s.md", title="Overview", note=note)
+    tex = (tmp_path / "s.tex").read_text()
+    assert tex.count(r"\begin{tabular}") == 3
+    first, second, third = tex.split(r"\end{table}")[:3]
+    assert r"\footnotesize Accuracy (\%) on dev.\par" in first
+    assert r"\caption{Table 2: Age (chance 50.0\%)}" in second and r"\begin{tabular}{lrrl}" in second
+    assert r"RoBERTa-L (paper) & 98.0 & 3 & -- \\" in second and r"a | b & 7.5 & 12 & x \\" in second
+    assert r"\footnotesize Seeds: 3.\par" in second
+    assert r"\caption{Table 3}" in third and r"ours & 51.0 \\" in third
+
+
+def test_a_note_table_without_heading_continues_the_title(tmp_path):
+    write_table(pd.DataFrame({"a": [1]}), tmp_path / "c.csv", tmp_path / "c.md", title="Grid",
+                note="\nCell: a word.\n\n| x | y |\n|---|---|\n| y | - |\n")
+    tex = (tmp_path / "c.tex").read_text()
+    assert r"\caption{Grid (continued)}" in tex and r"y & - \\" in tex
+
+
 def test_write_table_without_markdown_frame_uses_the_csv_frame(tmp_path):
     tidy = pd.DataFrame({"model": ["m"], "value": [0.123]})
     write_table(tidy, tmp_path / "a.csv", tmp_path / "a.md", floatfmt=".2f")

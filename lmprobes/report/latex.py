@@ -100,7 +100,8 @@ def prose_note(markdown_note: str) -> str:
     """The prose of a Markdown note: its lines before the first Markdown table or heading.
 
     The suites' notes sometimes carry whole Markdown sections (per-task tables after the overview);
-    escaped into a footnote they would be noise, so the LaTeX note stops where they begin.
+    escaped into a footnote they would be noise, so the LaTeX note stops where they begin
+    (``note_tables`` gives those tables, which ``io.write_table`` writes as tables of their own).
     """
     kept = []
     for line in markdown_note.splitlines():
@@ -108,6 +109,73 @@ def prose_note(markdown_note: str) -> str:
             break
         kept.append(line)
     return "\n".join(kept).strip()
+
+
+def note_tables(markdown_note: str, floatfmt: str = ".1f") -> list[tuple[str, pd.DataFrame, str]]:
+    """The Markdown tables of a note (the sections ``prose_note`` leaves out), in order, each as (the
+    heading of its section without the ``#``s, or ""; the table; the section's prose, under its last table).
+
+    A cell that is a number as ``floatfmt`` (or an integer) writes it becomes that number again, so that
+    its column is right-aligned and prints the same; an empty cell becomes missing (``--``).
+    """
+    tables = []
+    for heading, blocks, prose in _sections(_from_first_section(markdown_note)):
+        frames = [_markdown_frame(block, floatfmt) for block in blocks]
+        tables += [(heading, frame, prose if index == len(frames) - 1 else "") for index, frame in enumerate(frames)]
+    return tables
+
+
+def _sections(lines: list[str]) -> list[tuple[str, list[list[str]], str]]:
+    """(heading, its Markdown tables as lists of lines, its other text joined) per heading."""
+    sections: list[tuple[str, list[list[str]], list[str]]] = [("", [], [])]
+    previous = ""
+    for line in (line.strip() for line in lines):
+        _, blocks, prose = sections[-1]
+        if line.startswith("#"):
+            sections.append((line.lstrip("#").strip(), [], []))
+        elif line.startswith("|"):
+            if not previous.startswith("|"):
+                blocks.append([])
+            blocks[-1].append(line)
+        elif line:
+            prose.append(line)
+        previous = line
+    return [(heading, blocks, " ".join(prose)) for heading, blocks, prose in sections if blocks]
+
+
+def _from_first_section(markdown_note: str) -> list[str]:
+    """The lines of a note from its first Markdown table or heading on (what ``prose_note`` drops)."""
+    lines = markdown_note.splitlines()
+    starts = [index for index, line in enumerate(lines) if line.lstrip().startswith(("|", "#"))]
+    return lines[starts[0]:] if starts else []
+
+
+_PIPE_RE = re.compile(r"(?<!\\)\|")
+_DELIMITER_RE = re.compile(r"\|?(\s*:?-+:?\s*\|)*\s*:?-+:?\s*\|?")
+
+
+def _markdown_cells(line: str) -> list[str]:
+    inner = line.strip().removeprefix("|").removesuffix("|")
+    return [cell.strip().replace("\\|", "|") for cell in _PIPE_RE.split(inner)]
+
+
+def _markdown_frame(block: list[str], floatfmt: str) -> pd.DataFrame:
+    """A Markdown table (header, delimiter row, rows) as a frame."""
+    body = block[2:] if len(block) > 1 and _DELIMITER_RE.fullmatch(block[1]) else block[1:]
+    rows = [[_markdown_value(cell, floatfmt) for cell in _markdown_cells(line)] for line in body]
+    return pd.DataFrame(rows, columns=_markdown_cells(block[0]), dtype=object)
+
+
+def _markdown_value(cell: str, floatfmt: str) -> object:
+    if not cell:
+        return None
+    if re.fullmatch(r"-?\d+", cell):
+        return int(cell)
+    try:
+        number = float(cell)
+    except ValueError:
+        return cell
+    return number if format(number, floatfmt) == cell else cell
 
 
 def _row(cells: list[str]) -> str:

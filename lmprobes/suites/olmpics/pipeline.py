@@ -275,4 +275,4 @@ def make_tables(grids: Path, zero_shot: list[Path], grid_scores: list[Path], pub
         matrix = objects_matrix(items, scores, model, method)
         write_objects_matrix(matrix, out_dir / f"table4_{model}.csv", out_dir / f"table4_{model}.md",
                              f"Table 4: {model} ({method}) on the objects grid; the paper's RoBERTa-L below",
-                             note="\n" + to_markdown(paper.reset_index().fillna("-")))
+                             note="\n### The paper's Table 4: RoBERTa-L\n\n" + to_markdown(paper.reset_index().fillna("-")))
