@@ -274,6 +274,13 @@ def test_setup_comparison_draws_the_seed_means_of_models_with_both_setups(with_m
         plot_setup_comparison(with_mc_qa_on_age, tmp_path / "qa.png", "property_conjunction")
 
 
+def test_the_overview_says_its_counts_are_systems(curves, zero_shot, published, tmp_path) -> None:
+    """The overview counts each table's rows; under "Accuracy (%)" a bare "Reproduced | 3" read as 3%."""
+    write_learning_tables(curves, zero_shot, published, tmp_path)
+    header = (tmp_path / "learning_curves.md").read_text().splitlines()[2]
+    assert header == "| Table | Task | Setup | Chance | Reproduced systems | Paper systems |"
+
+
 def test_a_task_note_follows_its_table(curves, zero_shot, published, tmp_path) -> None:
     note = single_hop_note([10, 10])
     write_learning_tables(curves, zero_shot, published, tmp_path, task_notes={"property_conjunction": note})

@@ -331,8 +331,8 @@ def _overview(tidy: pd.DataFrame) -> pd.DataFrame:
         records.append({"Table": table.replace("table", "Table "), "Task": title,
                         "Setup": TASKS[task].setup.replace("_", "-").upper(),
                         "Chance": 100.0 / TASKS[task].n_choices,
-                        "Reproduced": int((rows["source"] == "reproduction").sum()),
-                        "Paper": int((rows["source"] == "paper").sum())})
+                        "Reproduced systems": int((rows["source"] == "reproduction").sum()),
+                        "Paper systems": int((rows["source"] == "paper").sum())})
     return pd.DataFrame.from_records(records)
 
 
