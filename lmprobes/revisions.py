@@ -18,7 +18,7 @@ REVISIONS = {
     # Ettinger
     "ettinger_dataset": 2,
     "ettinger_score": 4,
-    "ettinger_tables": 6,
+    "ettinger_tables": 7,
     # LAMA
     "lama_dataset": 2,
     "lama_trex_raw": 2,
@@ -26,7 +26,7 @@ REVISIONS = {
     "lama_wikidata_fresh": 2,
     "lama_score": 4,
     "lama_uhn": 2,
-    "lama_tables": 13,
+    "lama_tables": 14,
     "lama_paraphrases": 1,
     "lama_paraphrase_tables": 2,
     # BLiMP

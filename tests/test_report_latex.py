@@ -42,6 +42,8 @@ def test_no_caption_or_label_lines_when_empty_and_floatfmt_applies():
 @pytest.mark.parametrize(("raw", "latex"), [
     ("&", r"\&"), ("%", r"\%"), ("$", r"\$"), ("#", r"\#"), ("_", r"\_"), ("{", r"\{"), ("}", r"\}"),
     ("~", r"\textasciitilde{}"), ("^", r"\textasciicircum{}"), ("\\", r"\textbackslash{}"),
+    # pdfLaTeX's default (OT1) text font prints these as ¡ ¿ and an em dash: Ettinger's Table 8 bins "<=.17"
+    ("<", r"\textless{}"), (">", r"\textgreater{}"), ("|", r"\textbar{}"),
 ])
 def test_every_special_character_is_escaped(raw, latex):
     assert escape(f"a{raw}b") == f"a{latex}b"
@@ -140,7 +142,7 @@ def test_write_table_tex_has_the_notes_markdown_tables(tmp_path):
     first, second, third = tex.split(r"\end{table}")[:3]
     assert r"\footnotesize Accuracy (\%) on dev.\par" in first
     assert r"\caption{Table 2: Age (chance 50.0\%)}" in second and r"\begin{tabular}{lrrl}" in second
-    assert r"RoBERTa-L (paper) & 98.0 & 3 & -- \\" in second and r"a | b & 7.5 & 12 & x \\" in second
+    assert r"RoBERTa-L (paper) & 98.0 & 3 & -- \\" in second and r"a \textbar{} b & 7.5 & 12 & x \\" in second
     assert r"\footnotesize Seeds: 3.\par" in second
     assert r"\caption{Table 3}" in third and r"ours & 51.0 \\" in third
 

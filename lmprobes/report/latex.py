@@ -11,8 +11,9 @@ Conventions:
 * Floats are written with ``floatfmt`` (as the Markdown tables), integers as they are, bools as
   ``yes``/``no``, missing values (None, NaN, NA) as ``--``.
 * Every cell, header, caption and note is escaped: ``& % $ # _ { } ~ ^ \\`` become their LaTeX
-  spellings in a single pass (so the backslash of an escape is never escaped again), and line breaks
-  become spaces (a row must stay on one line of the tabular).
+  spellings, and so do ``< > |`` (pdfLaTeX's default OT1 text font prints them as ``¡ ¿ —``), in a
+  single pass (so the backslash of an escape is never escaped again), and line breaks become spaces
+  (a row must stay on one line of the tabular).
 * Non-ASCII text (``±``, ``✓``) is written as it is: the output is UTF-8 (LuaLaTeX/XeLaTeX, or
   pdfLaTeX with a declaration for each such character).
 * The label is written as given; it may hold only letters, digits and ``: _ . - /`` (characters a
@@ -46,6 +47,9 @@ _SPECIAL = {
     "~": r"\textasciitilde{}",
     "^": r"\textasciicircum{}",
     "\\": r"\textbackslash{}",
+    "<": r"\textless{}",
+    ">": r"\textgreater{}",
+    "|": r"\textbar{}",
 }
 _SPECIAL_RE = re.compile("|".join(re.escape(char) for char in _SPECIAL))
 _LABEL_RE = re.compile(r"[A-Za-z0-9:_./-]*")
