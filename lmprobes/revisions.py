@@ -17,7 +17,7 @@ REVISIONS = {
     "build_tiny_model": 1,
     # Ettinger
     "ettinger_dataset": 2,
-    "ettinger_score": 4,
+    "ettinger_score": 5,
     "ettinger_tables": 7,
     # LAMA
     "lama_dataset": 2,

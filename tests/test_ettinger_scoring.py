@@ -169,6 +169,18 @@ def test_top_tokens_mark_byte_level_word_continuations_as_wordpiece_does():
     assert [display_token(bert, bert.convert_tokens_to_ids(t)) for t in ("##ing", "play")] == ["##ing", "play"]
 
 
+def test_a_whitespace_token_is_shown_as_its_piece_not_as_an_empty_item():
+    from pathlib import Path
+
+    from transformers import GPT2Tokenizer
+
+    from lmprobes.suites.ettinger.scoring import display_token
+
+    gpt2 = GPT2Tokenizer.from_pretrained(Path(__file__).parent / "data" / "gpt2", local_files_only=True)
+    shown = [display_token(gpt2, gpt2.convert_tokens_to_ids(t), mark_continuations=True) for t in ("Ġ", "Ċ", "ĊĊ", "ĉ")]
+    assert shown == ["Ġ", "Ċ", "ĊĊ", "ĉ"]
+
+
 @pytest.mark.parametrize("fixture", ["tiny_gpt2", "tiny_roberta", "tiny_bert"])
 def test_scored_top_tokens_show_which_pieces_start_a_word(fixture, neg_simp, request):
     lm = request.getfixturevalue(fixture)

@@ -88,8 +88,13 @@ WORD_START = ("Ġ", "▁")
 
 def display_token(tokenizer, token_id: int, *, mark_continuations: bool = False) -> str:
     """The token as text; with ``mark_continuations`` (byte-level BPE, SentencePiece) a piece that
-    continues a word (no ``Ġ``/``▁``: ``pl`` of ``Ġpl``) is shown as WordPiece shows its own, ``##pl``."""
+    continues a word (no ``Ġ``/``▁``: ``pl`` of ``Ġpl``) is shown as WordPiece shows its own, ``##pl``.
+    A token that decodes to whitespace alone (GPT-2's newline ``Ċ``, a bare ``Ġ``) is shown as its
+    vocabulary piece: stripped, it left an empty item in a top-5 list (``a, , fel``)."""
     text = tokenizer.decode([token_id]).strip()
+    if not text:
+        piece = tokenizer.convert_ids_to_tokens(token_id)
+        return piece.strip() or repr(piece)
     if not mark_continuations or token_id in tokenizer.all_special_ids or not text[:1].isalnum():
         return text
     return text if tokenizer.convert_ids_to_tokens(token_id).startswith(WORD_START) else "##" + text
