@@ -328,6 +328,15 @@ def test_own_fact_sets_are_flagged_when_systems_keep_different_facts(tmp_path, l
     assert "suites.lama.fact_set: shared" in (unlike / "table2.md").read_text()
 
 
+def test_table3_paper_queries_show_their_blank_as_ours_do(tmp_path, lama_release_writer):
+    """The paper prints the slot as a blank its text extraction lost ("Patrick Oboya plays in position.")."""
+    out = tables_of(tmp_path, lama_release_writer(tmp_path / "release"), {"m": set()}, "blank")
+    table3 = pd.read_csv(out / "table3.csv")
+    assert (table3["query"].str.count(r"\[MASK\]") == 1).all()
+    paper = table3.loc[table3["system"].str.endswith("(paper)"), "query"].tolist()
+    assert {"Patrick Oboya plays in [MASK] position.", "Ravens can [MASK] ."} <= set(paper)
+
+
 def test_shared_fact_set_is_named_in_every_table_and_scores_all_systems_on_one_set(tmp_path, lama_release_writer):
     from lmprobes.suites.lama.pipeline import SHARED_TITLE, TABLE_TITLES
 
