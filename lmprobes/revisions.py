@@ -32,7 +32,7 @@ REVISIONS = {
     # BLiMP
     "blimp_dataset": 2,
     "blimp_score": 2,
-    "blimp_tables": 13,
+    "blimp_tables": 14,
     "blimp_generate": 1,
     "blimp_generated_dataset": 1,
     "blimp_generated_table": 2,
@@ -55,6 +55,6 @@ REVISIONS = {
     "olmpics_learning_tables": 10,
     # report
     "report_landing": 2,
-    "report_verdicts": 4,
+    "report_verdicts": 5,
     "report_models": 3,
 }

@@ -123,6 +123,13 @@ def test_write_table_writes_tex_of_markdown_layout(tmp_path):
     assert (tmp_path / "t.md").read_text() == "## My_title\n\n| model | acc |\n|---|---|\n| m | 50.0 |\nn"
 
 
+def test_prose_note_list_items_are_kept_apart_by_semicolons():
+    """BLiMP Table 3's coverage list read "... NPI licensing 6 of 7 - tiny-bert (...): ..." in the footnote."""
+    note = "\nParadigms scored:\n\n- a (x): overall 59 of 67\n- b-c (y): binding 5 of 7\n\nAfter.\n"
+    assert prose_note(note) == "Paradigms scored:\n\na (x): overall 59 of 67;\nb-c (y): binding 5 of 7\n\nAfter."
+    assert escape(prose_note(note)) == "Paradigms scored:  a (x): overall 59 of 67; b-c (y): binding 5 of 7  After."
+
+
 def test_write_table_tex_note_is_the_prose_only(tmp_path):
     frame = pd.DataFrame({"a": [1]})
     write_table(frame, tmp_path / "n.csv", tmp_path / "n.md", note="\nKeep this.\n\n| x |\n|---|\n| 2 |\n")

@@ -429,3 +429,10 @@ def test_neg_simp_thresholded_numbers_come_from_the_text_within_one_item():
     assert set(judge(text, one_item, tolerances, set())["verdict"]) == {"within"}
     two_items = mine.assign(reproduced=mine["reproduced"] - 200 / 18 * (mine["reproduced"] > 0))
     assert "outside" in set(judge(text, two_items, tolerances, set())["verdict"])
+
+
+def test_summary_tex_note_keeps_the_suites_lines_apart(tmp_path, judged):
+    """The footnote is one paragraph: joined by a bare space, one suite's line ran on into the next's."""
+    verdicts = judged.reset_index()
+    write_verdicts(pd.concat([verdicts, verdicts.assign(suite="blimp")], ignore_index=True), tmp_path, TOLERANCES)
+    assert f"{STAND_IN_WARNING}; BLiMP: 4 of 8" in (tmp_path / "summary.tex").read_text()

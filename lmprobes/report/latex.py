@@ -106,12 +106,21 @@ def prose_note(markdown_note: str) -> str:
     The suites' notes sometimes carry whole Markdown sections (per-task tables after the overview);
     escaped into a footnote they would be noise, so the LaTeX note stops where they begin
     (``note_tables`` gives those tables, which ``io.write_table`` writes as tables of their own).
+    A Markdown list (``- item`` lines) becomes its items separated by semicolons: a footnote is one
+    paragraph, where the dashes would read as hyphens between the items.
     """
-    kept = []
+    kept: list[str] = []
+    after_item = False
     for line in markdown_note.splitlines():
         if line.lstrip().startswith(("|", "#")):
             break
+        is_item = line.lstrip().startswith("- ")
+        if is_item:
+            if after_item:
+                kept[-1] += ";"
+            line = line.lstrip()[2:].strip()
         kept.append(line)
+        after_item = is_item
     return "\n".join(kept).strip()
 
 

@@ -248,7 +248,7 @@ def write_verdicts(verdicts: pd.DataFrame, out_dir: Path, tolerances: dict[str, 
     write_text(summary_markdown(summary), out_dir / "summary.md")
     write_text(to_booktabs(summary.drop(columns=["line"]), caption="Paper vs reproduction: published numbers "
                            "within tolerance, per suite", label="tab:verdicts-summary", floatfmt=".0f",
-                           note=" ".join(summary["line"])), out_dir / "summary.tex")
+                           note="; ".join(summary["line"])), out_dir / "summary.tex")
     return written + [out_dir / f"summary.{ext}" for ext in ("csv", "md", "tex")]
 
 
