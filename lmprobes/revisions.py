@@ -32,7 +32,7 @@ REVISIONS = {
     # BLiMP
     "blimp_dataset": 2,
     "blimp_score": 2,
-    "blimp_tables": 14,
+    "blimp_tables": 15,
     "blimp_generate": 1,
     "blimp_generated_dataset": 1,
     "blimp_generated_table": 2,

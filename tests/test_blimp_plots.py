@@ -495,6 +495,15 @@ def figure2_of(systems: list[tuple[str, str, str]]) -> pd.DataFrame:
                          for b in range(3)], columns=P.FIGURE2_COLUMNS)
 
 
+def test_figure2_length_ticks_are_whole_words(tmp_path) -> None:
+    data = figure2_of([("m (pll_original)", "m", "pll_original")])
+    data.loc[data["variable"] == "length", "x"] = [2.0, 11.0, 20.0]  # the demo's lengths drew ticks at 2.5, 7.5, ...
+    fig = P.figure2(data, tmp_path / "figure2.png")
+    length = fig.axes[list(P.FIGURE2_VARIABLES).index("length")]
+    ticks = [tick for tick in length.get_xticks() if 2 <= tick <= 20]
+    assert len(ticks) >= 3 and all(float(tick).is_integer() for tick in ticks)
+
+
 def test_figure2_colours_each_model_and_styles_each_method_in_every_panel(tmp_path) -> None:
     """Six models under one to five methods and two published systems: a model keeps its colour across its
     methods and the panels, a method its line style and marker across models, the published systems are

@@ -40,7 +40,7 @@ import numpy as np
 import pandas as pd
 from matplotlib.figure import Figure
 from matplotlib.textpath import text_to_path
-from matplotlib.ticker import Formatter
+from matplotlib.ticker import Formatter, MaxNLocator
 
 from lmprobes.figures import (
     LEGEND_COLUMNS,
@@ -361,6 +361,8 @@ def figure2(data: pd.DataFrame, out: Path, *, stand_ins: Collection[str] = ()) -
             ax.plot(group["x"], group["accuracy"], **plot_style(look, 3), label=system)
         if variable == "perplexity" and (sub["x"] > 0).all() and not sub.empty:
             log_axis(ax)
+        if variable == "length":  # whole words: no tick at 2.5 words
+            ax.xaxis.set_major_locator(MaxNLocator(integer=True))
         ax.axhline(50, color="grey", linewidth=0.8, linestyle=":")
         ax.set_ylim(0, 100)
         ax.set_xlabel(label)
