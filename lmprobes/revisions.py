@@ -45,7 +45,7 @@ REVISIONS = {
     "olmpics_controls": 2,
     "olmpics_zero_shot": 3,
     "olmpics_zero_shot_generated": 3,
-    "olmpics_tables": 5,
+    "olmpics_tables": 6,
     "olmpics_encode": 2,
     "olmpics_mc_mlm_curves": 2,
     "olmpics_single_hop_stage": 2,

@@ -120,3 +120,19 @@ def test_a_model_without_grid_scores_is_named(tmp_path) -> None:
     assert bert["model"].tolist() == ["bert"]
     with pytest.raises(ValueError, match=r"no oLMpics grid scores for model 'gpt2' in .*grid_bert\.parquet"):
         list(grid_scores_by_model([path], ["bert", "gpt2"]))
+
+
+def test_the_baseline_is_named_as_in_the_learning_curves_table(scores) -> None:
+    """published.csv spells the baseline's zero-shot rows ``mlm-baseline`` (paper label "Baseline"): the old
+    zero_shot.csv kept that, so joining it with learning_curves.csv on ``model`` or ``system`` missed it."""
+    from lmprobes.suites.olmpics.learning_tables import published_learning_rows
+
+    published = read_published(PUBLISHED)
+    zero = zero_shot_table(scores, published)
+    curves = published_learning_rows(published)
+    keys = ["task", "source", "model", "system"]
+    joined = zero.merge(curves[[*keys, "mlp_ws"]], on=keys)
+    baseline = joined[joined["model"] == "mlm_baseline"].set_index("task")
+    assert baseline.loc["age_comparison", ["system", "accuracy", "mlp_ws"]].tolist() == ["MLM-Baseline (paper)", 49, 58]
+    assert set(baseline.index) == set(zero.loc[zero["source"] == "paper", "task"])
+    assert "mlm-baseline" not in set(zero["model"])

@@ -16,6 +16,7 @@ import numpy as np
 import pandas as pd
 
 from lmprobes.io import write_table
+from lmprobes.suites.olmpics.learning_tables import BASELINE_LABELS, LEGACY_MODEL_NAMES
 from lmprobes.suites.olmpics.schema import TASKS
 
 # The paper's zero-shot tables, in the paper's order, and the short column titles of the Markdown.
@@ -69,13 +70,15 @@ def _model_order(frame: pd.DataFrame, first: list[str]) -> pd.Index:
 
 
 def published_rows(published: pd.DataFrame) -> pd.DataFrame:
-    """The published zero-shot numbers in the tidy layout of ``zero_shot_accuracy``."""
+    """The published zero-shot numbers in the tidy layout of ``zero_shot_accuracy``; the baseline is
+    named as in ``learning_curves.csv`` (``mlm_baseline``, ``MLM-Baseline (paper)``), so the two join."""
     paper = published[(published["column"] == "zero_shot") & published["task"].isin(list(ZERO_SHOT_TABLES))]
-    systems = [f"{label} (paper)" if source == "paper" else label
-               for label, source in zip(paper["paper_label"], paper["source"])]
+    models = paper["model"].replace(LEGACY_MODEL_NAMES)
+    labels = [BASELINE_LABELS.get(model, label) for model, label in zip(models, paper["paper_label"])]
+    systems = [f"{label} (paper)" if source == "paper" else label for label, source in zip(labels, paper["source"])]
     return pd.DataFrame({
         "table": paper["table"], "task": paper["task"], "source": paper["source"], "flavour": "release",
-        "system": systems, "model": paper["model"], "method": "mc_mlm", "accuracy": paper["value"].astype(float),
+        "system": systems, "model": models, "method": "mc_mlm", "accuracy": paper["value"].astype(float),
         "chance": [100.0 / TASKS[t].n_choices for t in paper["task"]],
     }).reindex(columns=ZERO_SHOT_COLUMNS).reset_index(drop=True)
 
