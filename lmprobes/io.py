@@ -29,7 +29,7 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from lmprobes.report.latex import note_tables, prose_note, to_booktabs
+from lmprobes.report.latex import MISSING, note_tables, prose_note, to_booktabs
 
 METADATA_KEY = b"lmprobes"
 # The workflow job writing (``job_metadata``): its rule and method revision, added to every Parquet file's metadata.
@@ -321,7 +321,7 @@ def part_caption(title: str, index: int, count: int) -> str:
 
 def write_table(df: pd.DataFrame, csv_path, md_path, title: str = "", floatfmt: str = ".1f",
                 markdown_frame: pd.DataFrame | None = None, note: str = "",
-                systems: SystemColumns | None = None) -> None:
+                systems: SystemColumns | None = None, latex_missing: str = MISSING) -> None:
     """The CSV keeps full precision (tidy); the Markdown is the readable layout, rounded.
 
     The same layout is also written as a LaTeX booktabs table, ``<md_path stem>.tex`` next to the
@@ -330,6 +330,8 @@ def write_table(df: pd.DataFrame, csv_path, md_path, title: str = "", floatfmt: 
     ``systems``: the layout has a column per system (``SystemColumns``); past ``MAX_SYSTEM_COLUMNS``
     systems the Markdown and the LaTeX show it in parts (``column_parts``), each LaTeX part a table of
     its own captioned "(part i of n)", the note under the last; the CSV stays one file.
+    ``latex_missing``: how the LaTeX prints a missing cell (the Markdown leaves it blank); ``""`` where the
+    note says what a blank cell means, so that it holds for both.
     """
     with atomic_path(csv_path) as tmp:
         df.to_csv(tmp, index=False, lineterminator="\n")
@@ -338,9 +340,10 @@ def write_table(df: pd.DataFrame, csv_path, md_path, title: str = "", floatfmt: 
     parts = [shown] if systems is None else column_parts(shown, systems)
     write_text(heading + _markdown_parts(parts, systems, floatfmt) + note, md_path)
     latex = [to_booktabs(part, caption=part_caption(title, index, len(parts)), floatfmt=floatfmt,
-                         note=prose_note(note) if index == len(parts) else "")
+                         note=prose_note(note) if index == len(parts) else "", missing=latex_missing)
              for index, part in enumerate(parts, start=1)]
-    latex += [to_booktabs(frame, caption=heading or f"{title} (continued)", floatfmt=floatfmt, note=prose)
+    latex += [to_booktabs(frame, caption=heading or f"{title} (continued)", floatfmt=floatfmt, note=prose,
+                          missing=latex_missing)
               for heading, frame, prose in note_tables(note, floatfmt)]
     write_text("\n".join(latex), Path(md_path).with_suffix(".tex"))
 

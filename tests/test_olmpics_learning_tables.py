@@ -149,6 +149,16 @@ def test_comparison_is_reproduced_minus_paper(curves, zero_shot, published) -> N
     assert rows.loc[("property_conjunction", "esim_baseline"), "d_mc_qa_max"] == pytest.approx(40.0 - 49)
 
 
+def test_the_comparison_latex_leaves_a_cell_without_a_number_blank(curves, zero_shot, published, tmp_path) -> None:
+    """As its note says ("a blank cell has no number on one side"): the LaTeX printed those cells as ``--``."""
+    write_learning_tables(curves, zero_shot, published, tmp_path)
+    markdown = (tmp_path / "learning_curves_comparison.md").read_text()
+    tex = (tmp_path / "learning_curves_comparison.tex").read_text()
+    assert "a blank cell has no number on one side" in markdown and "a blank cell has no number on one side" in tex
+    assert "|  |" in markdown, "the fixture has cells without a number"
+    assert "&  &" in tex and "--" not in tex
+
+
 def test_written_tables_and_medals(curves, zero_shot, published, tmp_path) -> None:
     paths = write_learning_tables(curves, zero_shot, published, tmp_path / "a")
     assert [p.name for p in paths] == ["learning_curves.csv", "learning_curves.md", "learning_curves_comparison.csv",

@@ -132,6 +132,18 @@ def test_written_matrix_reads_back(tmp_path) -> None:
     assert markdown[6:8] == ["| car | smaller |  | - | smaller |", "| moon |  | larger | larger | - |"]
 
 
+def test_the_latex_leaves_an_unscored_cell_blank_as_its_note_says(tmp_path) -> None:
+    """The note (shared with the Markdown) reads "empty: not scored"; the LaTeX printed such a cell as ``--``,
+    beside the ``-`` of the diagonal."""
+    items = objects_grid_items(list(SIZES), sizes=SIZES)
+    matrix = objects_matrix(items, hand_scores(items)[0], "m", "mc_mlm")
+    write_objects_matrix(matrix, tmp_path / "table4.csv", tmp_path / "table4.md", "Table 4: m")
+    tex = (tmp_path / "table4.tex").read_text()
+    assert "empty: not scored" in tex
+    assert r"car & smaller &  & - & smaller \\" in tex and r"moon &  & larger & larger & - \\" in tex
+    assert "--" not in tex
+
+
 def test_paper_matrix_agrees_with_the_papers_prose_and_table3() -> None:
     paper = read_objects_matrix(PAPER)
     rank = {obj: i for i, obj in enumerate(TABLE4_OBJECTS)}

@@ -9,7 +9,8 @@ Conventions:
 * A column is right-aligned (``r``) when its dtype is numeric, or when every non-missing value in it
   is a number (bools are not numbers here); anything else is left-aligned (``l``).
 * Floats are written with ``floatfmt`` (as the Markdown tables), integers as they are, bools as
-  ``yes``/``no``, missing values (None, NaN, NA) as ``--``.
+  ``yes``/``no``, missing values (None, NaN, NA) as ``--``, or as ``missing`` says (blank, for a table
+  whose note, shared with the Markdown, calls a missing cell blank or empty).
 * Every cell, header, caption and note is escaped: ``& % $ # _ { } ~ ^ \\`` become their LaTeX
   spellings, and so do ``< > |`` (pdfLaTeX's default OT1 text font prints them as ``¡ ¿ —``), in a
   single pass (so the backslash of an escape is never escaped again), and line breaks become spaces
@@ -79,10 +80,10 @@ def _is_number(value: object) -> bool:
     return isinstance(value, numbers.Number) and not _is_bool(value)
 
 
-def format_cell(value: object, floatfmt: str = ".1f") -> str:
+def format_cell(value: object, floatfmt: str = ".1f", missing: str = MISSING) -> str:
     """One cell as escaped LaTeX text (see the module docstring for the rules)."""
     if _is_missing(value):
-        return MISSING
+        return missing
     if _is_bool(value):
         return "yes" if value else "no"
     if isinstance(value, numbers.Integral):
@@ -196,8 +197,9 @@ def _row(cells: list[str]) -> str:
 
 
 def to_booktabs(frame: pd.DataFrame, caption: str = "", label: str = "", floatfmt: str = ".1f",
-                note: str = "") -> str:
-    """``frame`` as a standalone booktabs ``table`` environment (the index is not written)."""
+                note: str = "", missing: str = MISSING) -> str:
+    """``frame`` as a standalone booktabs ``table`` environment (the index is not written); ``missing``:
+    what a missing cell reads."""
     if not _LABEL_RE.fullmatch(label):
         raise LatexTableError(f"LaTeX label {label!r}: use only letters, digits and ': _ . - /'")
     if frame.shape[1] == 0:  # e.g. a comparison with nothing to compare: say so rather than fail the rule
@@ -211,7 +213,7 @@ def to_booktabs(frame: pd.DataFrame, caption: str = "", label: str = "", floatfm
         lines.append(rf"\label{{{label}}}")
     lines += [rf"\begin{{tabular}}{{{spec}}}", r"\toprule", _row([escape(str(name)) for name in frame.columns]),
               r"\midrule"]
-    lines += [_row([format_cell(value, floatfmt) for value in row]) for row in frame.itertuples(index=False)]
+    lines += [_row([format_cell(value, floatfmt, missing) for value in row]) for row in frame.itertuples(index=False)]
     lines += [r"\bottomrule", r"\end{tabular}"]
     if note.strip():
         lines.append(rf"\par\smallskip{{\footnotesize {escape(note.strip())}\par}}")

@@ -55,6 +55,7 @@ import numpy as np
 import pandas as pd
 
 from lmprobes.io import SystemColumns, to_markdown, write_table
+from lmprobes.report.latex import MISSING
 from lmprobes.suites.olmpics.curves import CurveError, summarise
 from lmprobes.suites.olmpics.schema import TASKS
 
@@ -291,8 +292,10 @@ def write_learning_tables(curves: pd.DataFrame, zero_shot: pd.DataFrame, publish
     paths = []
     for stem, frame, title, markdown, note, systems in outputs:  # systems: see write_table
         csv_path, md_path = out_dir / f"{stem}.csv", out_dir / f"{stem}.md"
+        # the comparison's note explains its blank cells: blank in the LaTeX too
+        missing = "" if stem == "learning_curves_comparison" else MISSING
         write_table(frame, csv_path, md_path, title=title, markdown_frame=markdown, note=note,
-                    systems=systems)
+                    systems=systems, latex_missing=missing)
         paths += [csv_path, md_path]
     return paths
 

@@ -93,7 +93,7 @@ def write_objects_matrix(matrix: pd.DataFrame, csv_path, md_path, title: str, no
     shown.columns = ["", *matrix.columns]
     explain = ("\nCell (row x, column y): the predicted word in \"The size of a x is usually much [MASK] than "
                "the size of a y .\"; empty: not scored.\n")
-    write_table(flat, csv_path, md_path, title=title, markdown_frame=shown, note=explain + note)
+    write_table(flat, csv_path, md_path, title=title, markdown_frame=shown, note=explain + note, latex_missing="")
 
 
 def read_objects_matrix(path: str | Path) -> pd.DataFrame:
