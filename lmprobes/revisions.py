@@ -18,7 +18,7 @@ REVISIONS = {
     # Ettinger
     "ettinger_dataset": 2,
     "ettinger_score": 5,
-    "ettinger_tables": 7,
+    "ettinger_tables": 8,
     # LAMA
     "lama_dataset": 2,
     "lama_trex_raw": 2,

@@ -234,6 +234,16 @@ def test_published_numbers_sit_beside_ours(merged):
     assert "34" in counts and all(count.isdigit() for count in counts), "counts written as integers"
 
 
+def test_a_table_without_row_labels_has_no_row_column(merged):
+    """Tables 5, 9, 12 and 14 have no row labels in the paper; the Markdown showed an empty ``row`` column."""
+    published = pd.read_csv(ROOT / "resources/ettinger/published.csv")
+    tidy = T.with_published(T.quantitative_tables(merged, 0.01, "exclude"), published)
+    assert list(T.wide_table(tidy, "table5").columns) == ["model", "source", "Prefer good", "w/ .01 thresh"]
+    for table in ("table9", "table12", "table14"):
+        assert "row" not in T.wide_table(tidy, table).columns, table
+    assert "row" in T.wide_table(tidy, "table4").columns and "row" in T.wide_table(tidy, "table8").columns
+
+
 def test_the_huggingface_rerun_lines_follow_the_papers_and_ours(merged):
     """spec/ETTINGER.md's rerun of the original code with HuggingFace's BERTs: Table 4 k=1 and Table 5,
     each after the paper's line and ours for the same model; the figure shows only ours and the paper's."""

@@ -255,7 +255,8 @@ def _cell(value: float, sd: float) -> str:
 
 
 def wide_table(tidy: pd.DataFrame, table: str) -> pd.DataFrame:
-    """The paper's layout: one line per (model, source, row), one column per condition."""
+    """The paper's layout: one line per (model, source, row), one column per condition; no ``row`` column
+    for a table without row labels (Tables 5, 9, 12, 14)."""
     sub = tidy[tidy["table"] == table]
     columns = list(dict.fromkeys(sub.loc[sub["source"] == "reproduction", "column"])) or list(dict.fromkeys(sub["column"]))
     sub = sub.assign(cell=[_cell(v, s) for v, s in zip(sub["value"], sub["sd"])])
@@ -263,7 +264,8 @@ def wide_table(tidy: pd.DataFrame, table: str) -> pd.DataFrame:
     wide = sub.pivot_table(index=["model", "source", "row"], columns="column", values="cell", aggfunc="first", sort=False)
     wide = wide.reindex(index=lines, columns=[c for c in columns if c in wide.columns]).reset_index()
     wide.columns.name = None
-    return wide.fillna("")
+    wide = wide.fillna("")
+    return wide if wide["row"].astype(bool).any() else wide.drop(columns="row")
 
 
 def unscorable_note(tidy: pd.DataFrame, table: str) -> str:
