@@ -279,6 +279,16 @@ def test_original_batches_replay_the_released_padded_forwards_without_an_attenti
                for g, a, p in zip(replayed["scores"], independent["scores"], padded, strict=True) if p)
 
 
+def test_original_batches_refuse_a_stem_longer_than_the_models_positions(tiny_bert) -> None:
+    """As the independent scoring does, naming the model: not an index error deep in the forward."""
+    frame = release("antonym_negation").head(2)
+    limit = tiny_bert.model.config.max_position_embeddings
+    frame.loc[1, "stem"] = "very " * limit + frame.loc[1, "stem"]
+    for batches in ("independent", "original"):
+        with pytest.raises(ValueError, match=rf"{tiny_bert.name}: a sequence of \d+ tokens .* longer than the {limit} "):
+            score_zero_shot(tiny_bert, frame, batches=batches, progress=False)
+
+
 def test_score_model_scores_candidates_as_configured_and_records_it(tiny_dir, tiny_bert, tmp_path) -> None:
     """``suites.olmpics.candidates`` reaches the scorer and the score file's metadata."""
     from lmprobes.io import read_metadata, read_parquet

@@ -48,7 +48,7 @@ from lmprobes.engine import best_candidate, candidate_scores, map_mask_logprobs,
 from lmprobes.engine.encoding import encode_ids
 from lmprobes.engine.lm import LM
 from lmprobes.engine.masked import masked_projection
-from lmprobes.engine.runner import forward_mode, logits_at_rows
+from lmprobes.engine.runner import check_positions, forward_mode, logits_at_rows
 from lmprobes.engine.tokens import WordIds
 from lmprobes.suites.olmpics.schema import MASK, TASKS
 
@@ -219,6 +219,7 @@ def released_batch_scores(lm: LM, stems: list[str], targets: list[list[int]], ta
     if pad is None:
         raise ZeroShotError(f"{lm.name}: the released batches are padded, but its tokenizer has no padding token")
     ids = encode_ids(lm.tokenizer, [stem_for_masked(lm, stem, mask_encoding) for stem in stems])
+    check_positions(lm, ids)
     projection = masked_projection(lm)
     scores: list[list[float]] = [[] for _ in stems]
     with forward_mode(lm):
