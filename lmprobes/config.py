@@ -159,12 +159,20 @@ def _check_report_systems(config: dict, paper_systems: dict[str, set[str]] | Non
 
 
 def _check_system_method(config: dict, suite: str, paper_system: str, ours: str) -> None:
-    """A method the suite's tables never put after this model's name would leave the system "missing"."""
+    """A method the suite's tables never put after this model's name would leave the system "missing"; a
+    BLiMP system with no method, its own or its paper system's, would stop the report."""
     from lmprobes.report.reproduced import split_system
 
     model, method = split_system(ours)
     family = config["models"].get(model, {}).get("family")
     methods = SYSTEM_METHODS.get(suite, {}).get(family, ())
+    named = repr(ours)
+    if not method and suite == "blimp":  # a bare BLiMP system takes the paper system's method (reproduced.py)
+        method = split_system(paper_system)[1]
+        named = f"{ours!r} (the method of {paper_system!r})"
+        if not method:
+            raise ConfigError(f"report.systems.blimp[{paper_system!r}]: {ours!r}: the paper system names no method; "
+                              f"name one: one of {', '.join(f'{model} ({m})' for m in methods)}")
     if not method and family == "causal" and suite in CAUSAL_SYSTEMS_NAME_A_METHOD:
         raise ConfigError(f"report.systems.{suite}[{paper_system!r}]: {ours!r} is causal, and the {suite} tables "
                           f"name a causal system with its method: one of {', '.join(f'{model} ({m})' for m in methods)}")
@@ -172,7 +180,7 @@ def _check_system_method(config: dict, suite: str, paper_system: str, ours: str)
         return
     if method not in methods:
         allowed = ", ".join(methods) if methods else "none (the bare model name)"
-        raise ConfigError(f"report.systems.{suite}[{paper_system!r}]: {ours!r}: the {suite} tables name no "
+        raise ConfigError(f"report.systems.{suite}[{paper_system!r}]: {named}: the {suite} tables name no "
                           f"{family} system by the method {method!r}; its methods: {allowed}")
 
 

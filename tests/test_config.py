@@ -230,6 +230,11 @@ def test_the_config_command_checks_the_files_layered_over_config_yaml_as_the_wor
          r"report\.systems\.ettinger\['bert-base-uncased'\]: .*its methods: none"),
         (lambda c: c["report"]["systems"]["blimp"].update({"gpt2-large (blimp_paper)": "gpt2-large (pll_original)"}),
          r"report\.systems\.blimp\['gpt2-large \(blimp_paper\)'\]: .*no causal system by the method 'pll_original'"),
+        (lambda c: c["report"]["systems"]["blimp"].update({"gpt2-large (blimp_paper)": "bert-base-cased"}),
+         (r"report\.systems\.blimp\['gpt2-large \(blimp_paper\)'\]: 'bert-base-cased' \(the method of 'gpt2-large "
+          r"\(blimp_paper\)'\): the blimp tables name no masked system by the method 'blimp_paper'")),
+        (lambda c: c["report"]["systems"]["blimp"].update(TXL="gpt2"),
+         r"report\.systems\.blimp\['TXL'\]: 'gpt2': the paper system names no method; name one: one of gpt2 \(blimp_paper\), "),
         (lambda c: c["report"].update(stand_ins=["esim_baseline", "tiny-bret"]),
          r"report\.stand_ins\[1\]: unknown system 'tiny-bret'; configured models and baselines: .*esim_baseline"),
     ],
