@@ -56,5 +56,5 @@ REVISIONS = {
     # report
     "report_landing": 2,
     "report_verdicts": 5,
-    "report_models": 3,
+    "report_models": 4,
 }

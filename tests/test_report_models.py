@@ -9,6 +9,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from lmprobes.report.latex import escape
 from lmprobes.report.models import (
     LEADERBOARD_COLUMNS,
     ModelSummaryError,
@@ -304,11 +305,12 @@ def test_files_banner_long_csv_and_determinism(tables, tmp_path):
     assert [p.name for p in first] == names
     for a, b in zip(first, second, strict=True):
         assert a.read_bytes() == b.read_bytes()
-    banner = ("Numbers from tiny random-weight models (gpt2, tiny-x): they test the pipeline, "
-              "they are not a reproduction.")
+    # gpt2 is no tiny model: a report.stand_ins one (the rule passes both kinds)
+    banner = ("Numbers from stand-ins (gpt2, tiny-x: tiny random-weight models, or systems listed under "
+              "report.stand_ins): they test the pipeline, they are not a reproduction.")
     assert (tmp_path / "a" / "models.md").read_text().splitlines()[0] == f"**{banner}**"
     assert (tmp_path / "a" / "leaderboard.md").read_text().splitlines()[0] == f"**{banner}**"
-    assert banner in (tmp_path / "a" / "models.tex").read_text()
+    assert escape(banner) in (tmp_path / "a" / "models.tex").read_text()
     long = pd.read_csv(tmp_path / "a" / "models.csv", keep_default_na=False)
     assert long.columns.tolist() == ["model", "suite", "metric", "method", "value", "stand_in"]
     by_key = long.set_index(["model", "suite", "metric"])
@@ -367,7 +369,7 @@ def test_olmpics_prints_zero_shot_by_task_and_curves_by_model_and_task(tables):
 def test_no_banner_without_stand_ins(tables, tmp_path):
     summary = model_summary(tables, ["bert"], set())
     write_model_summary(summary, leaderboard(summary), tmp_path)
-    assert "tiny random-weight" not in (tmp_path / "models.md").read_text()
+    assert "stand-ins" not in (tmp_path / "models.md").read_text()
     assert (tmp_path / "models.md").read_text().startswith("# Per-model summary")
 
 

@@ -107,7 +107,7 @@ def test_demo_verdicts_cover_every_published_number_and_say_stand_in(demo):
     assert "STAND-INS (tiny random-weight models, report.stand_ins): not a reproduction" in summary
     board = pd.read_csv(demo / "results/report/leaderboard.csv")
     assert set(board["model"]) == {"tiny-bert", "tiny-roberta", "tiny-gpt2"} and board["stand_in"].all()
-    assert (demo / "results/report/models.md").read_text().startswith("**Numbers from tiny random-weight models")
+    assert (demo / "results/report/models.md").read_text().startswith("**Numbers from stand-ins (tiny-")
     for tex in ("results/report/models.tex", "results/tables/blimp/table3.tex", "results/report/verdicts/blimp.tex"):
         text = (demo / tex).read_text()
         assert "\\toprule" in text and "\\bottomrule" in text, tex

@@ -9,7 +9,7 @@ line in that suite's printed block (Markdown, LaTeX). Nothing is recomputed:
 every number is a cell of a suite table, so the summary agrees with the suite tables by construction.
 
 Summary layout: one row per model slug (in the order given), ``stand_in`` (True for a tiny
-random-weight model), then per suite (LAMA, BLiMP, oLMpics, Ettinger) its columns, each named
+random-weight model or a model listed under ``report.stand_ins``), then per suite (LAMA, BLiMP, oLMpics, Ettinger) its columns, each named
 ``"<suite>: <metric>"``; values are percent. Where a suite scores a model with several methods the
 summary shows one, the first of ``METHOD_PREFERENCE`` that the table has for the model (else the
 alphabetically first), and names it in the column ``"<suite>: method"``:
@@ -388,12 +388,12 @@ def leaderboard(summary: pd.DataFrame) -> pd.DataFrame:
 
 
 def stand_in_banner(summary: pd.DataFrame) -> str:
-    """The warning line for tiny random-weight models, or "" when there is none."""
-    tiny = summary.loc[summary[STAND_IN].astype(bool), "model"].tolist()
-    if not tiny:
+    """The warning line for the stand-ins (tiny random-weight models, report.stand_ins), or "" when there is none."""
+    stand_ins = summary.loc[summary[STAND_IN].astype(bool), "model"].tolist()
+    if not stand_ins:
         return ""
-    return (f"Numbers from tiny random-weight models ({', '.join(tiny)}): they test the pipeline, "
-            "they are not a reproduction.")
+    return (f"Numbers from stand-ins ({', '.join(stand_ins)}: tiny random-weight models, or systems listed under "
+            "report.stand_ins): they test the pipeline, they are not a reproduction.")
 
 
 def suite_frame(summary: pd.DataFrame, suite: str) -> pd.DataFrame:
