@@ -9,8 +9,9 @@ Conventions:
 * ``verdict``: ``within`` when ``|delta| <= tolerance`` (the boundary counts as within; a tiny
   epsilon absorbs binary floating point, e.g. ``0.4 - 0.1``), ``outside`` otherwise, ``missing``
   when there is no reproduced number (no mapped system, suite not run, or NaN).
-* ``stand_in`` marks rows whose system is a tiny random-weight model (the demo): their verdict is
-  computed as any other, but they are not a reproduction, and every summary and table says so.
+* ``stand_in`` marks rows whose system is a stand-in, a tiny random-weight model or a system listed
+  under ``report.stand_ins`` (the demo): their verdict is computed as any other, but they are not a
+  reproduction, every summary and table says so, and the summary counts them apart.
 * Tolerances are absolute bands per metric, read from ``resources/report/tolerances.csv``; the
   reasons are in that file and in ``resources/report/README.md``. An unknown metric is an error.
 """
@@ -95,7 +96,8 @@ def verdict(delta: float, tolerance: float) -> str:
 
 
 def is_stand_in(model: object, tiny_models: set[str]) -> bool:
-    """Whether our system (``slug`` or ``slug (method)``) is a tiny random-weight model."""
+    """Whether our system (``slug`` or ``slug (method)``) is a stand-in (``tiny_models``: the tiny models and
+    ``report.stand_ins``)."""
     return isinstance(model, str) and split_system(model)[0] in tiny_models
 
 
@@ -103,7 +105,7 @@ def judge(published: pd.DataFrame, reproduced: pd.DataFrame, tolerances: dict[st
           tiny_models: set[str], systems: dict[str, dict[str, str]] | None = None) -> pd.DataFrame:
     """Every published row with our number, delta, tolerance, verdict and the stand-in flag.
 
-    A row is a stand-in when our system is a tiny model, or, with no number of ours (the suite not
+    A row is a stand-in when our system is a stand-in, or, with no number of ours (the suite not
     run), when ``systems`` maps its paper system to one: the demo's LAMA verdicts are all missing,
     and their summary line must still say whose they would be.
     """
