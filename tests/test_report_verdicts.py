@@ -91,6 +91,9 @@ def test_summary_line_text(judged):
     assert summary_line(verdicts, "lama") == (
         "LAMA: 3 of 7 published numbers reproduced within tolerance (2 missing); stand-ins: 1 of 1 within "
         f"tolerance (0 missing) — {STAND_IN_WARNING}"), "a stand-in's verdict is never counted as a reproduction"
+    assert summary_line(verdicts[verdicts["stand_in"]], "lama") == (
+        "LAMA: no published number is mapped to a real system; stand-ins: 1 of 1 within tolerance (0 missing) "
+        f"— {STAND_IN_WARNING}")
     real = verdicts[~verdicts["stand_in"]]
     assert summary_line(real, "lama") == "LAMA: 3 of 7 published numbers reproduced within tolerance (2 missing)"
     summary = suite_summary(verdicts).iloc[0]

@@ -137,6 +137,8 @@ def summary_line(verdicts: pd.DataFrame, suite: str) -> str:
             f"({_missing(real)} missing)")
     if stand_ins.empty:
         return line
+    if real.empty:
+        line = f"{SUITE_NAMES.get(suite, suite)}: no published number is mapped to a real system"
     return (f"{line}; stand-ins: {_within_of(stand_ins)} within tolerance ({_missing(stand_ins)} missing) "
             f"— {STAND_IN_WARNING}")
 
