@@ -65,7 +65,7 @@ import pandas as pd
 
 from lmprobes.io import atomic_path, to_markdown, write_text
 from lmprobes.report.latex import to_booktabs
-from lmprobes.report.reproduced import lama_protocol_warning
+from lmprobes.report.reproduced import lama_protocol_warning, made_by_this_run
 from lmprobes.suites.blimp.paradigms import CATEGORIES
 from lmprobes.suites.lama.release import CORPORA as LAMA_CORPORA
 from lmprobes.suites.olmpics.learning_tables import LEARNING_TABLES
@@ -135,10 +135,11 @@ def input_tables(tables: Path, suites: tuple[str, ...] = SUITES) -> list[Path]:
 # --- reading the suite tables ---------------------------------------------------------------
 
 
-def _read(path: Path, columns: list[str], numeric: list[str], made: set[Path] | None = None) -> pd.DataFrame | None:
-    """The reproduction rows of one tidy table, or None when the file is absent or, with ``made`` (the
+def _read(path: Path, columns: list[str], numeric: list[str],
+          inputs: Collection[str | Path] | None = None) -> pd.DataFrame | None:
+    """The reproduction rows of one tidy table, or None when the file is absent or, with ``inputs`` (the
     tables this run makes), not among them: a file left by an earlier run is not read."""
-    if not path.exists() or (made is not None and Path(path) not in made):
+    if not path.exists() or not made_by_this_run(path, inputs):
         return None
     # Only an empty cell is missing: a model called "NA" stays a name.
     frame = pd.read_csv(path, dtype=str, keep_default_na=False)
@@ -263,7 +264,7 @@ def summary_records(tables: Path, models: list[str], suites: tuple[str, ...] = S
     unknown = sorted(set(suites) - set(SUITES))
     if unknown:
         raise ModelSummaryError(f"unknown suite(s) {unknown}; known: {list(SUITES)}")
-    read = _read if table_files is None else functools.partial(_read, made={Path(p) for p in table_files})
+    read = functools.partial(_read, inputs=None if table_files is None else {Path(p) for p in table_files})
     parts = []
     for suite in (s for s in SUITES if s in suites):
         records = SUITE_READERS[suite](Path(tables), read)

@@ -96,7 +96,7 @@ def check_systems(systems: dict) -> None:
 def _read_table(path: Path, columns: list[str], inputs: set[Path] | None = None) -> pd.DataFrame | None:
     """The reproduction rows of a suite table, or None (logged) when the file is absent or, with
     ``inputs``, not one of them."""
-    if not _made_by_this_run(path, inputs):
+    if not made_by_this_run(path, inputs):
         left = " (the file there, left by an earlier run, is not read)" if path.is_file() else ""
         LOG.warning("%s: no suite of this run makes it%s; its published numbers stay missing", path, left)
         return None
@@ -110,7 +110,8 @@ def _read_table(path: Path, columns: list[str], inputs: set[Path] | None = None)
     return frame[frame["source"] == "reproduction"].fillna({c: "" for c in ("method", "row") if c in frame})
 
 
-def _made_by_this_run(path: Path, inputs: Collection[str | Path] | None) -> bool:
+def made_by_this_run(path: Path, inputs: Collection[str | Path] | None) -> bool:
+    """Whether ``path`` is among ``inputs``, the tables this run makes (None: every table is)."""
     return inputs is None or Path(path) in {Path(p) for p in inputs}
 
 
@@ -148,7 +149,7 @@ def lama_protocol_warning(tables: Path, inputs: Collection[str | Path] | None = 
     """A warning when Table 2 was computed on the shared fact set (``suites.lama.fact_set: shared``),
     not on each system's own kept facts as in the paper; else ``""``. ``inputs`` as ``read_reproduced``."""
     path = Path(tables) / TABLE_FILES["lama"][0]
-    if not _made_by_this_run(path, inputs) or not path.is_file():
+    if not made_by_this_run(path, inputs) or not path.is_file():
         return ""
     fact_sets = pd.read_csv(path, usecols=lambda column: column == "fact_set", dtype=str)
     if "fact_set" not in fact_sets or not (fact_sets["fact_set"] == "shared").any():
