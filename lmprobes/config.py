@@ -176,7 +176,10 @@ def _check_system_method(config: dict, suite: str, paper_system: str, ours: str)
     if not method and family == "causal" and suite in CAUSAL_SYSTEMS_NAME_A_METHOD:
         raise ConfigError(f"report.systems.{suite}[{paper_system!r}]: {ours!r} is causal, and the {suite} tables "
                           f"name a causal system with its method: one of {', '.join(f'{model} ({m})' for m in methods)}")
-    if not method or family is None:  # a bare slug, or a baseline
+    if method and family is None:
+        raise ConfigError(f"report.systems.{suite}[{paper_system!r}]: {named}: {model!r} is a baseline, which the "
+                          f"{suite} tables name without a method: {model!r}")
+    if not method:
         return
     if method not in methods:
         allowed = ", ".join(methods) if methods else "none (the bare model name)"
