@@ -201,7 +201,7 @@ def write_text(text: str, path) -> None:
 
 def to_markdown(df: pd.DataFrame, floatfmt: str = ".1f") -> str:
     """A GitHub-flavoured Markdown table (no extra dependency)."""
-    header = [str(c) for c in df.columns]
+    header = [str(c).replace("|", "\\|") for c in df.columns]
     rows = [[_cell(v, floatfmt) for v in row] for row in df.itertuples(index=False)]
     lines = ["| " + " | ".join(header) + " |", "|" + "|".join("---" for _ in header) + "|"]
     lines += ["| " + " | ".join(r) + " |" for r in rows]

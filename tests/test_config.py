@@ -236,8 +236,8 @@ def test_the_config_command_checks_the_files_layered_over_config_yaml_as_the_wor
         (lambda c: c["report"]["systems"]["blimp"].update(TXL="gpt2"),
          r"report\.systems\.blimp\['TXL'\]: 'gpt2': the paper system names no method; name one: one of gpt2 \(blimp_paper\), "),
         (lambda c: c["report"]["systems"]["lama"].update(Freq="Freq (left_context)"),
-         r"report\.systems\.lama\['Freq'\]: 'Freq \(left_context\)': 'Freq' is a baseline, which the lama tables "
-         r"name without a method: 'Freq'"),
+         (r"report\.systems\.lama\['Freq'\]: 'Freq \(left_context\)': 'Freq' is a baseline, which the lama tables "
+         r"name without a method: 'Freq'")),
         (lambda c: c["report"]["systems"]["olmpics"].update(esim_baseline="esim_baseline (candidates)"),
          r"report\.systems\.olmpics\['esim_baseline'\]: .*'esim_baseline' is a baseline"),
         (lambda c: c["report"].update(stand_ins=["esim_baseline", "tiny-bret"]),

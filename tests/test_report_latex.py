@@ -11,8 +11,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from lmprobes.io import MAX_SYSTEM_COLUMNS, SystemColumns, column_parts, write_table
-from lmprobes.report.latex import LatexTableError, escape, prose_note, to_booktabs
+from lmprobes.io import MAX_SYSTEM_COLUMNS, SystemColumns, column_parts, to_markdown, write_table
+from lmprobes.report.latex import LatexTableError, escape, note_tables, prose_note, to_booktabs
 
 
 def test_small_frame_exact_text():
@@ -159,6 +159,35 @@ def test_a_note_table_without_heading_continues_the_title(tmp_path):
                 note="\nCell: a word.\n\n| x | y |\n|---|---|\n| y | - |\n")
     tex = (tmp_path / "c.tex").read_text()
     assert r"\caption{Grid (continued)}" in tex and r"y & - \\" in tex
+
+
+def test_no_text_of_a_note_is_dropped_from_the_latex(tmp_path):
+    """A section without a table (before the first table, or after one) keeps its heading and text in
+    the LaTeX: before the first table's section in the main note, after it in the previous table's."""
+    note = ("\nIntro.\n\n### Protocol\n\nFive seeds.\n\n### Table 2\n\n| x |\n|---|\n| 1 |\n\nBelow two.\n\n"
+            "### Caveats:\n\nDev set only.\n\n### Table 3\n\n| y |\n|---|\n| 2 |\n")
+    assert prose_note(note) == "Intro.\n\nProtocol:\n\nFive seeds."
+    assert [(caption, prose) for caption, _, prose in note_tables(note)] == [
+        ("Table 2", "Below two. Caveats: Dev set only."), ("Table 3", "")]
+    write_table(pd.DataFrame({"a": [1]}), tmp_path / "p.csv", tmp_path / "p.md", title="T", note=note)
+    tex = escape(" ".join((tmp_path / "p.tex").read_text().split()))
+    assert all(text in tex for text in ("Protocol: Five seeds.", "Below two. Caveats: Dev set only."))
+
+
+def test_several_tables_in_one_section_are_numbered_in_their_captions():
+    note = "### Table 4\n\n| x |\n|---|\n| 1 |\n\nBetween.\n\n| y |\n|---|\n| 2 |\n\nAfter.\n"
+    tables = note_tables(note)
+    assert [caption for caption, _, _ in tables] == ["Table 4 (1 of 2)", "Table 4 (2 of 2)"]
+    assert [list(frame.columns) for _, frame, _ in tables] == [["x"], ["y"]]
+    assert tables[-1][2] == "Between. After."
+
+
+def test_a_pipe_in_a_column_name_survives_markdown_and_latex():
+    frame = pd.DataFrame({"P(a|b)": [0.5], "n": [3]})
+    markdown = to_markdown(frame, floatfmt=".2f")
+    assert markdown.splitlines()[0] == "| P(a\\|b) | n |"
+    (_, back, _), = note_tables(f"### Again\n\n{markdown}", floatfmt=".2f")
+    assert list(back.columns) == ["P(a|b)", "n"] and back.iloc[0].tolist() == [0.5, 3]
 
 
 def test_write_table_without_markdown_frame_uses_the_csv_frame(tmp_path):

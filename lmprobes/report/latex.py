@@ -102,19 +102,21 @@ def column_alignment(values: pd.Series) -> str:
 
 
 def prose_note(markdown_note: str) -> str:
-    """The prose of a Markdown note: its lines before the first Markdown table or heading.
+    """The prose of a Markdown note: its lines before the section of its first Markdown table.
 
     The suites' notes sometimes carry whole Markdown sections (per-task tables after the overview);
     escaped into a footnote they would be noise, so the LaTeX note stops where they begin
     (``note_tables`` gives those tables, which ``io.write_table`` writes as tables of their own).
-    A Markdown list (``- item`` lines) becomes its items separated by semicolons: a footnote is one
-    paragraph, where the dashes would read as hyphens between the items.
+    A heading before that becomes a line of text ending in a colon. A Markdown list (``- item``
+    lines) becomes its items separated by semicolons: a footnote is one paragraph, where the dashes
+    would read as hyphens between the items.
     """
     kept: list[str] = []
     after_item = False
-    for line in markdown_note.splitlines():
-        if line.lstrip().startswith(("|", "#")):
-            break
+    lines = markdown_note.splitlines()
+    for line in lines[:_first_table_section(lines)]:
+        if line.lstrip().startswith("#"):
+            line = line.lstrip().lstrip("#").strip().rstrip(":") + ":"
         is_item = line.lstrip().startswith("- ")
         if is_item:
             if after_item:
@@ -127,15 +129,23 @@ def prose_note(markdown_note: str) -> str:
 
 def note_tables(markdown_note: str, floatfmt: str = ".1f") -> list[tuple[str, pd.DataFrame, str]]:
     """The Markdown tables of a note (the sections ``prose_note`` leaves out), in order, each as (the
-    heading of its section without the ``#``s, or ""; the table; the section's prose, under its last table).
+    heading of its section without the ``#``s, or "", with "(i of n)" when the section holds n tables;
+    the table; the section's prose, under its last table). A later section without a table adds its
+    heading and text to the prose of the table before it.
 
     A cell that is a number as ``floatfmt`` (or an integer) writes it becomes that number again, so that
     its column is right-aligned and prints the same; an empty cell becomes missing (``--``).
     """
-    tables = []
-    for heading, blocks, prose in _sections(_from_first_section(markdown_note)):
+    lines = markdown_note.splitlines()
+    tables: list[tuple[str, pd.DataFrame, str]] = []
+    for heading, blocks, prose in _sections(lines[_first_table_section(lines):]):
+        if not blocks:
+            caption, frame, before = tables[-1]
+            tables[-1] = (caption, frame, " ".join(filter(None, [before, f"{heading.rstrip(':')}:" if heading else "", prose])))
+            continue
         frames = [_markdown_frame(block, floatfmt) for block in blocks]
-        tables += [(heading, frame, prose if index == len(frames) - 1 else "") for index, frame in enumerate(frames)]
+        tables += [(f"{heading} ({index} of {len(frames)})" if heading and len(frames) > 1 else heading, frame,
+                    prose if index == len(frames) else "") for index, frame in enumerate(frames, start=1)]
     return tables
 
 
@@ -154,14 +164,17 @@ def _sections(lines: list[str]) -> list[tuple[str, list[list[str]], str]]:
         elif line:
             prose.append(line)
         previous = line
-    return [(heading, blocks, " ".join(prose)) for heading, blocks, prose in sections if blocks]
+    return [(heading, blocks, " ".join(prose)) for heading, blocks, prose in sections if blocks or heading or prose]
 
 
-def _from_first_section(markdown_note: str) -> list[str]:
-    """The lines of a note from its first Markdown table or heading on (what ``prose_note`` drops)."""
-    lines = markdown_note.splitlines()
-    starts = [index for index, line in enumerate(lines) if line.lstrip().startswith(("|", "#"))]
-    return lines[starts[0]:] if starts else []
+def _first_table_section(lines: list[str]) -> int:
+    """Where the section of a note's first Markdown table begins: its heading, or the table itself
+    when no heading comes before it; the end of the note when it has no table."""
+    tables = [index for index, line in enumerate(lines) if line.lstrip().startswith("|")]
+    if not tables:
+        return len(lines)
+    headings = [index for index in range(tables[0]) if lines[index].lstrip().startswith("#")]
+    return headings[-1] if headings else tables[0]
 
 
 _PIPE_RE = re.compile(r"(?<!\\)\|")
