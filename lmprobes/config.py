@@ -62,9 +62,10 @@ RESERVED_MODEL_NAMES = (*(name for names in REPORT_BASELINES.values() for name i
 DOWNLOAD_SETTINGS = ("hub_id", "revision", "trust_remote_code", "allow_pickle")
 # Model settings the schema gives no default (one added later would rerun every model's jobs), and the
 # value their absence means: written out, they are dropped, so that they rerun nothing either.
-ABSENT_MEANS = {"allow_missing_weights": False, "padding": "auto", "head_dtype": "auto", "residual_dtype": "auto"}
+ABSENT_MEANS = {"allow_missing_weights": False, "padding": "auto", "head_dtype": "auto", "residual_dtype": "auto",
+                "start_token": "auto"}
 # How a model's scores are computed; its fine-tuning (oLMpics MC-QA) reads none of them.
-SCORING_ONLY_SETTINGS = ("dtype", "head_dtype", "residual_dtype", "packing")
+SCORING_ONLY_SETTINGS = ("dtype", "head_dtype", "residual_dtype", "packing", "start_token")
 
 
 # The checkout's committed inputs (published numbers), beside the package.
@@ -354,9 +355,9 @@ def curve_settings(curves: dict, *keys: str, training: Sequence[str] = ()) -> di
 
 
 def scoring_spec(spec: dict) -> dict:
-    """The settings of a model that decide its scores: all but ``RUN_SETTINGS``, and ``packing`` for a
-    masked model (how causal sequences share rows: a masked model never reads it)."""
-    unread = RUN_SETTINGS + (("packing",) if spec.get("family") == "masked" else ())
+    """The settings of a model that decide its scores: all but ``RUN_SETTINGS``, and ``packing`` and
+    ``start_token`` for a masked model (how causal sequences share rows and start: it never reads them)."""
+    unread = RUN_SETTINGS + (("packing", "start_token") if spec.get("family") == "masked" else ())
     return {key: value for key, value in spec.items() if key not in unread}
 
 

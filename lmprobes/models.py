@@ -69,7 +69,7 @@ MIN_TOKENIZER_SHARE = 0.5
 # What transformers raises for a folder it cannot load a model from (a bug's AssertionError is not wrapped).
 MODEL_LOAD_ERRORS = (OSError, ValueError, RuntimeError, KeyError, TypeError, AttributeError, ImportError)
 # The options of a model's entry in config.yaml that ``load_lm`` reads (the others say where it comes from).
-LOADING_OPTIONS = ("family", "dtype", "batch_tokens", "packing", "padding", "head_dtype", "residual_dtype",
+LOADING_OPTIONS = ("family", "dtype", "batch_tokens", "packing", "padding", "start_token", "head_dtype", "residual_dtype",
                    "trust_remote_code", "allow_pickle", "allow_missing_weights")
 
 
@@ -477,6 +477,7 @@ def load_lm(slug: str, spec: dict, model_dir: Path, device: str = "auto") -> LM:
         batch_tokens=spec.get("batch_tokens", 8192),
         packing=spec.get("packing", "auto"),
         padding=spec.get("padding", "auto"),
+        start=spec.get("start_token", "auto"),
         head_dtype=spec.get("head_dtype", "auto"),
         residual_dtype=residual_dtype,
         **_lm_provenance(model_provenance(spec, model_dir)),

@@ -120,6 +120,7 @@ def test_lama_fact_set_defaults_to_each_systems_own_facts():
         (lambda c: c["models"]["gpt2"].update(batch_tokens="big"), "big"),
         (lambda c: c["models"]["gpt2"].update(head_dtype="float64"), "float64"),
         (lambda c: c["models"]["gpt2"].update(residual_dtype="bfloat16"), "bfloat16"),
+        (lambda c: c["models"]["gpt2"].update(start_token="eot"), "eot"),
         (lambda c: c["sources"]["ettinger_role"].update(sha256="xyz"), "xyz"),
         (lambda c: c["suites"]["ettinger"].update(shufles=3), "shufles"),
         (lambda c: c["suites"]["lama"]["paraphrases"].update(spacing="tight"), "tight"),
@@ -285,6 +286,8 @@ def test_run_settings_decide_neither_scores_nor_downloads():
     assert scoring_spec({**gpt2, "packing": "none"}) != scoring_spec(gpt2)
     bert = validated(load())["models"]["bert-base-cased"]
     assert bert["family"] == "masked" and scoring_spec({**bert, "packing": "none"}) == scoring_spec(bert)
+    assert scoring_spec({**gpt2, "start_token": "eos"}) != scoring_spec(gpt2)
+    assert scoring_spec({**bert, "start_token": "eos"}) == scoring_spec(bert)
     assert download_spec(gpt2) == {"hub_id": "openai-community/gpt2", "revision": gpt2["revision"],
                                    "trust_remote_code": False, "allow_pickle": False}
     assert download_spec({**tuned, "dtype": "bfloat16", "packing": "none"}) == download_spec(gpt2)
@@ -370,7 +373,8 @@ def test_entries_written_in_any_order_or_with_their_defaults_written_out_compare
                         "a": {"hub_id": "x/y", "family": "causal", "dtype": "bfloat16"}},
              "sources": {"s": {"url": "file:///s", "sha256": None, "note": "n"}}}
     verbose = {"models": {"b": {"tiny": {"vocab_size": 1200, "arch": "bert"}, "padding": "auto", "head_dtype": "auto",
-                                "residual_dtype": "auto", "allow_missing_weights": False, "family": "masked"},
+                                "residual_dtype": "auto", "allow_missing_weights": False, "family": "masked",
+                                "start_token": "auto"},
                           "a": {"dtype": "bfloat16", "family": "causal", "hub_id": "x/y"}},
                "sources": {"s": {"note": "n", "sha256": None, "url": "file:///s"}}}
     for config in (terse, verbose):
@@ -384,7 +388,7 @@ def test_entries_written_in_any_order_or_with_their_defaults_written_out_compare
 
 def test_the_finetuning_spec_leaves_out_how_scores_are_computed():
     spec = {"family": "masked", "dtype": "bfloat16", "head_dtype": "float32", "residual_dtype": "float32",
-            "packing": "none", "padding": "right", "batch_tokens": 512, "trust_remote_code": False}
+            "packing": "none", "padding": "right", "start_token": "eos", "batch_tokens": 512, "trust_remote_code": False}
     assert finetuning_spec(spec) == {"family": "masked", "padding": "right", "trust_remote_code": False}
 
 

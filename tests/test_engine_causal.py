@@ -236,6 +236,29 @@ def test_a_model_without_bos_starts_from_eos_as_lm_eval_does(tiny_gpt2) -> None:
     assert tiny_gpt2.describe()["start_token"] == "'<|endoftext|>' (bos)"
 
 
+def test_start_token_bos_or_eos_insists_on_that_token(tiny_gpt2, monkeypatch) -> None:
+    """XGLM's tokenizer starts a sequence from ``</s>`` (EOS) where its BOS is ``<s>``: ``start_token: eos``
+    scores it so, ``bos`` keeps the BOS; a model without the token asked for is refused when built."""
+    import copy
+    import dataclasses
+
+    tokenizer = copy.deepcopy(tiny_gpt2.tokenizer)
+    tokenizer.eos_token = "."
+    dot = tokenizer.convert_tokens_to_ids(".")
+    for start, token in (("auto", bos(tiny_gpt2)), ("bos", bos(tiny_gpt2)), ("eos", dot)):
+        lm = dataclasses.replace(tiny_gpt2, tokenizer=tokenizer, start=start)
+        assert lm.start_token() == (token, "eos" if start == "eos" else "bos")
+        for text, score in zip(SENTENCES, sequence_logprobs(lm, SENTENCES, policy="bos", progress=False)):
+            assert score.token_logprobs == pytest.approx(naive_token_terms(lm, [token] + encode(lm, text)), abs=1e-5)
+    assert dataclasses.replace(tiny_gpt2, tokenizer=tokenizer, start="eos").describe()["start_token"] == "'.' (eos)"
+    tokenizer.bos_token = None
+    monkeypatch.setattr(tiny_gpt2.model.config, "bos_token_id", None)
+    with pytest.raises(ValueError, match="tiny-gpt2: start_token: bos asks for the BOS token, which neither"):
+        dataclasses.replace(tiny_gpt2, tokenizer=tokenizer, start="bos")
+    with pytest.raises(ValueError, match="tiny-gpt2: start_token must be one of"):
+        dataclasses.replace(tiny_gpt2, start="eot")
+
+
 def test_a_model_with_neither_bos_nor_eos_is_refused_under_bos(tiny_gpt2, monkeypatch) -> None:
     import copy
     import dataclasses

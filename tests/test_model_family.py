@@ -375,11 +375,17 @@ def test_weights_of_other_shapes_than_the_config_are_named(allow_missing_weights
     ({"packing": "tree"}, r"packing: 'tree' is not one of \['auto', 'trie', 'none'\]"),
     ({"batch_tokens": 0}, "batch_tokens: 0 is less than the minimum of 16"),
     ({"allow_pickle": "yes"}, "allow_pickle: 'yes' is not of type 'boolean'"),
+    ({"start_token": "eot"}, r"start_token: 'eot' is not one of \['auto', 'bos', 'eos'\]"),
 ])
 def test_a_spec_value_the_schema_refuses_is_named(change, named, tiny_dir, monkeypatch):
     weights_never_load(monkeypatch)
     with pytest.raises(ModelError, match=f"model 'mine': {named}"):
         load_lm("mine", {"family": "masked", **change}, tiny_dir("bert"), "cpu")
+
+
+def test_start_token_reaches_the_loaded_model(tiny_dir):
+    lm = load_lm("mine", {"family": "causal", "start_token": "eos"}, tiny_dir("gpt2"), "cpu")
+    assert lm.start == "eos" and lm.start_token() == (lm.tokenizer.eos_token_id, "eos")
 
 
 def test_a_spec_without_a_family_is_named(tiny_dir, monkeypatch):

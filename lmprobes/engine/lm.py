@@ -15,6 +15,7 @@ Family = Literal["masked", "causal"]
 
 DTYPES = {"float32": torch.float32, "bfloat16": torch.bfloat16, "float16": torch.float16}
 PADDINGS = ("auto", "right", "equal_length")
+STARTS = ("auto", "bos", "eos")
 # Bidirectional model types whose outputs at a sequence's own tokens change when a batch pads it:
 # convolutions over the pad positions (ConvBERT), Fourier mixing of the whole row (FNet), pooling
 # that depends on the padded length (Funnel), hashed attention (YOSO). Each is checked against an
@@ -53,7 +54,8 @@ class LM:
     and embeddings kept in float32 (``engine.precision``). ``padding``: ``right`` pads the shorter
     sequences of a batch, ``equal_length`` batches only sequences of one length (nothing padded:
     slower, for models whose outputs depend on padding), ``auto`` picks ``equal_length`` for
-    ``PADDING_SENSITIVE_MODEL_TYPES`` (causal models never see their right padding).
+    ``PADDING_SENSITIVE_MODEL_TYPES`` (causal models never see their right padding). ``start``: the
+    token a causal sequence starts from (``start_token``).
     """
 
     name: str
@@ -67,6 +69,7 @@ class LM:
     head_dtype: str = "auto"
     residual_dtype: str = "auto"
     padding: str = "auto"
+    start: str = "auto"
     revision: str | None = None
     source: str | None = None
     commit: str | None = None  # the hub commit a downloaded snapshot was taken at
@@ -83,6 +86,10 @@ class LM:
             )
         if self.padding not in PADDINGS:
             raise ValueError(f"{self.name}: padding must be one of {PADDINGS}, not {self.padding!r}")
+        if self.start not in STARTS:
+            raise ValueError(f"{self.name}: start_token must be one of {STARTS}, not {self.start!r}")
+        if self.family == "causal":
+            self.start_token()  # a start token the model lacks is refused when it is loaded, not mid-scoring
         if isinstance(self.model, torch.nn.Module):
             self.check_tokenizer_fits()
             fuse_activations(self.model)
@@ -125,10 +132,17 @@ class LM:
         return token
 
     def start_token(self) -> tuple[int, str] | None:
-        """The id a causal sequence starts from and which token it is: the tokenizer's BOS, else its
-        EOS, as lm-evaluation-harness's ``prefix_token_id`` (Qwen's tokenizers have no BOS, though
-        their configs name one; GPT-2's ``<|endoftext|>`` is both); only a tokenizer with neither
-        falls back to the config's. None when the model has no BOS or EOS anywhere."""
+        """The id a causal sequence starts from and which token it is. ``start`` auto: the tokenizer's
+        BOS, else its EOS, as lm-evaluation-harness's ``prefix_token_id`` (Qwen's tokenizers have no BOS,
+        though their configs name one; GPT-2's ``<|endoftext|>`` is both); only a tokenizer with neither
+        falls back to the config's. None when the model has no BOS or EOS anywhere. ``bos``/``eos``: that
+        token (the tokenizer's, else the config's); a model without it is an error."""
+        if self.start != "auto":
+            token = self.special_id(f"{self.start}_token_id")
+            if token is None:
+                raise ValueError(f"{self.name}: start_token: {self.start} asks for the {self.start.upper()} token, "
+                                 "which neither the tokenizer nor the config has")
+            return token, self.start
         for attribute in ("bos_token_id", "eos_token_id"):
             token = getattr(self.tokenizer, attribute, None)
             if token is not None:
