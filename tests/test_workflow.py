@@ -395,6 +395,16 @@ def test_a_setting_of_the_other_model_family_reruns_no_job(demo):
         assert {re.search(r"model=([\w-]+)", block).group(1) for block in blocks} == rescored
 
 
+def test_a_start_token_reruns_only_the_causal_models_scoring(demo):
+    name = write_config(demo, "start.yaml", {"models": {"tiny-gpt2": {"start_token": "eos"},
+                                                        "tiny-bert": {"start_token": "eos"}}})
+    run = snakemake(demo, "-n", "all", configs=(DEMO, "fast.yaml", name))
+    assert run.returncode == 0, run.stderr[-3000:]
+    counts = job_counts(run.stdout)
+    assert counts["blimp_score"] == counts["ettinger_score"] == 1 and "build_tiny_model" not in counts, counts
+    assert set(re.findall(r"wildcards: .*?model=([^,\s]+)", run.stdout)) == {"tiny-gpt2"}
+
+
 def test_a_setting_no_job_of_a_model_reads_reruns_none_of_its_jobs(demo):
     """Ettinger's multi-piece rule is the causal models' (masked ones always exclude); the PLL variant of
     oLMpics' candidates method is read only while a masked model runs that method (the demo's: mc_mlm)."""
