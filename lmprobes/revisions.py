@@ -27,7 +27,7 @@ REVISIONS = {
     "lama_score": 4,
     "lama_uhn": 2,
     "lama_tables": 15,
-    "lama_paraphrases": 1,
+    "lama_paraphrases": 2,
     "lama_paraphrase_tables": 2,
     # BLiMP
     "blimp_dataset": 2,

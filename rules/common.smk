@@ -32,6 +32,7 @@ from lmprobes.suites.lama.pipeline import TABLES as LAMA_TABLES
 from lmprobes.suites.olmpics.pipeline import (
     CANDIDATE_SETTING as OLMPICS_CANDIDATE_SETTING,
 )
+from lmprobes.suites.olmpics.pipeline import DETERMINISTIC as OLMPICS_DETERMINISTIC
 from lmprobes.suites.olmpics.pipeline import GENERATED_SOURCES as OLMPICS_GENERATED
 from lmprobes.suites.olmpics.pipeline import WORDNET_TASKS as OLMPICS_WORDNET_TASKS
 from lmprobes.suites.olmpics.pipeline import (
@@ -529,8 +530,9 @@ def get_lama_paraphrase_scores(wildcards):
 
 
 def get_lama_paraphrase_settings():
-    """What the paraphrase job reads of ``suites.lama.paraphrases`` besides its source (in provenance)."""
-    return {key: value for key, value in LAMA["paraphrases"].items() if key != "source"}
+    """What the paraphrase job reads of ``suites.lama.paraphrases`` besides its source (in provenance):
+    not ``a_an_filter``, the table's alone, so toggling it rescores no model."""
+    return {key: LAMA["paraphrases"][key] for key in ("folder", "spacing")}
 
 
 def get_lama_paraphrase_provenance(wildcards):
@@ -732,6 +734,13 @@ def get_olmpics_generator_provenance(wildcards):
         )
         for role in OLMPICS_GENERATED[wildcards.olmpics_task]
     }
+
+
+def get_olmpics_generator_seed(wildcards):
+    """The seed a generated task is drawn with; None for age comparison (deterministic), so that `seed` reruns none of its jobs."""
+    if wildcards.olmpics_task in OLMPICS_DETERMINISTIC:
+        return None
+    return config["seed"]
 
 
 def get_olmpics_generator_settings(wildcards):

@@ -170,7 +170,7 @@ rule olmpics_generated:
         "../envs/lmprobes.yaml"
     params:
         revision=REVISIONS["olmpics_generated"],
-        seed=config["seed"],
+        seed=get_olmpics_generator_seed,
         provenance=get_olmpics_generator_provenance,
         settings=get_olmpics_generator_settings,
     script:

@@ -66,7 +66,9 @@ def write_config(workdir: Path, name: str, config: dict) -> str:
 
 
 def job_counts(dry_run_output: str) -> dict[str, int]:
-    """The 'Job stats' block of a dry run as {rule: count}."""
+    """The 'Job stats' block of a dry run as {rule: count}; {} when it has nothing to do."""
+    if "Job stats:" not in dry_run_output and "Nothing to be done" in dry_run_output:
+        return {}
     lines = dry_run_output.split("Job stats:")[1].splitlines()[3:]
     counts = {}
     for line in lines:

@@ -4,6 +4,8 @@ through the cluster profile), its lint and format, and the revision every script
 import re
 import subprocess
 import sys
+import zipfile
+from pathlib import Path
 
 import pytest
 import yaml
@@ -148,3 +150,38 @@ def test_full_config_plans_every_rule_for_every_model(tmp_path):
             assert plan.get("olmpics_single_hop", 0) == wanted, (single_hop, task)
             assert plan.get("olmpics_single_hop_stage", 0) == 6 * wanted, (single_hop, task)
             assert (plan["olmpics_mc_qa_seed"], plan["olmpics_mc_qa_curves"]) == (3 * 6, 3)
+
+
+def zipped(folder: Path, archive: Path) -> Path:
+    """``folder``'s files in a zip archive, named relative to ``folder``'s parent (one top folder)."""
+    with zipfile.ZipFile(archive, "w") as bundle:
+        for path in sorted(folder.rglob("*")):
+            bundle.write(path, path.relative_to(folder.parent).as_posix())
+    return archive
+
+
+def test_a_setting_a_dataset_does_not_read_does_not_remake_it(tmp_path, lama_release_writer, pararel_writer):
+    """Age comparison draws nothing from the seed, and ParaRel's a/an filter is the paraphrase table's
+    setting: neither remakes its dataset, which every model's score job reads (LAMA's scores every corpus
+    in one job), while the seed and the spacing remake the datasets they draw or write."""
+    workdir = copy_workflow(tmp_path / "wf")
+    data = lama_release_writer(tmp_path / "release")
+    pararel_writer(tmp_path / "pararel")
+    sources = {"lama_release": zipped(data, tmp_path / "data.zip"),
+               "lama_pararel": zipped(next((tmp_path / "pararel").iterdir()), tmp_path / "pararel.zip"),
+               "lama_relations": data / "relations.jsonl", "lama_common_vocab": data / "common_vocab_cased.txt"}
+    local = write_config(workdir, "local.yaml", {"sources": {name: {"url": path.as_uri(), "sha256": None}
+                                                             for name, path in sources.items()}})
+    targets = [f"results/datasets/olmpics/generated/{task}.parquet"
+               for task in ("age_comparison", "multihop_composition")]
+    targets.append("results/datasets/lama/trex_paraphrases.parquet")
+    run = subprocess.run([sys.executable, "-m", "snakemake", "--cores", "1", *targets, "--configfile", "config.yaml",
+                          local], cwd=workdir, capture_output=True, text=True, check=False)
+    assert run.returncode == 0, run.stderr[-3000:]
+    changes = {"seed": ({"seed": 99}, {"olmpics_generated": 1}),
+               "a_an_filter": ({"suites": {"lama": {"paraphrases": {"a_an_filter": False}}}}, {}),
+               "spacing": ({"suites": {"lama": {"paraphrases": {"spacing": "lama"}}}}, {"lama_paraphrases": 1})}
+    plans = {key: [*targets, "--configfile", "config.yaml", local, write_config(workdir, f"{key}.yaml", change)]
+             for key, (change, _) in changes.items()}
+    counts = dry_runs(workdir, plans)
+    assert {key: counts[key] for key in changes} == {key: remade for key, (_, remade) in changes.items()}

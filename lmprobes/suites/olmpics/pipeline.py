@@ -83,7 +83,7 @@ RELEASE_SIZES = {
 }
 
 
-def generate_task(task: str, inputs: dict, *, seed: int, wikidata: dict | None = None, min_count: int = 0,
+def generate_task(task: str, inputs: dict, *, seed: int | None, wikidata: dict | None = None, min_count: int = 0,
                   mirror: str | None = None, download: dict | None = None) -> pd.DataFrame:
     """The ``generated`` flavour of one task from its sources (see GENERATED_SOURCES); ``min_count`` is
     the WordNet tagged-sense count a lemma of the WordNet tasks needs (0 keeps every lemma); ``wikidata``
@@ -111,10 +111,11 @@ def generate_task(task: str, inputs: dict, *, seed: int, wikidata: dict | None =
     raise ValueError(f"no generator for oLMpics task {task!r}; choose one of {list(GENERATED_SOURCES)}")
 
 
-def make_generated(task: str, inputs: dict, out: Path, *, seed: int, provenance: dict,
+def make_generated(task: str, inputs: dict, out: Path, *, seed: int | None, provenance: dict,
                    wikidata: dict | None = None, min_count: int | None = None,
                    mirror: str | None = None, download: dict | None = None) -> pd.DataFrame:
-    """``min_count`` is given for the WordNet tasks only (and recorded in the file's metadata);
+    """``seed`` is None for a deterministic task (``DETERMINISTIC``), which draws nothing;
+    ``min_count`` is given for the WordNet tasks only (and recorded in the file's metadata);
     ``mirror`` answers Wikidata queries offline (see ``SparqlClient``); ``download`` (the config's
     timeout, retries and back-off) sets how the Wikidata client asks, never what the file holds."""
     df = generate_task(task, inputs, seed=seed, wikidata=wikidata, min_count=min_count or 0, mirror=mirror,
@@ -122,8 +123,8 @@ def make_generated(task: str, inputs: dict, out: Path, *, seed: int, provenance:
     if df.empty:
         raise ValueError(f"oLMpics {task}: the sources {sorted(inputs.values())} gave no items")
     counts = df.groupby("split", sort=False).size().to_dict()
-    log.info("%s (generated, seed %d): %s", task, seed, counts)
     used_seed = None if task in DETERMINISTIC else seed  # the file must not depend on an unused seed
+    log.info("%s (generated, seed %s): %s", task, used_seed, counts)
     settings = {} if min_count is None else {"wordnet_min_count": min_count}
     write_parquet(df, out, SCHEMA, {"suite": "olmpics", "dataset": f"generated/{task}", "seed": used_seed,
                                     **settings, "sources": provenance, "generator": f"lmprobes {__version__}"})
