@@ -68,6 +68,12 @@ ETTINGER_TABLES = QUANTITATIVE + QUALITATIVE
 LAMA = config["suites"]["lama"]
 # Table 2 and its kin read every scored corpus but the paraphrase one (paraphrases.* reads that).
 LAMA_TABLE_CORPORA = [c for c in LAMA["corpora"] if c != LAMA_PARAPHRASE_CORPUS]
+# The candidates methods' BOS/EOS policy, while one of them runs (left_context reads none).
+LAMA_CANDIDATE_POLICY = (
+    LAMA["candidate_policy"]
+    if any(m != "left_context" for m in LAMA["causal_methods"])
+    else None
+)
 BLIMP_TABLES = list(BLIMP_TITLES)
 CONCEPTNET_LITE_DB = LAMA["generated"]["conceptnet_gen"]["conceptnet_lite_db"]
 CURVES = OLMPICS["learning_curves"]

@@ -166,7 +166,7 @@ rule lama_score:
         spec=get_model_spec,
         top_k=LAMA["top_k"],
         causal_methods=get_for_family("causal", LAMA["causal_methods"]),
-        policy=get_for_family("causal", LAMA["candidate_policy"]),
+        policy=get_for_family("causal", LAMA_CANDIDATE_POLICY),
         case=LAMA["case"],
         tokenization=LAMA["tokenization"],
         device=config["device"],

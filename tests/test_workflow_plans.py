@@ -185,3 +185,27 @@ def test_a_setting_a_dataset_does_not_read_does_not_remake_it(tmp_path, lama_rel
              for key, (change, _) in changes.items()}
     counts = dry_runs(workdir, plans)
     assert {key: counts[key] for key in changes} == {key: remade for key, (_, remade) in changes.items()}
+
+
+def test_the_candidate_policy_rescores_no_causal_model_without_a_candidates_method(tmp_path, lama_release_writer):
+    """LAMA's BOS/EOS policy is read by the candidates methods alone: with left_context only, changing it
+    rescores nothing, while top_k, which every method reads, rescores the model."""
+    workdir = copy_workflow(tmp_path / "wf")
+    data = lama_release_writer(tmp_path / "release")
+    sources = {"lama_release": zipped(data, tmp_path / "data.zip"),
+               "lama_relations": data / "relations.jsonl", "lama_common_vocab": data / "common_vocab_cased.txt"}
+    lama = {"models": ["tiny-gpt2"], "corpora": ["squad"], "causal_methods": ["left_context"], "case": "cased",
+            "release_valid_objects": "none", "uhn": {"filter_model": None}}
+    local = write_config(workdir, "local.yaml", {"sources": {name: {"url": path.as_uri(), "sha256": None}
+                                                             for name, path in sources.items()},
+                                                 "suites": {"lama": lama}})
+    configs = ["--configfile", "config.yaml", "resources/demo/config.yaml", local]
+    target = "results/scores/lama/tiny-gpt2/squad.parquet"
+    run = subprocess.run([sys.executable, "-m", "snakemake", "--cores", "1", target, *configs], cwd=workdir,
+                         capture_output=True, text=True, check=False)
+    assert run.returncode == 0, run.stderr[-3000:]
+    changes = {"candidate_policy": ({"candidate_policy": "none"}, {}), "top_k": ({"top_k": 11}, {"lama_score": 1})}
+    plans = {key: [target, *configs, write_config(workdir, f"{key}.yaml", {"suites": {"lama": change}})]
+             for key, (change, _) in changes.items()}
+    counts = dry_runs(workdir, plans)
+    assert counts == {key: rescored for key, (_, rescored) in changes.items()}
