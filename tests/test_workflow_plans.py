@@ -209,3 +209,18 @@ def test_the_candidate_policy_rescores_no_causal_model_without_a_candidates_meth
              for key, (change, _) in changes.items()}
     counts = dry_runs(workdir, plans)
     assert counts == {key: rescored for key, (_, rescored) in changes.items()}
+
+
+def test_lama_uhn_among_the_common_vocabulary_gets_both_cases_whatever_the_scoring_case(tmp_path):
+    """The filter reads the common vocabulary of its own tokenizer's case (``case_for(..., "auto")``), not
+    of ``suites.lama.case``: an uncased filter model under ``case: cased`` still needs the lowercased one."""
+    workdir = copy_workflow(tmp_path)
+    name = write_config(workdir, "uhn_common.yaml", {"suites": {"lama": {
+        "case": "cased",
+        "uhn": {"filter_model": "bert-base-uncased", "vocabulary": "common"}}}})
+    run = subprocess.run([sys.executable, "-m", "snakemake", "-n", "results/datasets/lama/uhn/bert-base-uncased/trex.parquet",
+                          "--configfile", "config.yaml", name], cwd=workdir, text=True, capture_output=True, timeout=600)
+    assert run.returncode == 0, (run.stdout + run.stderr)[-3000:]
+    [block] = [b for b in run.stdout.split("\nrule ")[1:] if b.startswith("lama_uhn:")]
+    inputs = re.search(r"input: (.*)", block).group(1)
+    assert "lama_common_vocab/" in inputs and "lama_common_vocab_lowercased/" in inputs, inputs
