@@ -184,6 +184,26 @@ def test_a_too_long_text_in_a_late_chunk_is_refused_before_any_chunk_runs(model,
     assert len(pseudo_log_likelihoods(lm, [*SENTENCES, fits], progress=False, chunk_texts=2)) == len(SENTENCES) + 1
 
 
+@pytest.mark.parametrize(("model", "text"), [("tiny_bert", "a," * 63 + "a"), ("tiny_roberta", "a," * 63 + "a"),
+                                           ("tiny_roberta", "☃" * 42 + "a")],  # ☃: three bytes, three tokens
+                         ids=["bert", "roberta", "roberta-snowmen"])
+def test_a_text_of_few_bytes_but_one_token_a_byte_is_refused_before_any_chunk_runs(model, text, request,
+                                                                                    monkeypatch) -> None:
+    """127 bytes in 127 tokens: with the two special tokens the text is one token over the 128 positions
+    though under 128 bytes (and far fewer characters), so the up-front check must count the special tokens
+    and bytes. Two chunks, the text in the second."""
+    from lmprobes.engine import pll
+
+    lm = request.getfixturevalue(model)
+    runs = []
+    original = pll.run_rows
+    monkeypatch.setattr(pll, "run_rows", lambda *a, **k: runs.append(1) or original(*a, **k))
+    assert len(text.encode()) == 127 and len(lm.tokenizer(text)["input_ids"]) == 129
+    with pytest.raises(ValueError, match=rf"{lm.name}: a sequence of 129 tokens .* longer than the 128 positions"):
+        pseudo_log_likelihoods(lm, [SENTENCES[0], text], progress=False, chunk_texts=1)
+    assert runs == [], "no chunk ran"
+
+
 @pytest.mark.parametrize("chunk_texts", [0, -1])
 def test_a_chunk_size_below_one_is_refused(tiny_bert, chunk_texts) -> None:
     with pytest.raises(ValueError, match=f"chunk_texts must be at least 1, not {chunk_texts}"):
