@@ -74,6 +74,22 @@ def test_policy_none_leaves_the_first_token_unscored(tiny_gpt2) -> None:
     assert math.isnan(scores[SENTENCES.index("A")].mean)
 
 
+def test_policy_bos_eos_ends_with_the_eos_where_it_differs_from_the_bos(tiny_gpt2) -> None:
+    """GPT-2's BOS and EOS are one token; Llama's differ (``<s>``, ``</s>``): the EOS closes the sentence."""
+    import copy
+    import dataclasses
+
+    tokenizer = copy.deepcopy(tiny_gpt2.tokenizer)
+    tokenizer.eos_token = "."
+    lm = dataclasses.replace(tiny_gpt2, tokenizer=tokenizer)
+    end = tokenizer.convert_tokens_to_ids(".")
+    assert end != bos(lm)
+    for text, score in zip(SENTENCES, sequence_logprobs(lm, SENTENCES, policy="bos_eos", progress=False)):
+        ids = [bos(lm)] + encode(lm, text) + [end]
+        assert score.token_ids == ids[1:]
+        assert score.token_logprobs == pytest.approx(naive_token_terms(lm, ids), abs=1e-5)
+
+
 def test_policies_differ_by_their_special_terms(tiny_gpt2) -> None:
     with_bos = sequence_logprobs(tiny_gpt2, SENTENCES, policy="bos", progress=False)
     without = sequence_logprobs(tiny_gpt2, SENTENCES, policy="none", progress=False)
@@ -128,6 +144,16 @@ def test_trailing_space_of_the_context_is_stripped(tiny_gpt2) -> None:
     assert kept.top_logprobs == pytest.approx(naive_logprobs(tiny_gpt2, ids)[-1].sort(descending=True).values[:5].tolist(), abs=1e-5)
 
 
+def test_only_the_trailing_space_of_a_context_is_stripped(tiny_gpt2) -> None:
+    """A leading space is part of the context: byte-level BPE spells `` A`` as one token of its own."""
+    (got,) = next_token_predictions(tiny_gpt2, [" A robin is a "], progress=False)
+    ids = [bos(tiny_gpt2)] + encode(tiny_gpt2, " A robin is a")
+    assert ids[1:] != encode(tiny_gpt2, "A robin is a"), "the leading space changes the tokens"
+    logprobs = naive_logprobs(tiny_gpt2, ids)[-1]
+    assert got.top_ids == naive_top(logprobs, 5)
+    assert got.top_logprobs == pytest.approx([logprobs[i].item() for i in got.top_ids], abs=1e-5)
+
+
 def test_continuation_is_the_difference_of_two_sequence_scores(tiny_gpt2) -> None:
     prefixes = ["A robin is a", "The cat sat on the ", "My sister asked if she could borrow the"]
     continuations = [" bird.", " mat", " car to drive to the city"]
@@ -139,6 +165,15 @@ def test_continuation_is_the_difference_of_two_sequence_scores(tiny_gpt2) -> Non
         head = sum(naive_token_terms(tiny_gpt2, prefix_ids))
         assert score.token_ids == continuation_ids
         assert score.total == pytest.approx(whole - head, abs=1e-4)
+
+
+def test_continuation_after_an_unstripped_prefix_keeps_its_trailing_space(tiny_gpt2) -> None:
+    (score,) = continuation_logprobs(tiny_gpt2, ["The cat sat on the "], ["mat"], strip_context=False, progress=False)
+    prefix_ids = [bos(tiny_gpt2)] + encode(tiny_gpt2, "The cat sat on the ")
+    assert prefix_ids[-1] != encode(tiny_gpt2, "The cat sat on the")[-1], "the trailing space is a token of its own"
+    ids = prefix_ids + encode(tiny_gpt2, "mat")
+    assert score.token_ids == encode(tiny_gpt2, "mat")
+    assert score.token_logprobs == pytest.approx(naive_token_terms(tiny_gpt2, ids)[len(prefix_ids) - 1:], abs=1e-5)
 
 
 def test_continuation_without_bos_conditions_on_the_prefix_only(tiny_gpt2) -> None:
