@@ -9,6 +9,7 @@ import numpy as np
 import pytest
 import torch
 from model_zoo import random_model
+from transformers import GPTNeoForCausalLM
 
 from lmprobes.engine import packing, sequence_logprobs
 from lmprobes.engine.fusion import fuse_activations
@@ -173,6 +174,21 @@ def test_packed_scores_equal_a_plain_forward_per_sentence(tiny_gpt2, budget):
     assert_close(sequence_logprobs(lm, TEXTS, progress=False), plain_logprobs(lm, TEXTS))
 
 
+def test_batches_of_several_packed_rows_score_as_a_plain_forward(tiny_gpt2, monkeypatch):
+    """Rows of a batch are padded to its widest: each row's nodes are read at its own offset."""
+    batches = []
+
+    def run_and_note_rows(lm, projection, packed, wanted, batch, pad_id):
+        batches.append(packed.row_lengths()[batch].tolist())
+        return run_rows(lm, projection, packed, wanted, batch, pad_id)
+
+    monkeypatch.setattr(packing, "_run_rows", run_and_note_rows)
+    monkeypatch.setattr(packing, "ROW_TOKENS", 16)
+    lm = dataclasses.replace(tiny_gpt2, batch_tokens=4096)
+    assert_close(sequence_logprobs(lm, TEXTS, progress=False), plain_logprobs(lm, TEXTS))
+    assert any(len(rows) > 2 and len(set(rows)) > 1 for rows in batches), "batches of several rows, of several widths"
+
+
 def test_packed_and_padded_paths_agree(tiny_gpt2):
     packed = sequence_logprobs(tiny_gpt2, TEXTS, policy="bos_eos", progress=False)
     padded = sequence_logprobs(dataclasses.replace(tiny_gpt2, packing="none"), TEXTS, policy="bos_eos", progress=False)
@@ -287,6 +303,22 @@ def test_a_window_narrower_than_the_rows_falls_back_to_padding(tiny_gpt2, model_
         setattr(model.config, key, value)
     lm = LM(name=model_type, model=model, tokenizer=tiny_gpt2.tokenizer, family="causal", batch_tokens=64)
     assert can_pack(lm) and packing.attention_window(lm) == 4
+    rows = []
+    monkeypatch.setattr(packing, "_run_rows", lambda *args, **kwargs: rows.append(1) or run_rows(*args, **kwargs))
+    assert_close(sequence_logprobs(lm, TEXTS[:7], progress=False), plain_logprobs(lm, TEXTS[:7]))
+    assert not rows, "not packed"
+
+
+def test_a_window_wider_than_every_sentence_but_narrower_than_a_packed_row_falls_back_to_padding(tiny_gpt2, monkeypatch):
+    """GPT-Neo's local window counts row positions, and a row packs several sentences: a window that
+    holds every sentence but not a whole row would hide a later sentence's first tokens from it."""
+    config = tiny_causal(tiny_gpt2.tokenizer, "gpt_neo").config
+    longest = 1 + max(len(tiny_gpt2.tokenizer(text)["input_ids"]) for text in TEXTS[:7])  # with the BOS
+    config.window_size = longest  # GPT-Neo builds its window into a buffer: set before the model is made
+    torch.manual_seed(0)
+    model = GPTNeoForCausalLM(config).eval()
+    lm = LM(name="gpt_neo", model=model, tokenizer=tiny_gpt2.tokenizer, family="causal", batch_tokens=64)
+    assert pack([[1] * longest] * 2 + [[2] * longest]).row_lengths().tolist() == [2 * longest]  # a row is wider
     rows = []
     monkeypatch.setattr(packing, "_run_rows", lambda *args, **kwargs: rows.append(1) or run_rows(*args, **kwargs))
     assert_close(sequence_logprobs(lm, TEXTS[:7], progress=False), plain_logprobs(lm, TEXTS[:7]))
