@@ -161,6 +161,18 @@ def test_a_type_outside_the_checked_list_is_probed_and_run_whole_when_its_forwar
     assert [s.total for s in scores] == pytest.approx(want, abs=1e-3)
 
 
+@pytest.mark.parametrize("model_type", ["cohere", "gemma2"])
+def test_a_checked_type_that_rescales_its_logits_runs_whole_at_a_trained_models_logit_size(zoo, model_type):
+    """Gemma 2 soft-caps the logits (``final_logit_softcapping``) and Cohere scales them (``logit_scale``)
+    after the output layer; at the random models' logit size a skipped soft cap moves nothing."""
+    lm = zoo(model_type, "causal", logit_scale=TRAINED_LOGIT_SCALE)
+    assert causal_projection(lm).full_forward
+    scores = sequence_logprobs(lm, TEXTS, policy="bos", progress=False)
+    plain = zoo.plain(model_type, "causal", TRAINED_LOGIT_SCALE)
+    want = [plain_sentence(lm, s.token_ids, plain) for s in scores]
+    assert [s.total for s in scores] == pytest.approx(want, abs=1e-3)
+
+
 def test_equal_length_batches_hold_one_length_within_the_budget():
     from lmprobes.engine.batching import token_budget_batches
 
