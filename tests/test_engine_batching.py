@@ -102,6 +102,18 @@ def test_sort_order_of_negative_empty_and_full_width_keys():
     assert sort_order(big, size).tolist() == np.lexsort((size, big)).tolist()
 
 
+@pytest.mark.parametrize("high", [2**15 - 1, 2**15, 2**16 - 1, 2**16])
+def test_sort_order_narrows_keys_to_int16_only_where_they_fit(high):
+    """Keys up to and just past int16's range, folded (non-negative) and key by key (one negative value)."""
+    rng = np.random.default_rng(2)
+    key = rng.integers(0, high + 1, 3_000)
+    key[:2] = [high, 0]
+    signed = np.append(key, -1)
+    assert sort_order(key).tolist() == np.argsort(key, kind="stable").tolist()
+    assert sort_order(signed).tolist() == np.argsort(signed, kind="stable").tolist()
+    assert sort_order(key, key[::-1].copy()).tolist() == np.lexsort((key[::-1], key)).tolist()
+
+
 @pytest.mark.parametrize("counts", [[], [0], [3, 0, 2, 5], [1] * 7])
 def test_offsets_and_ranges_are_the_plain_cumulative_sums_and_aranges(counts):
     counts = np.array(counts, dtype=np.int64)
