@@ -141,6 +141,12 @@ def test_target_lists_must_match_texts(tiny_bert) -> None:
         mask_predictions(tiny_bert, ["A [MASK]."], [[1], [2]], progress=False)
     with pytest.raises(ValueError, match="outside the vocabulary"):
         mask_predictions(tiny_bert, ["A [MASK]."], [[10**6]], progress=False)
+    size = tiny_bert.model.get_output_embeddings().weight.shape[0]
+    for bad in (size, -2):  # one past the last id, and a negative id other than -1
+        with pytest.raises(ValueError, match=rf"item 0: target ids \[{bad}\] are outside the vocabulary \(size {size}\)"):
+            mask_predictions(tiny_bert, ["A [MASK]."], [[0, bad]], progress=False)
+    (edges,) = mask_predictions(tiny_bert, ["A [MASK]."], [[size - 1, 0, -1]], progress=False)
+    assert len(edges.target_logprobs) == 3 and math.isnan(edges.target_logprobs[2])
 
 
 def test_full_forward_gives_the_same_predictions(tiny_bert) -> None:
