@@ -76,6 +76,26 @@ def test_linear_gelu_matches_a_plain_float64_computation(approximate):
         assert ((bf16(x.bfloat16()).double() - rounded).abs() <= rounded.abs() * 2**-8 + 1e-5).all()
 
 
+def test_conv1d_gelu_matches_a_plain_float64_computation():
+    """GPT-2's MLP input with its tanh GELU, at pre-activations of a few units, where the tanh form and
+    the exact (erf) one differ by up to ~1e-3."""
+    from transformers.pytorch_utils import Conv1D
+
+    from lmprobes.engine.fusion import Conv1DGELU
+
+    torch.manual_seed(2)
+    conv = Conv1D(70, 40)
+    with torch.no_grad():
+        conv.weight.normal_(std=0.5)
+        conv.bias.normal_()
+    fused = Conv1DGELU.sharing(conv, "tanh")
+    assert fused.weight is conv.weight and fused.bias is conv.bias
+    x = torch.randn(2, 5, 40)
+    expected = F.gelu(x.double() @ conv.weight.double() + conv.bias.double(), approximate="tanh")
+    with torch.inference_mode():
+        assert (fused(x).double() - expected).abs().max().item() < 1e-5
+
+
 def test_training_takes_the_differentiable_path():
     model = _bert("gelu")
     plain = copy.deepcopy(model)

@@ -52,6 +52,8 @@ def test_logits_equal_a_float64_projection_of_the_models_own_hidden_state():
 def test_masked_head_keeps_its_bias_and_the_transform_before_it():
     model = _bert(torch.bfloat16)
     decoder = model.cls.predictions.decoder
+    with torch.no_grad():
+        decoder.bias.normal_(std=3.0)  # initialised to zeros, where a dropped bias would go unseen
     assert use_float32_head(model, "float32")
     head = model.cls.predictions.decoder
     assert isinstance(head, Float32Logits) and head.weight is decoder.weight and head.bias is decoder.bias
