@@ -78,6 +78,27 @@ def test_skip_reasons_in_the_released_order(tiny_bert, sample):
     assert math.isnan(scores.loc["d", "gold_logprob"])
 
 
+@pytest.mark.parametrize(("model", "method"), [("tiny_bert", "masked"), ("tiny_gpt2", "candidates")])
+def test_a_fact_failing_several_filters_is_skipped_for_the_first_in_the_released_order(model, method, request):
+    """Too long before outside the common vocabulary, as the dataset's ``filter_counts`` attributes it,
+    so a system's skip reasons add up with the dataset's filter counts."""
+    both = facts([{"row_id": "a", "relation": "P31", "sub_label": "robin", "obj_label": "bird",
+                   "query": "a robin is a [MASK] .", "too_long": True, "in_common_vocab": False}])
+    scores = score_facts(request.getfixturevalue(model), both, COMMON, method=method, progress=False)
+    assert scores["skip_reason"].tolist() == ["too_long"]
+
+
+@pytest.mark.parametrize(("model", "method"), [("tiny_bert", "masked"), ("tiny_gpt2", "left_context")])
+def test_an_object_outside_the_common_vocabulary_given_is_skipped_whatever_the_datasets_flag(model, method, request):
+    """The ranking runs over the common vocabulary passed in: a gold outside it is skipped, not ranked."""
+    rows = facts([{"row_id": "a", "relation": "P31", "sub_label": "robin", "obj_label": "bird", "query": "a robin is a [MASK] ."},
+                  {"row_id": "b", "relation": "P31", "sub_label": "oak", "obj_label": "tree", "query": "an oak is a [MASK] ."}])
+    scores = score_facts(request.getfixturevalue(model), rows, [w for w in COMMON if w != "tree"], method=method,
+                         progress=False).set_index("row_id")
+    assert scores.loc["a", "kept"] and scores.loc["b", "skip_reason"] == "not_in_common_vocab"
+    assert pd.isna(scores.loc["b", "rank_raw"])
+
+
 def test_methods_need_the_right_family(tiny_gpt2, tiny_bert, sample):
     with pytest.raises(ValueError, match="'tiny-gpt2' is a causal LM; LAMA's 'masked' method needs a masked LM"):
         score_facts(tiny_gpt2, sample, COMMON, method="masked", progress=False)
@@ -487,8 +508,9 @@ def test_candidates_mean_systems_flow_through_table2(tiny_gpt2):
     assert {"tiny-gpt2 (candidates)", "tiny-gpt2 (candidates_mean)"} <= set(wide.columns)
 
 
-def test_relation_candidates_leave_out_the_objects_of_judgment_rejected_facts():
-    """A rejected fact's object, the object of no other fact, is no candidate of its relation."""
+def test_relation_candidates_leave_out_the_objects_of_facts_the_filters_drop():
+    """The object of a rejected, too long or out-of-vocabulary fact, the object of no other fact, is no
+    candidate of its relation."""
     from lmprobes.suites.lama.scoring import relation_candidates
 
     rows = [
@@ -497,6 +519,10 @@ def test_relation_candidates_leave_out_the_objects_of_judgment_rejected_facts():
         {"row_id": "c", "relation": "place_of_death", "sub_label": "Cy", "obj_label": "Oslo", "query": "Cy died in [MASK] .",
          "judgment_rejected": True},
         {"row_id": "d", "relation": "place_of_birth", "sub_label": "Di", "obj_label": "Lima", "query": "Di was born in [MASK] ."},
+        {"row_id": "e", "relation": "place_of_death", "sub_label": "Ed", "obj_label": "Kyiv", "query": "Ed died in [MASK] .",
+         "too_long": True},
+        {"row_id": "f", "relation": "place_of_death", "sub_label": "Fa", "obj_label": "Baku", "query": "Fa died in [MASK] .",
+         "in_common_vocab": False},
     ]
     data = facts(rows)
     expected = {}
@@ -505,7 +531,7 @@ def test_relation_candidates_leave_out_the_objects_of_judgment_rejected_facts():
             expected.setdefault(row["relation"], set()).add(row["obj_label"])
     got = relation_candidates(data)
     assert got == {relation: sorted(objects) for relation, objects in expected.items()}
-    assert "Oslo" not in got["place_of_death"]
+    assert got["place_of_death"] == ["Paris", "Rome"], "no object of a rejected, too long or out-of-vocabulary fact"
 
 
 def test_candidate_top_list_breaks_ties_to_the_earlier_candidate():
