@@ -381,6 +381,15 @@ def test_a_sentence_with_two_masks_is_scored_at_the_first_as_the_released_code(t
     assert scores.loc["t", "rank_raw"] == 1 + sum(v > logprobs["bird"] for v in logprobs.values())
 
 
+def test_left_context_reads_the_text_left_of_the_first_of_two_masks(tiny_gpt2):
+    two = facts([{"row_id": "t", "corpus": "conceptnet", "relation": "IsA", "sub_label": "bird", "obj_label": "bird",
+                  "query": "a [MASK] is a [MASK] ."}])
+    scores = score_facts(tiny_gpt2, two, COMMON, method="left_context", progress=False).set_index("row_id")
+    tok = tiny_gpt2.tokenizer
+    row = plain_causal_logprobs(tiny_gpt2, [tok.bos_token_id] + tok.encode("a"))[-1]
+    assert scores.loc["t", "gold_logprob"] == pytest.approx(row[tok.convert_tokens_to_ids("Ġbird")].item(), abs=1e-5)
+
+
 def test_count_true_in_groups_counts_each_rows_own_groups_columns():
     from lmprobes.suites.lama.scoring import count_true_in_groups, group_columns
 
