@@ -68,6 +68,8 @@ def test_cprag_accuracy_matches_plain_loop(merged):
         cell = value(tidy, "table4", "m1", f"k={k}", "Shuf")
         assert cell["value"] == pytest.approx(np.mean(per_run))
         assert cell["sd"] == pytest.approx(np.std(per_run))
+        for label in ("Orig", "Shuf", "Trunc", "Shuf+Trunc"):
+            assert value(tidy, "table4", "m1", f"k={k}", label)["n"] == 34, "contexts, not rows of every run"
 
 
 def test_cprag_sensitivity_matches_released_rule(merged):
@@ -112,6 +114,28 @@ def test_role_tables(merged):
     assert value(tidy, "table9", "m1", "", "Prefer good")["value"] == pytest.approx(100 * (a > b).mean())
     strong = ((a > b) & ((a - b).abs() > 0.01)).mean()
     assert value(tidy, "table9", "m1", "", "w/ .01 thresh")["value"] == pytest.approx(100 * strong)
+
+
+def test_the_threshold_must_be_exceeded_and_a_tie_is_no_preference():
+    """The paper counts items whose good completion "is higher by greater than" the threshold; the released
+    code compares strictly. Differences exact in binary: 0.25 (= the threshold), 0 (a tie), 0.5."""
+    probs = {1: (0.5, 0.25), 2: (0.5, 0.5), 3: (0.75, 0.25)}
+    role = pd.DataFrame([{"condition": "orig", "pair": pair, "role": role, "target_prob": prob}
+                         for pair, both in probs.items() for role, prob in zip("ab", both)])
+    cells = {r["column"]: r["value"] for r in T.role_sensitivity("m", role, 0.25, "exclude")}
+    assert cells == {"Prefer good": pytest.approx(100 * 2 / 3), "w/ .25 thresh": pytest.approx(100 / 3)}
+
+
+def test_the_unscorable_note_names_each_models_items_once(merged):
+    """The note gives the most unscorable items of any cell of a table per model, not a sum over its cells."""
+    tidy = T.quantitative_tables(merged, 0.01, "exclude")
+    for table in ("table5", "table7"):
+        cells = tidy[(tidy.table == table) & (tidy.model == "m2")]
+        assert cells["unscorable"].max() >= 1 and len(cells) > 1, table
+        note = T.unscorable_note(tidy, table)
+        assert note.strip().endswith(f"(excluded or unhittable): m2: {cells['unscorable'].max()}."), table
+    tidy.loc[tidy.model == "m2", "unscorable"] = 0
+    assert T.unscorable_note(tidy, "table5") == ""
 
 
 def test_table8_counts_every_sentence_when_a_cloze_passes_the_last_edge(merged):
