@@ -35,7 +35,7 @@ def scores() -> pd.DataFrame:
     rows.append(score("age_comparison", "roberta-large", "mc_mlm", True, kept=False))  # skipped: not counted
     rows.append(score("age_comparison", "roberta-large", "mc_mlm", False, split="train"))  # train: ignored
     rows.append(score("age_comparison", "roberta-large", "mc_mlm", False, variant="figure3a_age"))  # ignored
-    rows += [score("multihop_composition", "gpt2", "candidates", correct, multi=1, tie=correct)
+    rows += [score("multihop_composition", "gpt2", "candidates", correct, multi=2, tie=correct)  # 2 choices each
              for correct in (True, False, False)]
     rows.append(score("age_comparison", "roberta-large", "mc_mlm", False, flavour="generated"))  # its own system
     rows.append(score("property_conjunction", "roberta-large", "mc_mlm", True))  # MC-QA: no zero-shot table
@@ -51,9 +51,10 @@ def test_accuracy_is_the_mean_over_kept_dev_items(scores) -> None:
     age = ours.iloc[0]
     assert age["accuracy"] == pytest.approx(75.0) and (age["n_items"], age["n_kept"]) == (5, 4)
     assert age["table"] == "table2" and age["chance"] == pytest.approx(50.0)
+    assert (age["n_multi_piece"], age["n_ties"]) == (0, 0), "the skipped item counts in neither"
     multihop = ours.iloc[2]
     assert multihop["accuracy"] == pytest.approx(100 / 3) and multihop["chance"] == pytest.approx(100 / 3)
-    assert (multihop["n_multi_piece"], multihop["n_ties"]) == (3, 1)
+    assert (multihop["n_multi_piece"], multihop["n_ties"]) == (3, 1), "items with a multi-piece choice, not choices"
 
 
 def test_published_numbers_are_the_papers() -> None:

@@ -139,8 +139,9 @@ def test_choices_sharing_a_first_piece_tie_and_the_earlier_wins(tiny_roberta, ca
     stem = "A 30 year old person age is [MASK] than a 40 year old person ."
     frame = items("age_comparison", [(stem, ["sometimes", "some"], 1), (stem, ["younger", "older"], 0)])
     with caplog.at_level("WARNING", logger="lmprobes.suites.olmpics.zeroshot"):
-        score = score_zero_shot(tiny_roberta, frame, progress=False).iloc[0]
+        score, other = (row for _, row in score_zero_shot(tiny_roberta, frame, progress=False).iterrows())
     assert score["candidate_ids"][0] == score["candidate_ids"][1] and score["tie"]
+    assert other["scores"][0] != other["scores"][1] and not other["tie"], "distinct pieces: no tie"
     assert score["predicted"] == 0 and not score["correct"] and score["n_multi_piece"] == 1
     assert "1 of 2 items have choices scored by the same first piece, so equally (age_comparison:generated:standard:dev:1: ['Ġsome'])" in caplog.text
 
@@ -167,7 +168,9 @@ def test_mc_qa_tasks_and_causal_models_are_refused(tiny_bert, tiny_gpt2) -> None
 
 
 def test_causal_candidates_are_sums_of_a_plain_forward(tiny_gpt2) -> None:
-    frame = release("always_never").head(2)
+    """Each filled stem right-stripped: multi-hop stems end in a space, which BPE would score as a token."""
+    frame = pd.concat([release("always_never").head(2), release("multihop_composition").head(1)], ignore_index=True)
+    assert frame["stem"].iloc[-1].endswith(" ")
     scores = score_zero_shot(tiny_gpt2, frame, progress=False)
     tokenizer = tiny_gpt2.tokenizer
     assert set(scores["method"]) == {"candidates"}
