@@ -120,6 +120,7 @@ def hand_curves() -> pd.DataFrame:
     rows += runs("roberta-large", "mlp_mlm", "perturbed_lang", {62: [64.0], 125: [75.0], 250: [95.0]})
     rows += runs("roberta-large", "linear", "standard", {62: [55.0], 125: [65.0], 250: [60.0]})
     rows += runs("tiny-bert", "mlp_mlm", "standard", {8: [40.0, 60.0], 16: [70.0]})  # demo grid: linear weights
+    rows += runs("tiny-bert", "mlp_mlm", "no_lang", {8: [45.0], 16: [80.0]})  # its LANGSENSE: the same weights
     return pd.DataFrame(rows)
 
 
@@ -142,6 +143,7 @@ def test_summarise_matches_a_plain_computation(hand_curves) -> None:
     tiny = summary.loc[("tiny-bert", "mlp_mlm")]
     assert tiny["ws"] == pytest.approx((0.23 * 50.0 + 0.05 * 70.0) / 0.28)
     assert (tiny["n_seeds"], tiny["ns"], tiny["weighting"]) == (1, "8;16", "linear")
+    assert tiny["langsense_nolang"] == pytest.approx((0.23 * 5.0 + 0.05 * 0.0) / 0.28)  # 50 - 45; 70 - 80 clipped
 
 
 def test_bad_curve_rows_are_named() -> None:

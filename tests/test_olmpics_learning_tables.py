@@ -24,6 +24,7 @@ from lmprobes.suites.olmpics.learning_tables import (
     PAPER_MODELS,
     comparison,
     learning_table,
+    medal_table,
     published_learning_rows,
     single_hop_note,
     write_learning_tables,
@@ -184,6 +185,20 @@ def test_written_tables_and_medals(curves, zero_shot, published, tmp_path) -> No
         assert path.read_bytes() == (tmp_path / "b" / path.name).read_bytes()
 
 
+def test_a_generated_flavours_medal_is_measured_against_the_baseline_of_its_flavour(curves, zero_shot,
+                                                                                    published) -> None:
+    """The baseline's WS on the release items is no bar for the generated ones: without a generated baseline
+    the reference is chance (WS 58 >= 50 + 5: partial, where the release baseline's 59.7 + 5 would fail it)."""
+    generated = runs("age_comparison", "m", "mlp_mlm", "standard", {62: [58.0], 125: [58.0]}, flavour="generated")
+    baseline = runs("age_comparison", "mlm_baseline", "mlm_baseline", "standard", {62: [56.0], 125: [56.0]},
+                    flavour="generated")
+    for extra, baseline_ws, medal in ((generated, np.nan, "partial"), (generated + baseline, 56.0, "fail")):
+        tidy = learning_table(pd.concat([curves, pd.DataFrame(extra)], ignore_index=True), zero_shot, published)
+        row = medal_table(tidy).set_index(["source", "flavour", "model"]).loc[("reproduction", "generated", "m")]
+        assert row["baseline_ws"] == pytest.approx(baseline_ws, nan_ok=True) and row["medal"] == medal
+        assert row["reference"] == pytest.approx(max(50.0, np.nan_to_num(baseline_ws)))
+
+
 def test_zero_shot_duplicates_are_an_error(curves, zero_shot, published) -> None:
     with pytest.raises(CurveError, match="age_comparison/release/roberta-large appears 2 times"):
         learning_table(curves, pd.concat([zero_shot, zero_shot.iloc[:1]]), published)
@@ -260,6 +275,17 @@ def test_mc_qa_on_an_mc_mlm_task_fills_its_own_columns_only(with_mc_qa_on_age, c
         in table2
     assert "| RoBERTa-L | 97.5 | 97.3 | 100.0 | 74.7 | 80.0 | 4.7 | 42.7 | 74.3 | 85.0 |" in table2
     assert "MC-QA WS" not in markdown.replace(table2, "")
+
+
+def test_langsense_is_the_main_settings_even_for_a_model_without_its_curves(curves, zero_shot, published) -> None:
+    """A model trained with LINEAR alone: its LINEAR control gives its row no LANGSENSE (the tables' LANGSENSE
+    is MLP_MLM's), whichever setting the curves list first."""
+    extra = runs("age_comparison", "bert-base-uncased", "linear", "standard", {62: [70.0], 125: [80.0]})
+    extra += runs("age_comparison", "bert-base-uncased", "linear", "no_lang", {62: [10.0], 125: [10.0]})
+    tidy = learning_table(pd.concat([curves, pd.DataFrame(extra)], ignore_index=True), zero_shot, published)
+    row = tidy[(tidy["source"] == "reproduction") & (tidy["model"] == "bert-base-uncased")].iloc[0]
+    assert row["linear_ws"] == pytest.approx(ws(70.0, 80.0)) and np.isnan(row["mlp_ws"])
+    assert np.isnan(row["langsense_nolang"]) and np.isnan(row["langsense_pert"])
 
 
 def test_setup_comparison_draws_the_seed_means_of_models_with_both_setups(with_mc_qa_on_age, curves,
