@@ -286,6 +286,7 @@ def test_langsense_is_the_main_settings_even_for_a_model_without_its_curves(curv
     row = tidy[(tidy["source"] == "reproduction") & (tidy["model"] == "bert-base-uncased")].iloc[0]
     assert row["linear_ws"] == pytest.approx(ws(70.0, 80.0)) and np.isnan(row["mlp_ws"])
     assert np.isnan(row["langsense_nolang"]) and np.isnan(row["langsense_pert"])
+    assert (row["n_seeds"], row["ns"]) == (1, "62;125"), "its seeds and N are its LINEAR curve's"
 
 
 def test_setup_comparison_draws_the_seed_means_of_models_with_both_setups(with_mc_qa_on_age, curves,

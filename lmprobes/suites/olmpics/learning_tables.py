@@ -138,6 +138,8 @@ def reproduced_rows(curves: pd.DataFrame, zero_shot: pd.DataFrame) -> pd.DataFra
         if row.setting in MAIN_SETTINGS[setup]:
             line.update(langsense_pert=row.langsense_pert, langsense_nolang=row.langsense_nolang,
                         n_seeds=row.n_seeds, ns=row.ns)
+        elif "n_seeds" not in line:  # a model without the main setting's curves: its seeds and N are its other's
+            line.update(n_seeds=row.n_seeds, ns=row.ns)
     zero = zero_shot_lookup(zero_shot)
     records = []
     for (task, flavour, model), line in cells.items():
