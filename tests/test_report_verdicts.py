@@ -102,10 +102,13 @@ def test_summary_line_text(judged):
 
 
 @pytest.mark.parametrize(("text", "message"), [
-    ("metric,unit,tolerance,reason\nacc,percent,-1,x\n", ">= 0"),
-    ("metric,unit,tolerance,reason\nacc,percent,wide,x\n", "not a number"),
-    ("metric,unit,tolerance,reason\nacc,percent,1,x\nacc,percent,2,y\n", "given twice"),
+    ("metric,unit,tolerance,reason\nacc,percent,-1,x\n", r"tolerances\.csv:2: tolerance -1.0 must be a finite number >= 0"),
+    ("metric,unit,tolerance,reason\nacc,percent,wide,x\n", r"tolerances\.csv:2: tolerance 'wide' is not a number"),
+    ("metric,unit,tolerance,reason\nacc,percent,1,x\nacc,percent,2,y\n", r"tolerances\.csv:3: metric 'acc' given twice"),
     ("metric,tolerance\nacc,1\n", "missing column"),
+    # A band of inf would put every number within tolerance, one of NaN every number outside.
+    ("metric,unit,tolerance,reason\nacc,percent,1,x\nfine,percent,inf,y\n", r"tolerances\.csv:3: tolerance inf must be"),
+    ("metric,unit,tolerance,reason\nacc,percent,nan,x\n", r"tolerances\.csv:2: tolerance nan must be"),
 ])
 def test_bad_tolerance_file_is_an_error_naming_the_line(tmp_path, text, message):
     path = tmp_path / "tolerances.csv"
@@ -177,6 +180,77 @@ def test_published_values_spot_checks():
     # spec/ETTINGER.md's HuggingFace rerun: a system of its own beside the paper's 35.3.
     assert published[("ettinger", "table4", "k=1", "Orig", "bert-large-uncased (HF)")] == 32.4
     assert published[("ettinger", "table4", "k=1", "Orig", "bert-large-uncased")] == 35.3
+
+
+# The band each Ettinger table is judged by (resources/report/tolerances.csv gives the tables in its reasons).
+ETTINGER_METRICS = {"table4": "ettinger_accuracy", "table5": "ettinger_sensitivity", "table7": "ettinger_accuracy",
+                    "table8": "ettinger_accuracy_small", "table9": "ettinger_sensitivity",
+                    "table11": "ettinger_accuracy_small", "table12": "ettinger_sensitivity_exact",
+                    "table14": "ettinger_sensitivity_nat"}
+
+# The item of an Ettinger table without rows: its dataset.
+ETTINGER_ITEMS = {"table4": "CPRAG-102", "table5": "CPRAG-102", "table7": "ROLE-88", "table8": "ROLE-88",
+                  "table9": "ROLE-88", "table11": "NEG-136-SIMP", "table12": "NEG-136-SIMP", "table14": "NEG-136-NAT"}
+
+
+def expected_metric(suite: str, table: str, column: str) -> str | None:
+    if suite == "ettinger":
+        if column.endswith(" (sd)"):
+            return "ettinger_sd"
+        if table == "table12" and column.endswith("thresh"):  # Section 9.2's text, not Table 12's cells
+            return "ettinger_sensitivity_text"
+        return ETTINGER_METRICS[table]
+    if suite == "olmpics":
+        if column == "zero_shot":
+            return "olmpics_zero_shot"
+        if column.startswith("langsense_"):
+            return "olmpics_langsense"
+        return "olmpics_" + column.rsplit("_", 1)[1]  # mlp_ws, linear_max, mc_qa_ws, ...
+    return None
+
+
+def test_each_published_number_is_judged_by_its_tables_band():
+    """A cell given another metric is judged against another band (Table 5's thresholded column is not Section
+    9.2's text, Table 11's 18 items are not Table 4's 34)."""
+    published = read_published(RESOURCES)
+    for suite in ("ettinger", "olmpics"):
+        rows = published[published["suite"] == suite]
+        expected = [expected_metric(suite, t, c) for t, c in zip(rows["table"], rows["column"])]
+        assert rows["metric"].tolist() == expected, suite
+
+
+def test_published_notes_name_where_a_number_comes_from():
+    published = read_published(RESOURCES).set_index(KEYS)
+    for row in plain_rows("blimp/published.csv"):
+        system = f"{row['model']} ({row['method']})" if row["method"] else row["model"]
+        note = published.loc[("blimp", row["table"], row["column"], "accuracy", system), "note"]
+        assert note == ("" if row["reference"] == "warstadt2020" else row["reference"]), system
+    for row in plain_rows("ettinger/published.csv"):
+        system = row["model"] + (" (HF)" if row["source"] == "hf_rerun" else "")
+        note = published.loc[("ettinger", row["table"], row["row"] or ETTINGER_ITEMS[row["table"]], row["column"],
+                              system), "note"]
+        assert (note == "HuggingFace rerun of the original code, not the paper") == (row["source"] == "hf_rerun")
+
+
+
+def test_table4_misprints_are_the_cells_whose_printed_integer_is_not_the_result_rounded_half_up():
+    """resources/blimp/README.md lists 12; rounding half to even would flag the cells ending in .5 too."""
+    from decimal import ROUND_HALF_UP, Decimal
+
+    rows = plain_rows("blimp/published_paradigms.csv")
+    misprinted = {(r["paradigm"], f"{r['model']} ({r['method']})" if r["method"] else r["model"]) for r in rows
+                  if (100 * Decimal(r["accuracy"])).quantize(Decimal(1), ROUND_HALF_UP) != Decimal(r["printed"])}
+    published = read_published(RESOURCES)
+    printed = published[(published["table"] == "table4") & (published["column"] == "printed")]
+    flagged = printed[printed["note"].str.startswith("misprint in Table 4")]
+    assert set(zip(flagged["item"], flagged["paper_system"])) == misprinted and len(misprinted) == 12
+
+
+def test_published_tables_are_in_numeric_order():
+    published = read_published(RESOURCES)
+    for suite in ("ettinger", "olmpics"):
+        tables = list(dict.fromkeys(published.loc[published["suite"] == suite, "table"]))
+        assert tables == sorted(tables, key=lambda table: int(table.removeprefix("table"))), suite
 
 
 def test_bad_published_number_names_file_and_line(tmp_path):
@@ -392,6 +466,22 @@ def test_written_files_are_complete_deterministic_and_warn_about_stand_ins(tmp_p
     assert "\\toprule" in (tmp_path / "a/lama.tex").read_text()
     summary = pd.read_csv(tmp_path / "a/summary.csv")
     assert summary[["within", "outside", "missing", "stand_ins"]].iloc[0].tolist() == [3, 2, 2, 1]
+
+
+def test_every_suite_gets_its_files(tmp_path, judged):
+    pytest.importorskip("lmprobes.report.latex")
+    verdicts = judged.reset_index()
+    suites = ("lama", "blimp", "olmpics", "ettinger")
+    written = write_verdicts(pd.concat([verdicts.assign(suite=s) for s in suites], ignore_index=True), tmp_path)
+    assert sorted(p.name for p in written) == sorted(f"{s}.{e}" for s in (*suites, "summary") for e in ("csv", "md", "tex"))
+    assert pd.read_csv(tmp_path / "summary.csv")["suite"].tolist() == list(suites)
+
+
+def test_the_stand_in_column_is_shown_where_a_stand_in_is(judged):
+    """The column tells a stand-in's row from a reproduction's in the Markdown and LaTeX tables."""
+    verdicts = judged.reset_index()
+    assert readable(verdicts).set_index("item")["stand_in"].to_dict() == verdicts.set_index("item")["stand_in"].to_dict()
+    assert "stand_in" not in readable(verdicts[~verdicts["stand_in"]]).columns
 
 
 def test_a_delta_is_printed_with_the_decimals_that_tell_it_from_its_band():
