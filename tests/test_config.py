@@ -194,6 +194,12 @@ def test_the_config_command_checks_the_files_layered_over_config_yaml_as_the_wor
 
         (lambda c: c["suites"]["lama"]["generated"]["trex_raw"].update(source="trex_dump"),
          r"suites\.lama\.generated\.trex_raw\.source: source 'trex_dump' is not defined under sources"),
+        (lambda c: c["suites"]["lama"]["generated"]["conceptnet_gen"].update(source="conceptnet_dump"),
+         r"suites\.lama\.generated\.conceptnet_gen\.source: source 'conceptnet_dump' is not defined under sources"),
+        # A generated corpus only scored (in corpora, not in generate) still needs its source.
+        (lambda c: (c["suites"]["lama"].update(generate=[], corpora=["trex", "trex_raw"]),
+                    c["suites"]["lama"]["generated"]["trex_raw"].update(source="trex_dump")),
+         r"suites\.lama\.generated\.trex_raw\.source: source 'trex_dump' is not defined under sources"),
         (lambda c: c["suites"]["lama"].update(qualitative_model="gpt2-xl"),
          r"suites\.lama\.qualitative_model: 'gpt2-xl' is not in suites\.lama\.models"),
         (lambda c: c["suites"]["lama"]["paraphrases"].update(source="pararel"),
@@ -202,6 +208,8 @@ def test_the_config_command_checks_the_files_layered_over_config_yaml_as_the_wor
          r"suites\.lama\.paraphrases\.folder: '\.\./graphs_json' must be a relative path"),
         (lambda c: c["suites"]["lama"]["paraphrases"].update(folder="/data/graphs_json"),
          r"suites\.lama\.paraphrases\.folder: '/data/graphs_json' must be a relative path"),
+        (lambda c: c["suites"]["lama"]["paraphrases"].update(folder="data\\graphs_json"),
+         r"suites\.lama\.paraphrases\.folder: 'data\\\\graphs_json' must be a relative path"),
         (lambda c: c["suites"]["olmpics"]["learning_curves"]["models"].append("bert-huge"),
          r"suites\.olmpics\.learning_curves\.models\[5\]: unknown model 'bert-huge'; configured models: "),
         (lambda c: c["suites"]["olmpics"]["learning_curves"]["models"].append("gpt2"),
@@ -251,6 +259,27 @@ def test_cross_checks_name_the_key(mutate, message):
     mutate(config)
     with pytest.raises(ConfigError, match=message):
         check_config(config, published_systems(ROOT / "resources"))
+
+
+@pytest.mark.parametrize("suite", ["ettinger", "lama", "blimp", "olmpics"])
+def test_an_unknown_model_in_any_suites_list_is_named(suite):
+    config = validated(load())
+    config["suites"][suite]["models"].append("bert-huge")
+    at = len(config["suites"][suite]["models"]) - 1
+    with pytest.raises(ConfigError, match=rf"^suites\.{suite}\.models\[{at}\]: unknown model 'bert-huge'"):
+        check_config(config, published_systems(ROOT / "resources"))
+
+
+def test_lama_uhns_filter_model_is_read_only_when_lama_runs_models():
+    """A filter model nobody runs needs neither to be configured nor to be masked, nor its folder to be here."""
+    config = validated(load())
+    config["suites"]["lama"].update(models=[], qualitative_model=None)  # as the demo config runs no LAMA
+    for unused in ("bert-huge", "gpt2"):
+        config["suites"]["lama"]["uhn"]["filter_model"] = unused
+        check_config(config, published_systems(ROOT / "resources"))
+    config["models"]["mine"] = {"path": "/nonexistent/mine", "family": "masked"}
+    config["suites"]["lama"]["uhn"]["filter_model"] = "mine"
+    check_config(config, published_systems(ROOT / "resources"))
 
 
 def test_report_systems_may_name_a_method_beside_the_model():
