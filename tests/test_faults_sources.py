@@ -460,6 +460,15 @@ def test_truncated_tar(place, mode, suffix, keep, reason):
     assert_bad_archive(archive, reason=reason)
 
 
+def test_plain_tar_with_a_damaged_first_header_is_named_a_damaged_tar(place):
+    """tarfile then does not recognise the file at all: its ustar magic tells a damaged tar from a non-archive."""
+    raw = bytearray(tar_bytes("w"))
+    raw[148:156] = b"0000000\0"  # the first header's checksum field
+    archive = place / "a.tar"
+    archive.write_bytes(bytes(raw))
+    assert_bad_archive(archive, reason="^corrupt or truncated tar archive$")
+
+
 @pytest.mark.parametrize("where", [-6, 0.5])
 def test_tar_gz_with_damaged_compressed_data(place, where):
     # -6: the gzip trailer's CRC-32 (the tar inside is intact); 0.5: the middle of the deflate stream.

@@ -5,7 +5,9 @@ from __future__ import annotations
 import hashlib
 import io
 import logging
+import os
 import re
+import stat
 import tarfile
 import threading
 import zipfile
@@ -206,6 +208,18 @@ def test_resume_with_a_206_from_the_wrong_offset_starts_over(server, tmp_path):
     assert fetch(url, dest, DATA_SHA) == DATA_SHA
     first, second = server.hits("/data.bin")
     assert first["Range"] == "bytes=500-" and "Range" not in second
+    assert dest.read_bytes() == DATA
+
+
+def test_a_206_from_the_wrong_offset_is_never_spliced_into_an_unpinned_download(server, tmp_path):
+    """No pin would catch the splice here: a cut body resumed with bytes from elsewhere must start over."""
+    def wrong_range(handler: BaseHTTPRequestHandler) -> None:
+        send(handler, 206, DATA[10:], {"Content-Range": f"bytes 10-{len(DATA) - 1}/{len(DATA)}"})
+
+    url = server.route("/data.bin", cut_short(DATA, 500), wrong_range, serve(DATA))
+    dest = tmp_path / "data.bin"
+    assert fetch(url, dest, lockfile=tmp_path / "sources.lock.tsv", log=lambda message: None) == DATA_SHA
+    assert [headers.get("Range") for headers in server.hits("/data.bin")] == [None, "bytes=500-", None]
     assert dest.read_bytes() == DATA
 
 
@@ -631,12 +645,13 @@ def place(tmp_path) -> Path:
     return folder
 
 
-def assert_refused(archive: Path, target: Path, member: str) -> None:
+def assert_refused(archive: Path, target: Path, member: str, reason: str | None = None) -> None:
     before = everything_under(target.parent.parent)
     with pytest.raises(UnsafeArchiveError) as caught:
         safe_extract(archive, target)
     assert member in str(caught.value) and str(archive) in str(caught.value)
     assert caught.value.member == member
+    assert reason is None or caught.value.reason == reason, caught.value.reason
     assert not target.exists()
     assert everything_under(target.parent.parent) == before
 
@@ -718,17 +733,17 @@ def test_not_an_archive(place):
 
 def test_zip_with_parent_component_is_refused(place):
     archive = make_zip(place / "a.zip", {"ok.txt": b"ok", "../evil.txt": b"evil"})
-    assert_refused(archive, place / "out", "../evil.txt")
+    assert_refused(archive, place / "out", "../evil.txt", "path with '..' component")
 
 
 def test_zip_with_absolute_path_is_refused(place):
     archive = make_zip(place / "a.zip", {"ok.txt": b"ok", "/tmp/evil": b"evil"})
-    assert_refused(archive, place / "out", "/tmp/evil")
+    assert_refused(archive, place / "out", "/tmp/evil", "absolute path")
 
 
 def test_zip_with_windows_parent_component_is_refused(place):
     archive = make_zip(place / "a.zip", {"ok.txt": b"ok", "a\\..\\..\\evil.txt": b"evil"})
-    assert_refused(archive, place / "out", "a\\..\\..\\evil.txt")
+    assert_refused(archive, place / "out", "a\\..\\..\\evil.txt", "path with '..' component")
 
 
 def zip_symlink(name: str) -> zipfile.ZipInfo:
@@ -749,7 +764,7 @@ def test_zip_with_escaping_symlink_is_refused(place):
 
 def test_tar_with_parent_component_is_refused(place):
     archive = make_tar(place / "a.tar.gz", [("ok.txt", b"ok"), ("d/../../evil.txt", b"evil")])
-    assert_refused(archive, place / "out", "d/../../evil.txt")
+    assert_refused(archive, place / "out", "d/../../evil.txt", "path with '..' component")
 
 
 def test_tar_with_absolute_path_is_refused(place):
@@ -861,6 +876,20 @@ def test_tar_is_refused_without_tarfiles_data_filter(place, monkeypatch):
     assert sorted(p.name for p in place.iterdir()) == ["a.tar.gz"]
 
 
+def test_tar_members_are_unpacked_with_the_data_filters_modes_and_owner(place):
+    """The data filter, not only the checks here: an owner-unreadable or set-id member comes out readable and
+    plain, owned by whoever unpacks it, not by the archive's uid."""
+    locked = tarfile.TarInfo("locked.txt")
+    locked.size, locked.mode, locked.uid, locked.gid = 1, 0o4000, 4242, 4242
+    archive = place / "a.tar"
+    with tarfile.open(archive, "w") as bundle:
+        bundle.addfile(locked, io.BytesIO(b"x"))
+    safe_extract(archive, place / "out")
+    unpacked = (place / "out" / "locked.txt").stat()
+    assert stat.S_IMODE(unpacked.st_mode) == 0o600
+    assert (unpacked.st_uid, unpacked.st_gid) == (os.getuid(), os.getgid())
+
+
 def test_refused_archive_leaves_an_existing_target_alone(place):
     target = place / "out"
     target.mkdir()
@@ -875,6 +904,8 @@ def test_refused_archive_leaves_an_existing_target_alone(place):
 def test_locked_provenance_fills_unpinned_hashes_from_the_lockfile(tmp_path):
     lockfile = tmp_path / "sources.lock.tsv"
     sources._record_in_lockfile(lockfile, "https://example.org/a.zip", "ab" * 32, 10)
+    # Recorded while b.txt was unpinned: the pin given since is what its bytes must have.
+    sources._record_in_lockfile(lockfile, "https://example.org/b.txt", "ef" * 32, 10)
     provenance = {
         "release": {"url": "https://example.org/a.zip", "sha256": None, "note": "n"},
         "pinned": {"url": "https://example.org/b.txt", "sha256": "cd" * 32},
