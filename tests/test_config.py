@@ -216,6 +216,8 @@ def test_the_config_command_checks_the_files_layered_over_config_yaml_as_the_wor
          r"suites\.olmpics\.learning_curves\.models\[5\]: 'gpt2' is a causal model.*need a masked LM"),
         (lambda c: c["suites"]["olmpics"]["learning_curves"]["training"].update(mc_qa={"learning_rate": 1e-5}),
          r"suites\.olmpics\.learning_curves\.training\.mc_qa: unknown training option\(s\) \['learning_rate'\]"),
+        (lambda c: c["suites"]["olmpics"]["learning_curves"]["training"].update(mc_qa={1: 2, "x": 3}),
+         r"suites\.olmpics\.learning_curves\.training\.mc_qa: unknown training option\(s\) \[1, 'x'\]"),
         (lambda c: c["suites"]["olmpics"]["learning_curves"]["training"].update(esim={"schedule": "cosine"}),
          r"learning_curves\.training\.esim: hyper-parameter schedule='cosine'"),
         (lambda c: c["suites"]["olmpics"]["learning_curves"]["training"].update(mc_mlm={"lr": "5e-5"}),

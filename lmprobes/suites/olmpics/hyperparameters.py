@@ -74,7 +74,7 @@ class HyperParameters:
     def from_config(cls, settings: dict) -> HyperParameters:
         """From a config mapping (``betas`` as a list); unknown keys are an error naming them."""
         known = set(cls.__dataclass_fields__)
-        unknown = sorted(set(settings) - known)
+        unknown = sorted(set(settings) - known, key=str)  # YAML keys may be numbers
         if unknown:
             raise TrainingError(f"unknown training option(s) {unknown}; known: {sorted(known)}")
         values = dict(settings)
