@@ -502,12 +502,15 @@ def get_lama_lowercased_vocab(wildcards):
 
 def get_lama_uhn_common_vocabs(wildcards):
     """The common vocabularies LAMA-UHN's filter reads its answers among (none with vocabulary: full):
-    both, whatever `case` says, since the filter model's own tokenizer decides which it reads."""
+    both, whatever `case` says, since the filter model's own tokenizer decides which it reads.
+    """
     if LAMA["uhn"]["vocabulary"] != "common":
         return {}
     return {
         "common_vocab": get_lama_source("common_vocab")(wildcards),
-        "common_vocab_lowercased": get_lama_source("common_vocab_lowercased")(wildcards),
+        "common_vocab_lowercased": get_lama_source("common_vocab_lowercased")(
+            wildcards
+        ),
     }
 
 
