@@ -116,7 +116,7 @@ def prose_note(markdown_note: str) -> str:
     lines = markdown_note.splitlines()
     for line in lines[:_first_table_section(lines)]:
         if line.lstrip().startswith("#"):
-            line = line.lstrip().lstrip("#").strip().rstrip(":") + ":"
+            line = _heading_as_text(line.lstrip().lstrip("#").strip())
         is_item = line.lstrip().startswith("- ")
         if is_item:
             if after_item:
@@ -141,12 +141,17 @@ def note_tables(markdown_note: str, floatfmt: str = ".1f") -> list[tuple[str, pd
     for heading, blocks, prose in _sections(lines[_first_table_section(lines):]):
         if not blocks:
             caption, frame, before = tables[-1]
-            tables[-1] = (caption, frame, " ".join(filter(None, [before, f"{heading.rstrip(':')}:" if heading else "", prose])))
+            tables[-1] = (caption, frame, " ".join(filter(None, [before, _heading_as_text(heading), prose])))
             continue
         frames = [_markdown_frame(block, floatfmt) for block in blocks]
         tables += [(f"{heading} ({index} of {len(frames)})" if heading and len(frames) > 1 else heading, frame,
                     prose if index == len(frames) else "") for index, frame in enumerate(frames, start=1)]
     return tables
+
+
+def _heading_as_text(heading: str) -> str:
+    """A heading inside a footnote: its text ending in one colon ("" for none)."""
+    return f"{heading.rstrip(':')}:" if heading else ""
 
 
 def _sections(lines: list[str]) -> list[tuple[str, list[list[str]], str]]:
