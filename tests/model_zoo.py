@@ -53,12 +53,13 @@ ZOO_CAUSAL = ("gpt2", "opt", "bloom", "gpt_neo", "gptj", "falcon", "phi", "gemma
               "llama", "mistral", "qwen2", "gpt_neox", "olmo", "starcoder2", "phi3", "xglm")
 
 
-def random_model(model_type: str, tokenizer, family: str) -> torch.nn.Module:
-    """A seeded random ``family`` model of ``model_type`` sized by the tables, around ``tokenizer``."""
+def random_model(model_type: str, tokenizer, family: str, **config) -> torch.nn.Module:
+    """A seeded random ``family`` model of ``model_type`` sized by the tables, around ``tokenizer``, with
+    ``config``'s keys set before it is built (GPT-Neo builds its window into a buffer, for one)."""
     from transformers import AutoConfig, AutoModelForCausalLM, AutoModelForMaskedLM
 
     shape = dict((MASKED | UNCHECKED_MASKED if family == "masked" else CAUSAL | UNCHECKED_CAUSAL)[model_type])
-    shape = shape.pop("own", None) or {**SIZES, **shape}
+    shape = {**(shape.pop("own", None) or {**SIZES, **shape}), **config}
     pad = tokenizer.pad_token_id if tokenizer.pad_token_id is not None else tokenizer.eos_token_id
     config = AutoConfig.for_model(model_type, vocab_size=len(tokenizer), max_position_embeddings=256,
                                   pad_token_id=pad, bos_token_id=tokenizer.bos_token_id,

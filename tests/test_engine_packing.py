@@ -9,7 +9,6 @@ import numpy as np
 import pytest
 import torch
 from model_zoo import random_model
-from transformers import GPTNeoForCausalLM
 
 from lmprobes.engine import packing, sequence_logprobs
 from lmprobes.engine.fusion import fuse_activations
@@ -293,30 +292,29 @@ def test_wanted_log_probs_are_asked_once_per_node_and_next_token():
         wanted_log_probs(packing, [[0], [0], [0], [1]])
 
 
-@pytest.mark.parametrize(("model_type", "window"), [("mistral", {"sliding_window": 4}), ("gpt_neo", {"window_size": 4}),
-                                                    ("gemma3_text", {"sliding_window": 4})])
-def test_a_window_narrower_than_the_rows_falls_back_to_padding(tiny_gpt2, model_type, window, monkeypatch):
+@pytest.mark.parametrize(("model_type", "key"), [("mistral", "sliding_window"), ("gpt_neo", "window_size"),
+                                                 ("gemma3_text", "sliding_window")])
+def test_a_window_narrower_than_the_rows_falls_back_to_padding(tiny_gpt2, model_type, key, monkeypatch):
     """transformers drops sliding windows given a 4-D mask and GPT-Neo counts row positions: packing
     would let a token see past its window, so such models are padded (which keeps the window)."""
-    model = tiny_causal(tiny_gpt2.tokenizer, model_type)
-    for key, value in window.items():
-        setattr(model.config, key, value)
+    model = random_model(model_type, tiny_gpt2.tokenizer, "causal", **{key: 4})
     lm = LM(name=model_type, model=model, tokenizer=tiny_gpt2.tokenizer, family="causal", batch_tokens=64)
     assert can_pack(lm) and packing.attention_window(lm) == 4
+    wide = random_model(model_type, tiny_gpt2.tokenizer, "causal", **{key: 256})
+    narrow = plain_logprobs(lm, TEXTS[:7])
+    unwindowed = plain_logprobs(dataclasses.replace(lm, model=wide), TEXTS[:7])
+    assert not np.allclose(np.concatenate(narrow), np.concatenate(unwindowed), atol=1e-3), "the window is in force"
     rows = []
     monkeypatch.setattr(packing, "_run_rows", lambda *args, **kwargs: rows.append(1) or run_rows(*args, **kwargs))
-    assert_close(sequence_logprobs(lm, TEXTS[:7], progress=False), plain_logprobs(lm, TEXTS[:7]))
+    assert_close(sequence_logprobs(lm, TEXTS[:7], progress=False), narrow)
     assert not rows, "not packed"
 
 
 def test_a_window_wider_than_every_sentence_but_narrower_than_a_packed_row_falls_back_to_padding(tiny_gpt2, monkeypatch):
     """GPT-Neo's local window counts row positions, and a row packs several sentences: a window that
     holds every sentence but not a whole row would hide a later sentence's first tokens from it."""
-    config = tiny_causal(tiny_gpt2.tokenizer, "gpt_neo").config
     longest = 1 + max(len(tiny_gpt2.tokenizer(text)["input_ids"]) for text in TEXTS[:7])  # with the BOS
-    config.window_size = longest  # GPT-Neo builds its window into a buffer: set before the model is made
-    torch.manual_seed(0)
-    model = GPTNeoForCausalLM(config).eval()
+    model = random_model("gpt_neo", tiny_gpt2.tokenizer, "causal", window_size=longest)
     lm = LM(name="gpt_neo", model=model, tokenizer=tiny_gpt2.tokenizer, family="causal", batch_tokens=64)
     assert pack([[1] * longest] * 2 + [[2] * longest]).row_lengths().tolist() == [2 * longest]  # a row is wider
     rows = []
