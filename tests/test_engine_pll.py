@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import copy
+import dataclasses
 import math
 from pathlib import Path
 
@@ -199,6 +201,26 @@ def test_a_text_of_few_bytes_but_one_token_a_byte_is_refused_before_any_chunk_ru
     original = pll.run_rows
     monkeypatch.setattr(pll, "run_rows", lambda *a, **k: runs.append(1) or original(*a, **k))
     assert len(text.encode()) == 127 and len(lm.tokenizer(text)["input_ids"]) == 129
+    with pytest.raises(ValueError, match=rf"{lm.name}: a sequence of 129 tokens .* longer than the 128 positions"):
+        pseudo_log_likelihoods(lm, [SENTENCES[0], text], progress=False, chunk_texts=1)
+    assert runs == [], "no chunk ran"
+
+
+def test_a_text_its_normalizer_lengthens_is_refused_before_any_chunk_runs(tiny_roberta, monkeypatch) -> None:
+    """NFKC (XLM-R's normalizer) expands ``ﷺ``, 3 bytes, to a 33-byte phrase: the up-front check counts
+    the bytes the tokenizer's model sees, after normalization, not the raw text's."""
+    from tokenizers import normalizers
+
+    from lmprobes.engine import pll
+
+    tokenizer = copy.deepcopy(tiny_roberta.tokenizer)
+    tokenizer.backend_tokenizer.normalizer = normalizers.NFKC()
+    lm = dataclasses.replace(tiny_roberta, tokenizer=tokenizer)
+    text = "ﷺ" * 3 + " a" * 28
+    assert len(text.encode()) == 65 and len(tokenizer(text)["input_ids"]) == 129
+    runs = []
+    original = pll.run_rows
+    monkeypatch.setattr(pll, "run_rows", lambda *a, **k: runs.append(1) or original(*a, **k))
     with pytest.raises(ValueError, match=rf"{lm.name}: a sequence of 129 tokens .* longer than the 128 positions"):
         pseudo_log_likelihoods(lm, [SENTENCES[0], text], progress=False, chunk_texts=1)
     assert runs == [], "no chunk ran"

@@ -109,17 +109,27 @@ def check_long_texts_first(lm: LM, texts: Sequence[str]) -> None:
 
     Chunks are tokenized one by one, and each is checked then, so a too-long text in a late chunk
     would be refused only after the chunks before it had run. A token spans at least one byte of its
-    text (a SentencePiece model's leading ``▁`` the one exception), so only a text whose UTF-8 bytes,
-    plus that one and the special tokens, exceed the positions can be too long: those few are
-    tokenized here (BLiMP has none). The per-chunk check stays, for any tokenizer that breaks the rule.
+    normalized text (a SentencePiece model's leading ``▁`` the one exception), so only a text whose
+    normalized UTF-8 bytes, plus that one and the special tokens, exceed the positions can be too long:
+    those few are tokenized here (BLiMP has none). The tokenizer's normalizer runs first because NFKC
+    can expand a character (XLM-R's ``ﷺ``: 3 bytes, 33 normalized); it runs on non-ASCII texts only,
+    which NFKC and lowercasing alone can lengthen (BERT's normalizer over 134,000 texts took 10 s).
     """
     limit = max_positions(lm.model)
     if limit is None:
         return
     room = limit - lm.tokenizer.num_special_tokens_to_add(pair=False) - 1
-    suspects = [text for text in texts if len(text.encode("utf-8")) > room]
+    normalize = text_normalizer(lm.tokenizer)
+    suspects = [text for text in texts
+                if len((text if text.isascii() else normalize(text)).encode("utf-8")) > room]
     if suspects:
         check_positions(lm, encode_ids(lm.tokenizer, suspects))
+
+
+def text_normalizer(tokenizer):
+    """The fast tokenizer's normalizer as a function of a string (the identity where it has none)."""
+    normalizer = getattr(getattr(tokenizer, "backend_tokenizer", None), "normalizer", None)
+    return (lambda text: text) if normalizer is None else normalizer.normalize_str
 
 
 def _queue_chunk(lm: LM, projection: Projection, texts: Sequence[str], variant: str,
