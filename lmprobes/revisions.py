@@ -26,7 +26,7 @@ REVISIONS = {
     "lama_wikidata_fresh": 2,
     "lama_score": 4,
     "lama_uhn": 2,
-    "lama_tables": 15,
+    "lama_tables": 16,
     "lama_paraphrases": 2,
     "lama_paraphrase_tables": 2,
     # BLiMP

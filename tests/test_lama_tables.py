@@ -179,6 +179,21 @@ def test_squad_facts_are_not_each_others_valid_objects():
     assert freq["rank_filtered"].tolist() == freq["rank_raw"].tolist()
 
 
+def test_freq_has_no_squad_score_as_in_the_paper_but_still_gives_its_fact_counts():
+    """The paper prints "-" for Freq on SQuAD, whose questions share no relation to count objects in."""
+    data = dataset([{"corpus": "squad", "relation": "squad", "sub_label": "Squad", "obj_label": o, "valid_objects": None}
+                    for o in ("linebacker", "linebacker", "kicker")] + [{"relation": "P1", "obj_label": "x", "valid_objects": None}])
+    facts = pd.concat([T.freq_baseline(data), T.scored_facts(data, scores("m", "masked", {"r0": 1, "r1": 1, "r2": 3,
+                                                                                          "r3": 1}))])
+    table = T.table2(T.per_relation(facts)).set_index(["corpus", "row", "system"])
+    assert pd.isna(table.loc[("squad", "Total", T.FREQ), "p1"])
+    assert table.loc[("squad", "Total", "m"), "p1"] == pytest.approx(100 * 2 / 3)
+    assert table.loc[("trex", "Total", T.FREQ), "p1"] == 100.0
+    wide = T.table2_wide(T.table2(T.per_relation(facts)), ["trex", "squad"]).set_index(["corpus", "row"])
+    assert wide.loc[("squad", "Total"), ["lines", "facts"]].tolist() == [3, 3]
+    assert pd.isna(wide.loc[("squad", "Total"), T.FREQ])
+
+
 def test_table2_prints_the_papers_values_with_their_published_decimals():
     """The paper prints Freq's T-REx rows with two decimals (1.78, 23.85, 21.95, 22.03) and the rest
     with one; one-decimal rounding would print 21.95 as 21.9 and 23.85 as 23.9."""

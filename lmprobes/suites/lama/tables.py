@@ -40,6 +40,8 @@ PER_FACT_CORPORA = (*SENTENCE_FILES, "conceptnet_gen")
 # (relations), the convention of every other corpus, shown beside it and never compared to the paper.
 MACRO_ROW = "Macro over predicates"
 MACRO_ROW_CORPORA = ("conceptnet", "conceptnet_gen")
+# Freq counts objects within a relation; SQuAD's questions share none, and the paper prints "-" there.
+NO_FREQ_CORPORA = ("squad",)
 TABLE2_COLUMNS = ["source", "corpus", "row", "system", "model", "method", "p1", "n_facts", "n_kept", "n_relations"]
 COUNT_COLUMNS = ("n_facts", "n_kept", "n_relations")
 PAPER_SYSTEMS = {"Freq": "Freq (paper)", "Txl": "Txl (paper)", "bert-base-cased": "Bb (paper)",
@@ -141,7 +143,8 @@ def table2(relations: pd.DataFrame, metric: str = "p1") -> pd.DataFrame:
     ("test"), average over their facts (``PER_FACT_CORPORA``, with ``conceptnet_gen``); ConceptNet's
     ``MACRO_ROW`` averages over its predicates instead. A relation without kept facts
     counts 0, as in the later released code (its ZeroDivisionError fallback; earlier versions stop
-    there), so every system is averaged over the same relations.
+    there), so every system is averaged over the same relations. Freq has no SQuAD score, as in the
+    paper (its facts still give the corpus's counts).
     """
     records = []
     keys = ["system", "model", "method", "corpus"]
@@ -150,7 +153,8 @@ def table2(relations: pd.DataFrame, metric: str = "p1") -> pd.DataFrame:
             records.append({
                 "source": "reproduction", "corpus": corpus, "row": row,
                 "system": system, "model": model, "method": method,
-                "p1": _mean(subset, metric, per_fact=corpus in PER_FACT_CORPORA and row != MACRO_ROW),
+                "p1": np.nan if system == FREQ and corpus in NO_FREQ_CORPORA
+                else _mean(subset, metric, per_fact=corpus in PER_FACT_CORPORA and row != MACRO_ROW),
                 "n_facts": int(subset["n_facts"].sum()), "n_kept": int(subset["n_kept"].sum()),
                 "n_relations": len(subset),
             })
