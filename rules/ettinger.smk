@@ -44,7 +44,7 @@ rule ettinger_score:
     params:
         revision=REVISIONS["ettinger_score"],
         spec=get_model_spec,
-        method=ETTINGER["method"],
+        method=get_for_family("causal", ETTINGER["method"]),
         top_k=ETTINGER["top_k"],
         multi_piece_targets=get_for_family("causal", ETTINGER["multi_piece_targets"]),
         device=config["device"],

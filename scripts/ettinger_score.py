@@ -11,7 +11,8 @@ with rule_job(snakemake):
         snakemake.output,
         slug=snakemake.wildcards.model,
         spec=model_spec(snakemake),
-        method=snakemake.params.method,
+        # None for masked models: both methods score them masked.
+        method=snakemake.params.method or "masked",
         top_k=snakemake.params.top_k,
         # None for masked models (the setting is the causal ones'), which always exclude them.
         multi_piece_targets=snakemake.params.multi_piece_targets or "exclude",

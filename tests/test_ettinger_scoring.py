@@ -195,3 +195,19 @@ def test_scored_top_tokens_show_which_pieces_start_a_word(fixture, neg_simp, req
             assert shown == ("##" + text if continues else text), (piece, shown)
             marked += continues
     assert marked > 0 or fixture == "tiny_bert"  # the byte-level models' top 10 do hold continuations
+
+
+@pytest.mark.parametrize(("arch", "family", "method", "recorded"), [
+    ("bert", "masked", "auto", "masked"), ("bert", "masked", "masked", "masked"), ("gpt2", "causal", "auto", "auto")])
+def test_score_files_record_the_method_the_model_was_scored_with(tiny_dir, ettinger_tsvs, tmp_path, arch, family, method,
+                                                                   recorded):
+    """Both methods score a masked model masked, so its files are the same whichever was configured (and
+    the workflow does not rescore it when the setting changes)."""
+    from lmprobes.io import read_metadata
+    from lmprobes.suites.ettinger.pipeline import make_dataset, score_datasets
+
+    dataset, out = tmp_path / "neg_simp.parquet", tmp_path / "scores.parquet"
+    make_dataset("neg_simp", ettinger_tsvs["neg_simp"], dataset, shuffles=None, seed=None, provenance={})
+    score_datasets([dataset], tiny_dir(arch), [out], slug=f"tiny-{arch}", spec={"family": family}, method=method,
+                   top_k=5, device="cpu", progress=False)
+    assert read_metadata(out)["method"] == recorded

@@ -373,6 +373,17 @@ def test_dropping_a_model_from_each_suite_reruns_no_job_of_the_others(demo):
                        "report_landing", "report_verdicts", "report_models"}, planned
 
 
+def test_ettinger_masked_method_rescores_no_masked_model(demo):
+    """Both of Ettinger's methods score a masked model the same way, so with the causal model dropped,
+    ``method: masked`` remakes only what reads the model list: the tables and the report."""
+    name = write_config(demo, "masked_method.yaml", {"suites": {"ettinger": {
+        "models": ["tiny-bert", "tiny-roberta"], "method": "masked"}}})
+    run = snakemake(demo, "-n", "all", configs=(DEMO, "fast.yaml", name))
+    assert run.returncode == 0, run.stderr[-3000:]
+    assert set(job_counts(run.stdout)) == {"all", "ettinger_tables", "report_landing", "report_verdicts",
+                                          "report_models"}, job_counts(run.stdout)
+
+
 def test_a_model_no_suite_runs_reruns_nothing(demo):
     name = write_config(demo, "spare.yaml", {"models": {"spare": {"tiny": {"arch": "bert"}, "family": "masked"}}})
     run = snakemake(demo, "-n", "all", configs=(DEMO, "fast.yaml", name))

@@ -50,7 +50,7 @@ def score_datasets(datasets: list[Path], model_dir: Path, outs: list[Path], *, s
             "suite": "ettinger",
             "dataset": read_metadata(dataset).get("dataset"),
             "top_k": top_k,
-            "method": method,
+            "method": "masked" if lm.family == "masked" else method,
             "multi_piece_targets": multi_piece_targets if lm.family == "causal" else "exclude",
             "generator": f"lmprobes {__version__}",
         }
