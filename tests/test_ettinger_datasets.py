@@ -28,6 +28,9 @@ def test_cprag_context_is_both_sentences(cprag):
     row = cprag[(cprag["item"] == "1") & (cprag["condition"] == "orig") & (cprag["completion"] == "expected")].iloc[0]
     assert row["context"] == "Justin put a second house on Park Place. He and his sister often spent hours playing"
     assert row["target"] == "monopoly" and list(row["expected"]) == ["monopoly"]
+    # Every completion of an item, in every condition, keeps the item's expected word.
+    item = cprag[cprag["item"] == "1"]
+    assert len(item) == 3 * (2 + 2 * 5) and all(list(words) == ["monopoly"] for words in item["expected"])
 
 
 def test_cprag_truncation_keeps_two_words_before_target(cprag):
@@ -52,6 +55,15 @@ def test_cprag_shuffles_permute_sentence_one_reproducibly(cprag, ettinger_tsvs):
     assert not other_seed["context"].equals(cprag["context"])
     shuf_trunc = cprag[(cprag["item"] == "1") & (cprag["condition"] == "shuf_trunc") & (cprag["completion"] == "expected")]
     assert [c.removesuffix(" hours playing") for c in shuf_trunc["context"]] == firsts
+
+
+def test_each_item_shuffles_its_own_way(tmp_path):
+    """One stream per (item, run): two items with the same first sentence are shuffled apart."""
+    rows = [f"{item}\tOne two three four five six.\tHe was a good\treceiver\tquarterback\tbrother\tH" for item in (1, 2)]
+    path = _write(tmp_path / "C.tsv", "\n".join([CPRAG_HEADER, *rows]) + "\n")
+    shuf = D.build_dataset("cprag", path, shuffles=5, seed=7).query("condition == 'shuf' and completion == 'expected'")
+    firsts = {item: shuf.loc[shuf["item"] == item, "context"].tolist() for item in ("1", "2")}
+    assert firsts["1"] != firsts["2"]
 
 
 def test_role_counts_and_bins(ettinger_tsvs):
@@ -85,6 +97,22 @@ def test_neg_simp_determiner_follows_each_target(ettinger_tsvs):
     assert neg.loc["12:FN", "context"] == "A hammer is not a" and neg.loc["12:FN", "target"] == "tool"
     assert bool(neg.loc["12:TN", "truth"]) and not bool(neg.loc["12:FN", "truth"])
     assert list(neg.loc["12:FN", "expected"]) == ["insect"]
+    # Each condition's expected word is the true completion of its context: target_aff after an
+    # affirmative context, target_neg after a negative one.
+    for row_id, row in neg.iterrows():
+        condition = row_id.split(":")[1]
+        true = row["target"] if row["truth"] else neg.loc[row_id.replace(condition, TRUE_OF[condition]), "target"]
+        assert list(row["expected"]) == [true], row_id
+
+
+# The condition whose target is the true completion of a condition's context.
+TRUE_OF = {"TA": "TA", "FA": "TA", "TN": "TN", "FN": "TN"}
+
+
+@pytest.mark.parametrize(("word", "article"), [("apple", "an"), ("egg", "an"), ("insect", "an"), ("owl", "an"),
+                                               ("umbrella", "an"), ("tool", "a"), ("bird", "a"), ("yak", "a")])
+def test_neg_simp_article_is_an_before_a_vowel_letter(word, article):
+    assert D.indefinite_article(word) == article
 
 
 def test_neg_nat_conditions_and_licensing(ettinger_tsvs):
@@ -171,6 +199,12 @@ def test_role_cloze_outside_0_to_1_is_refused(tmp_path, fields, message):
     bad = _role_file(tmp_path, f"1-a\tthe cop arrested the\t{fields}")
     with pytest.raises(D.DatasetError, match=rf"ROLE\.tsv:2: item '1-a': {message}"):
         D.build_dataset("role", bad)
+
+
+def test_role_target_is_its_first_word(tmp_path):
+    """As the released code: a target written with more words is scored as its first."""
+    frame = D.build_dataset("role", _role_file(tmp_path, "1-a\tthe cop arrested the\tcrook\t0.5\tcrook now\t0.5\t0.5"))
+    assert set(frame["target"]) == {"crook"}
 
 
 def test_role_cloze_bounds_are_probabilities(tmp_path):
@@ -291,3 +325,17 @@ def test_an_item_id_is_read_without_its_spaces(tmp_path):
     frame = D.build_dataset("cprag", path, shuffles=1, seed=0)
     assert set(frame["item"]) == {"1"} and all(r.startswith("1:") for r in frame["row_id"])
 
+
+def test_rows_are_in_the_documented_order(cprag, ettinger_tsvs):
+    """Conditions in their documented order, item numbers as integers (2 before 10), completions and
+    roles alphabetically: the order of the Parquet rows and of every score file built from them."""
+    keys = [(D.CPRAG_CONDITIONS.index(c), run, int(item), completion)
+            for c, run, item, completion in zip(cprag["condition"], cprag["run"], cprag["item"], cprag["completion"])]
+    assert keys == sorted(keys) and len(set(keys)) == len(keys)
+    role = D.build_dataset("role", ettinger_tsvs["role"])
+    keys = [(D.ROLE_CONDITIONS.index(c), int(pair), r) for c, pair, r in zip(role["condition"], role["pair"], role["role"])]
+    assert keys == sorted(keys) and len(set(keys)) == len(keys)
+    for dataset in ("neg_simp", "neg_nat"):
+        neg = D.build_dataset(dataset, ettinger_tsvs[dataset])
+        keys = [(int(item), D.NEG_CONDITIONS.index(c)) for item, c in zip(neg["item"], neg["condition"])]
+        assert keys == sorted(keys) and len(set(keys)) == len(keys), dataset
