@@ -45,6 +45,12 @@ def test_one_row_per_pair_in_paradigm_then_pair_number_order(pairs) -> None:
     assert pairs["row_id"].tolist() == [f"{uid}:{pid}" for uid, pid in expected]
 
 
+def test_pairs_sort_by_pair_number_not_by_its_text(tmp_path) -> None:
+    path = tmp_path / "anaphor_gender_agreement.jsonl"
+    path.write_text("".join(json.dumps(edited(pairID=pid)) + "\n" for pid in ("10", "2", "0", "100")), encoding="utf-8")
+    assert build_blimp([path])["row_id"].tolist() == [f"anaphor_gender_agreement:{pid}" for pid in (0, 2, 10, 100)]
+
+
 def test_file_order_does_not_matter(pairs) -> None:
     assert build_blimp(list(reversed(FILES))).equals(pairs)
 
