@@ -446,6 +446,45 @@ def test_malformed_suite_table_names_the_file(tables):
         read_reproduced(tables, SYSTEMS)
 
 
+def test_only_reproduction_rows_are_read(tables):
+    """A suite table prints the paper's numbers (and Ettinger's HuggingFace rerun) beside ours, under the
+    same model: they are not our numbers."""
+    rows = pd.read_csv(tables / "ettinger/table4.csv")
+    others = rows.iloc[:1].assign(value=[35.3]), rows.iloc[:1].assign(value=[32.4])
+    pd.concat([others[0].assign(source="paper"), rows, others[1].assign(source="hf_rerun")]).to_csv(
+        tables / "ettinger/table4.csv", index=False)
+    ours = read_reproduced(tables, SYSTEMS).set_index(KEYS)["reproduced"]
+    assert ours[("ettinger", "table4", "k=1", "Orig", "bert-base-uncased")] == 23.5
+
+
+def test_olmpics_reads_the_release_items_and_a_tasks_own_setup_first(tmp_path):
+    """Generated items are not the paper's, whichever line comes first; a column two setups share
+    (LANGSENSE) comes from the task's own setup (age_comparison: MC-MLM), the other setup only fills
+    what it lacks; a system with a zero-shot method gets no learning-curve numbers."""
+    zero = {"table": "table2", "task": "age_comparison", "source": "reproduction", "model": "roberta-large",
+            "method": "mc_mlm"}
+    write_csv(tmp_path / "olmpics/zero_shot.csv", [{**zero, "flavour": "generated", "accuracy": 10.0},
+                                                    {**zero, "flavour": "release", "accuracy": 97.0},
+                                                    {**zero, "flavour": "release", "method": "candidates", "accuracy": 60.0}])
+    curve = {"table": "table2", "task": "age_comparison", "source": "reproduction", "model": "roberta-large"}
+    write_csv(tmp_path / "olmpics/learning_curves.csv", [
+        {**curve, "setup": "mc_mlm", "flavour": "generated", "mlp_ws": 1.0, "langsense_pert": 1.0},
+        {**curve, "setup": "mc_qa", "flavour": "release", "mc_qa_ws": 70.0, "langsense_pert": 5.0},
+        {**curve, "setup": "mc_mlm", "flavour": "release", "mlp_ws": 95.0, "langsense_pert": 20.0},
+    ])
+    systems = {"roberta-large": "roberta-large", "roberta-large (HF)": "roberta-large (candidates)"}
+    ours = read_reproduced(tmp_path, {"olmpics": systems}).set_index(["paper_system", "column"])["reproduced"]
+    assert ours["roberta-large"].to_dict() == {"zero_shot": 97.0, "mlp_ws": 95.0, "mc_qa_ws": 70.0, "langsense_pert": 20.0}
+    # A method names a zero-shot scorer: the learning curves (trained with MC-MLM) are not its.
+    assert ours["roberta-large (HF)"].to_dict() == {"zero_shot": 60.0}
+
+
+def test_a_blimp_method_named_in_systems_overrides_the_papers(tables):
+    """``gpt2 (salazar)`` standing for the paper's ``gpt2-large (blimp_paper)`` is compared by its own method."""
+    ours = read_reproduced(tables, {"blimp": {"gpt2-large (blimp_paper)": "gpt2 (salazar)"}}).set_index(KEYS)
+    assert ours.loc[("blimp", "table3", "overall", "accuracy", "gpt2-large (blimp_paper)"), "reproduced"] == 81.0
+
+
 # --- written files --------------------------------------------------------------------------
 
 
