@@ -203,6 +203,16 @@ def test_every_ettinger_metric_reads_its_own_cell(tmp_path):
         assert cell(summary, "bert", f"ettinger: {metric}") == value_of[where], metric
 
 
+def test_a_model_without_a_preferred_method_gets_its_alphabetically_first(tmp_path):
+    rows = [{"table": "table3", "source": "reproduction", "reference": "", "model": "gpt2", "method": method,
+             "category": "overall", "paradigm": "", "value": value, "n": 67}
+            for method, value in (("two_prefix_joint", 70.0), ("lmeval04_mean", 60.0), ("one_prefix_mean", 50.0))]
+    write_csv(tmp_path / "blimp" / "table3.csv", BLIMP_COLUMNS, rows)
+    summary = model_summary(tmp_path, ["gpt2"], set())
+    assert cell(summary, "gpt2", "blimp: method") == "lmeval04_mean"
+    assert cell(summary, "gpt2", "blimp: overall") == 60.0
+
+
 def test_lama_model_and_method_are_read_from_their_columns(tables):
     summary = model_summary(tables, ["roberta-v2"], set())
     assert cell(summary, "roberta-v2", "lama: method") == "masked"
