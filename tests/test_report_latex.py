@@ -190,6 +190,21 @@ def test_a_pipe_in_a_column_name_survives_markdown_and_latex():
     assert list(back.columns) == ["P(a|b)", "n"] and back.iloc[0].tolist() == [0.5, 3]
 
 
+def test_a_pipe_in_a_cell_survives_markdown_and_latex():
+    """ROLE-88's expected words are '|'-separated: a bare pipe would split the Markdown cell."""
+    frame = pd.DataFrame({"expected": ["avoided|hated"], "n": [2]})
+    markdown = to_markdown(frame)
+    assert markdown.splitlines()[2] == "| avoided\\|hated | 2 |"
+    (_, back, _), = note_tables(f"### Again\n\n{markdown}")
+    assert back.iloc[0].tolist() == ["avoided|hated", 2]
+
+
+def test_a_note_cell_is_a_number_only_where_floatfmt_prints_it_back_the_same():
+    """A cell written with more decimals (or as 1e3) stays text: as a number it would print otherwise."""
+    (_, frame, _), = note_tables("| x |\n|---|\n| 12.5 |\n| 0.05 |\n| 1e3 |\n| 7 |\n", floatfmt=".1f")
+    assert frame["x"].tolist() == [12.5, "0.05", "1e3", 7]
+    assert r"0.05 \\" in to_booktabs(frame).splitlines()
+
 def test_write_table_without_markdown_frame_uses_the_csv_frame(tmp_path):
     tidy = pd.DataFrame({"model": ["m"], "value": [0.123]})
     write_table(tidy, tmp_path / "a.csv", tmp_path / "a.md", floatfmt=".2f")
