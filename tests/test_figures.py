@@ -140,6 +140,16 @@ def test_line_looks_colour_each_model_and_style_each_method() -> None:
     assert looks.references == tuple(SYNTHETIC_REFERENCES) and list(looks.models) == list(SYNTHETIC_MODELS)
 
 
+def test_a_reference_the_figure_does_not_draw_takes_no_look_and_no_legend_entry() -> None:
+    """A panel without one of the paper's systems: the references drawn look as if it were not listed."""
+    factors = synthetic_factors()
+    first, second = SYNTHETIC_REFERENCES
+    looks = line_looks([*factors, second], factors, SYNTHETIC_REFERENCES)
+    assert looks.references == (second,)
+    assert looks.systems[second] == line_looks([*factors, second], factors, [second]).systems[second]
+    model_group, _ = legend_groups(looks)
+    assert first not in model_group.labels and model_group.labels[-1] == second
+
 def test_systems_that_do_not_factor_look_as_before() -> None:
     """Without a (model, method) for each system, or with more models than ``MODEL_LOOKS``, each system takes
     the next colour and, past ten, the next mark, as every system did before."""
