@@ -91,6 +91,16 @@ def test_stage_times_match_a_plain_sum(tmp_path):
     assert got["scores/blimp"] == (2, 13.75, 10.5, 100.0)  # the repeat benchmark counts as one job of 3.25 s
 
 
+def test_stages_are_sorted_by_name_and_take_their_largest_rss(tmp_path):
+    """The largest RSS of a stage whichever of its files holds it; a file at the top level is its own stage."""
+    root = tmp_path / "benchmarks"
+    for relative, seconds, rss in (("z.tsv", 1.0, "NA"), ("scores/x/a.tsv", 2.0, "300.0"), ("scores/x/b.tsv", 3.0, "20.0")):
+        (root / relative).parent.mkdir(parents=True, exist_ok=True)
+        (root / relative).write_text(HEADER + f"{seconds}\t0:00:00\t{rss}\tNA\tNA\tNA\tNA\tNA\tNA\tNA\n")
+    stages = stage_times(root)
+    assert [(s.stage, s.jobs, s.total_s, s.max_s, s.max_rss_mb) for s in stages] == [
+        ("(top level)", 1, 1.0, 1.0, None), ("scores/x", 2, 5.0, 3.0, 300.0)]
+
 def test_page_shows_the_stage_sums_and_the_total(tmp_path):
     page = landing_page(make_config({"m": hub()}, ["m"]), None, write_benchmarks(tmp_path / "benchmarks"),
                         versions=VERSIONS)
