@@ -25,6 +25,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 
+import numpy as np
 import pandas as pd
 import pyarrow as pa
 import pyarrow.parquet as pq
@@ -209,7 +210,7 @@ def to_markdown(df: pd.DataFrame, floatfmt: str = ".1f") -> str:
 
 
 def _cell(value, floatfmt: str) -> str:
-    if isinstance(value, float):
+    if isinstance(value, float | np.floating):
         return "" if pd.isna(value) else format(value, floatfmt)
     if value is None or (not isinstance(value, str) and pd.isna(value)):
         return ""

@@ -205,6 +205,14 @@ def test_a_note_cell_is_a_number_only_where_floatfmt_prints_it_back_the_same():
     assert frame["x"].tolist() == [12.5, "0.05", "1e3", 7]
     assert r"0.05 \\" in to_booktabs(frame).splitlines()
 
+
+def test_a_float32_among_text_is_rounded_in_markdown_as_in_latex():
+    """A float32 in an object column (a value taken from a float32 Parquet column) is no Python float."""
+    frame = pd.DataFrame({"x": pd.Series([np.float32(2.345), "a"], dtype=object)})
+    assert to_markdown(frame).splitlines()[2:] == ["| 2.3 |", "| a |"]
+    assert "2.3 \\\\" in to_booktabs(frame)
+
+
 def test_write_table_without_markdown_frame_uses_the_csv_frame(tmp_path):
     tidy = pd.DataFrame({"model": ["m"], "value": [0.123]})
     write_table(tidy, tmp_path / "a.csv", tmp_path / "a.md", floatfmt=".2f")
