@@ -24,7 +24,7 @@ from lmprobes.suites.olmpics.probing import (
     task_data,
 )
 from lmprobes.suites.olmpics.schema import CURVE_SCHEMA
-from lmprobes.suites.olmpics.training import accuracy, with_overrides
+from lmprobes.suites.olmpics.training import accuracy, parameter_groups, with_overrides
 
 WIDTH = 8
 OLDER, YOUNGER = 11, 22
@@ -135,6 +135,19 @@ def test_linear_freezes_dense_and_layer_norm_while_mlp_mlm_trains_them():
         assert (not all(unchanged)) if transform_changes else all(unchanged), setting
         assert not torch.equal(probe.decoder.weight, head.decoder_weight), setting
     assert torch.equal(head.decoder_weight, torch.zeros(2, WIDTH))  # runs trained copies
+
+
+@pytest.mark.parametrize(("setting", "decayed", "spared"), [
+    ("mlp_mlm", ["decoder.weight", "dense.weight"], ["decoder.bias", "dense.bias", "layer_norm.bias", "layer_norm.weight"]),
+    ("linear", ["decoder.weight"], ["decoder.bias"]),
+])
+def test_probe_weight_decay_spares_biases_and_the_layer_norm_weight(setting, decayed, spared):
+    """The original's AdamW groups: weight decay on the dense and decoder weights only."""
+    probe = make_probe(setting, synthetic_head())
+    names = {id(parameter): name for name, parameter in probe.named_parameters()}
+    decay, no_decay = parameter_groups(probe, MC_MLM.weight_decay)
+    assert sorted(names[id(p)] for p in decay["params"]) == decayed
+    assert sorted(names[id(p)] for p in no_decay["params"]) == spared
 
 
 def test_cache_paths_pairs_and_lists_give_the_same_curves(tmp_path):

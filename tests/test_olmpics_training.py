@@ -303,3 +303,120 @@ def test_out_of_memory_on_a_single_example_is_raised():
     torch.manual_seed(0)
     with pytest.raises(torch.cuda.OutOfMemoryError):
         fit(OutOfMemoryAbove(4, rows=0, spare=0), separable(8, 0), separable(4, 1), TRANSFORMER, seed=0)
+
+
+def recording_optimizer(monkeypatch) -> list[dict]:
+    """Each optimiser step's rates (one per parameter group) and total gradient norm, as it steps."""
+    steps: list[dict] = []
+    make = training.make_optimizer
+
+    def recording(model: nn.Module, hp: HyperParameters) -> torch.optim.Optimizer:
+        optimizer = make(model, hp)
+        step = optimizer.step
+
+        def noted_step(*args, **kwargs):
+            grads = [p.grad.flatten() for group in optimizer.param_groups for p in group["params"] if p.grad is not None]
+            steps.append({"rates": [group["lr"] for group in optimizer.param_groups],
+                          "grad_norm": float(torch.cat(grads).norm())})
+            return step(*args, **kwargs)
+
+        optimizer.step = noted_step
+        return optimizer
+
+    monkeypatch.setattr(training, "make_optimizer", recording)
+    return steps
+
+
+def test_every_parameter_group_steps_at_the_scheduled_rate(monkeypatch):
+    steps = recording_optimizer(monkeypatch)
+    hp = replace(TRANSFORMER, lr=0.5, epochs=4, eval_batch_size=64)
+    fit(Scorer(4), separable(62, seed=0), separable(8, seed=1), hp, seed=0)
+    total = 4 * math.ceil(62 / 16)
+    expected = [0.5 * (1 + (1 - step / total) * 31) / 32 for step in range(1, total + 1)]
+    assert [s["rates"] for s in steps] == [pytest.approx([rate, rate]) for rate in expected]
+
+
+def test_reduce_on_plateau_halves_the_rate_after_each_epoch_without_a_better_dev_accuracy(monkeypatch):
+    steps = recording_optimizer(monkeypatch)
+    hp = with_overrides(BASELINE, lr=1e-3, epochs=8, patience=None, batch_size=32)
+    result, _ = run(7, hp)
+    per_epoch = math.ceil(96 / 32)
+    expected, rate, best = [], hp.lr, -1.0
+    for accuracy_ in result.epoch_accuracies:  # AllenNLP's (torch's ReduceLROnPlateau): factor 0.5, patience 0
+        expected += [rate] * per_epoch
+        if accuracy_ <= best:
+            rate /= 2
+        best = max(best, accuracy_)
+    assert any(a <= b for a, b in zip(result.epoch_accuracies[1:], result.epoch_accuracies))  # some epoch halves
+    assert [s["rates"][0] for s in steps] == pytest.approx(expected)
+
+
+def test_gradients_are_clipped_to_the_configured_norm_before_each_step(monkeypatch):
+    steps = recording_optimizer(monkeypatch)
+    hp = with_overrides(BASELINE, epochs=2, patience=None, grad_norm=1e-3)
+    run(7, hp)
+    assert steps and max(s["grad_norm"] for s in steps) <= 1e-3 * (1 + 1e-4)
+    steps.clear()
+    run(7, with_overrides(hp, grad_norm=None))
+    assert min(s["grad_norm"] for s in steps) > 1e-2  # unclipped, the same run's gradients are larger
+
+
+def adam_two_steps(weight: torch.Tensor, grads: list[torch.Tensor], lr: float, betas: tuple[float, float],
+                   decay: float, decoupled: bool) -> torch.Tensor:
+    """Adam by hand (eps 1e-8, bias correction): decoupled weight decay (AdamW) or L2 added to the gradient."""
+    m, v, w = torch.zeros_like(weight), torch.zeros_like(weight), weight.clone()
+    for t, grad in enumerate(grads, start=1):
+        if decoupled:
+            w = w * (1 - lr * decay)
+        else:
+            grad = grad + decay * w
+        m = betas[0] * m + (1 - betas[0]) * grad
+        v = betas[1] * v + (1 - betas[1]) * grad**2
+        w = w - lr * (m / (1 - betas[0] ** t)) / ((v / (1 - betas[1] ** t)).sqrt() + 1e-8)
+    return w
+
+
+@pytest.mark.parametrize(("hp", "decoupled"), [(with_overrides(TRANSFORMER, lr=0.1), True),
+                                               (with_overrides(BASELINE, lr=0.1, betas=(0.8, 0.9)), False)])
+def test_the_optimisers_use_the_configured_betas_and_their_own_kind_of_weight_decay(hp, decoupled):
+    """Two steps with different gradients tell the betas apart (one step does not: its update is
+    lr * g / |g|); the baselines' Adam adds L2 decay to the gradient, AdamW decays the weight itself."""
+    model = nn.Linear(2, 1, bias=False)
+    start = torch.tensor([[1.0, -2.0]])
+    with torch.no_grad():
+        model.weight.copy_(start)
+    optimizer = training.make_optimizer(model, hp)
+    grads = [torch.tensor([[0.5, -3.0]]), torch.tensor([[-2.0, 0.25]])]
+    for grad in grads:
+        model.weight.grad = grad.clone()
+        optimizer.step()
+    expected = adam_two_steps(start, grads, hp.lr, hp.betas, hp.weight_decay, decoupled)
+    torch.testing.assert_close(model.weight.detach(), expected, rtol=0, atol=1e-6)
+
+
+class OrderNoting(Scorer):
+    """A scorer noting the first feature-1 value of each training example it sees, in order."""
+
+    def __init__(self, dim: int) -> None:
+        super().__init__(dim)
+        self.seen: list[float] = []
+
+    def forward(self, features: torch.Tensor) -> torch.Tensor:
+        if self.training:
+            self.seen += features[:, 0, 1].tolist()
+        return super().forward(features)
+
+
+def test_each_epoch_reshuffles_the_training_examples_in_an_order_drawn_from_the_seed():
+    train = separable(24, 0)
+    orders = {}
+    for seed in (1, 2):
+        torch.manual_seed(0)
+        model = OrderNoting(4)
+        fit(model, train, separable(8, 1), with_overrides(TRANSFORMER, epochs=2), seed=seed)
+        orders[seed] = [model.seen[:24], model.seen[24:]]
+    values = sorted(train.inputs["features"][:, 0, 1].tolist())
+    for first, second in orders.values():
+        assert sorted(first) == values and sorted(second) == values  # every example once an epoch
+        assert first != second  # shuffled anew each epoch
+    assert orders[1] != orders[2]
