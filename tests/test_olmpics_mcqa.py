@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import numpy as np
 import pandas as pd
 import pytest
 import torch
@@ -374,3 +375,52 @@ def test_seed_files_merge_into_the_curve_one_job_would_make_and_disagreeing_ones
     merge_seed_curves([newer, parts[1]], tmp_path / "mixed.parquet")
     assert read_metadata(tmp_path / "mixed.parquet")["generator"] == f"{metadata['generator']}; lmprobes 9"
     assert not (tmp_path / "bad.parquet").exists()
+
+
+def test_each_seed_fine_tunes_on_its_own_nested_subset_of_the_train_rows_in_row_order(tiny_dir, bert_encoder,
+                                                                                      monkeypatch):
+    """The N examples of seed s are the first N of numpy's default_rng(s) permutation of the train rows
+    ordered by row number, whatever the order of the items given."""
+    from lmprobes.suites.olmpics import mcqa
+    from lmprobes.suites.olmpics.training import RunResult
+
+    items = qa_rows(12, 4, seed=5)
+    trained = {}
+
+    def recording_fit(model, train, dev, hp, *, seed, **kwargs):
+        pad = bert_encoder.tokenizer.pad_token_id
+        trained[(seed, len(train))] = [tuple(tuple(t for t in choice if t != pad) for choice in item)
+                                       for item in train.inputs["input_ids"].tolist()]
+        return RunResult(50.0, 1, (50.0,))
+
+    monkeypatch.setattr(mcqa, "fit", recording_fit)
+    mc_qa_curves(tiny_dir("bert"), {"family": "masked"}, items.sample(frac=1.0, random_state=3), grid=(4, 8),
+                 seeds=(1, 2), hp=FAST, device="cpu")
+    train_rows = items[items["split"] == "train"].sort_values("row").to_dict("records")
+    encoded = [tuple(tuple(bert_encoder.tokenizer(row["stem"], choice)["input_ids"]) for choice in row["choices"])
+               for row in train_rows]
+    for seed in (1, 2):
+        order = np.random.default_rng(seed).permutation(len(train_rows))
+        for n in (4, 8):
+            assert trained[(seed, n)] == [encoded[i] for i in order[:n]], (seed, n)
+    assert trained[(1, 8)] != trained[(2, 8)]
+
+
+def test_the_head_is_small_and_reads_the_pooled_output_through_the_configs_dropout(bert_encoder):
+    """A fresh Linear(H, 1), weight normal(0, 0.02) and bias 0, on the pooled output after dropout at the
+    config's hidden_dropout_prob (so, with the encoder's own dropout off, two training passes differ)."""
+    config = bert_encoder.encoder.config
+    assert config.hidden_dropout_prob > 0
+    with seeded(3):
+        model = fresh_model(bert_encoder)
+    assert model.dropout.p == config.hidden_dropout_prob
+    assert float(model.classifier.weight.detach().std()) == pytest.approx(0.02, abs=0.008) and not model.classifier.bias.any()
+    examples = mc_qa_examples(bert_encoder.tokenizer, qa_rows(0, 4))
+    model.train()
+    model.encoder.eval()
+    try:
+        with torch.no_grad(), seeded(4):
+            first, second = model(**examples.inputs), model(**examples.inputs)
+    finally:
+        model.eval()
+    assert not torch.equal(first, second)
