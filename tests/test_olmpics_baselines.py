@@ -6,6 +6,7 @@ import math
 import random
 from pathlib import Path
 
+import numpy as np
 import pandas as pd
 import pytest
 import torch
@@ -15,6 +16,7 @@ from lmprobes.suites.olmpics.baselines import (
     BaselineError,
     Esim,
     MlmBaseline,
+    VariationalDropout,
     baseline_curves,
     baseline_zero_shot,
     build_baseline,
@@ -254,3 +256,65 @@ def test_glove_read_for_the_words_needed_gives_the_same_inputs(glove):
     assert torch.equal(mlm_baseline_examples(items, small).inputs["features"],
                        mlm_baseline_examples(items, glove).inputs["features"])
     assert torch.equal(esim_examples(qa, small).meta["embeddings"], esim_examples(qa, glove).meta["embeddings"])
+
+
+def test_the_baselines_dropout_initialisation_and_batch_sizes_are_the_originals():
+    with seeded(0):
+        head = MlmBaseline(7)
+    assert head.dropout.p == 0.5
+    assert float(head.dense.weight.detach().std()) == pytest.approx(0.02, abs=5e-4)
+    assert float(head.decoder.weight.detach().std()) == pytest.approx(0.02, abs=2e-3)
+    assert (ESIM.batch_size, ESIM.weight_decay, ESIM.lr, ESIM.patience) == (32, 0.0, 4e-4, 10)
+
+
+def test_variational_dropout_drops_whole_features_of_a_sequence_and_rescales_the_rest():
+    dropout = VariationalDropout(0.25).train()
+    with seeded(0):
+        out = dropout(torch.ones(4, 6, 50))
+    assert out.unique().tolist() == pytest.approx([0.0, 1 / 0.75])
+    assert torch.equal(out, out[:, :1, :].expand_as(out))  # one mask per sequence, the same at every step
+    assert not torch.equal(out[0], out[1])
+
+
+def test_baseline_curves_train_each_seed_on_its_own_nested_subset_of_the_train_rows_in_row_order(glove,
+                                                                                                  monkeypatch):
+    from lmprobes.suites.olmpics import baselines
+    from lmprobes.suites.olmpics.training import RunResult
+
+    items = age_rows(20, 6, seed=3)
+    trained = {}
+
+    def recording_fit(model, train, dev, hp, *, seed, **kwargs):
+        trained[(seed, len(train))] = train.inputs["features"]
+        return RunResult(50.0, 1, (50.0,))
+
+    monkeypatch.setattr(baselines, "fit", recording_fit)
+    baseline_curves(items.sample(frac=1.0, random_state=1), glove, kind="mlm_baseline", grid=(5, 10), seeds=(1, 2))
+    train_rows = items[items["split"] == "train"].sort_values("row")
+    features = torch.stack([stem_features(stem, glove) for stem in train_rows["stem"]])
+    for seed in (1, 2):
+        order = np.random.default_rng(seed).permutation(len(train_rows))
+        for n in (5, 10):
+            assert torch.equal(trained[(seed, n)], features[order[:n]]), (seed, n)
+
+
+def test_esim_scores_each_question_and_choice_as_if_neither_were_padded(glove):
+    """Stems and choices of several lengths: padding must not enter the mean (or max) pooling."""
+    items = frame([
+        make_item("property_conjunction", "release", "standard", "dev", 1, id="a",
+                  stem="what is related to dog and is usually located at church", choices=["cat", "chess set", "crop"],
+                  answer=0),
+        make_item("property_conjunction", "release", "standard", "dev", 2, id="b",
+                  stem="what has cat", choices=["dog", "boat", "water church man"], answer=1),
+    ])
+    examples = esim_examples(items, glove)
+    with seeded(0):
+        model = Esim(examples.meta["embeddings"], hidden=16, projection=16).eval()
+    with torch.no_grad():
+        together = model(**examples.inputs)
+        for i in range(len(examples)):
+            premise = examples.inputs["premise"][i]
+            premise = premise[premise != 0].unsqueeze(0)
+            for k, hypothesis in enumerate(examples.inputs["hypotheses"][i]):
+                alone = model(premise, hypothesis[hypothesis != 0].view(1, 1, -1))
+                assert together[i, k].item() == pytest.approx(alone.item(), abs=1e-5), (i, k)
