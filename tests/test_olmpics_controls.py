@@ -137,3 +137,11 @@ def test_a_stem_no_template_matches_is_named() -> None:
         control_frame(odd)
     with pytest.raises(ValueError, match="variant must be one of"):
         control_frame(FRAME, ["no_language"])
+
+
+def test_perturbed_lang_draws_each_items_nonsense_words_anew() -> None:
+    """Seeded per item: the rows of one task do not all get the same replacements."""
+    standard = build_release({("age_comparison", "dev"): DATA / "number_comparison_age_compare_masked_dev.jsonl"})
+    perturbed = control_frame(standard, ["perturbed_lang"], seed=0)
+    drawn = {tuple(json.loads(provenance)["replacements"].values()) for provenance in perturbed["provenance"]}
+    assert len(perturbed) >= 10 and len(drawn) > 1
