@@ -12,7 +12,7 @@ import pytest
 
 from lmprobes.suites.olmpics.generate_taxonomy import generate_taxonomy_conjunction
 from lmprobes.suites.olmpics.schema import SCHEMA
-from lmprobes.suites.olmpics.wordnet import load_wordnet
+from lmprobes.suites.olmpics.wordnet import first_single_word, load_wordnet
 
 FIXTURE = Path(__file__).parent / "data" / "olmpics_sources" / "wordnet"
 STEM = re.compile(r"^A (.+) and a (.+) are both a type of \[MASK\] $")
@@ -108,3 +108,31 @@ def test_same_seed_same_frame_other_seed_other_items(wn, frame: pd.DataFrame) ->
     pd.testing.assert_frame_equal(frame, generate_taxonomy_conjunction(wn, n_train=12, n_dev=15, seed=11, min_depth=1))
     other = generate_taxonomy_conjunction(wn, n_train=12, n_dev=15, seed=12, min_depth=1)
     assert list(other["stem"]) != list(frame["stem"])
+
+
+def distances(synset) -> dict:
+    """Every ancestor with its shortest hypernym distance, by a plain breadth-first walk."""
+    found, frontier, step = {}, [synset], 0
+    while frontier:
+        step += 1
+        frontier = [parent for child in frontier for parent in child.hypernyms() + child.instance_hypernyms()
+                    if parent not in found and parent != synset]
+        for parent in frontier:
+            found.setdefault(parent, step)
+    return found
+
+
+def test_each_distractor_is_the_nearest_ancestor_the_other_term_lacks(wn, frame: pd.DataFrame) -> None:
+    """What the paper says models fall for: the closest ancestor of a term that is no ancestor (by
+    synset or word) of the other term, the answer or the terms themselves, among usable words."""
+    for _, row in frame.iterrows():
+        provenance = json.loads(row["provenance"])
+        s1, s2 = terms(wn, row)
+        answer = row["choices"][row["answer"]]
+        for term, other, distractor in ((s1, s2, provenance["distractors"][0]), (s2, s1, provenance["distractors"][1])):
+            up, other_up = distances(term), distances(other)
+            avoid = words(other_up) | words([s1, s2]) | {answer}
+            usable = [distance for ancestor, distance in up.items()
+                      if ancestor not in other_up and ancestor.min_depth() >= 1
+                      and (word := first_single_word(ancestor)) is not None and word not in avoid]
+            assert up[wn.synset(distractor)] == min(usable), (row["stem"], distractor)
