@@ -12,8 +12,10 @@ import pytest
 
 from lmprobes.suites.lama.conceptnet import stream_to_parquet
 from lmprobes.suites.olmpics.generate_antonym import (
+    WordPair,
     generate_antonym_negation,
     generate_antonym_negation_conceptnet,
+    without_ambiguous,
 )
 from lmprobes.suites.olmpics.schema import SCHEMA
 from lmprobes.suites.olmpics.wordnet import load_wordnet
@@ -156,3 +158,14 @@ def test_the_configured_min_count_reaches_the_generator_and_the_metadata(tmp_pat
     assert read_metadata(out)["wordnet_min_count"] == 1
     make_generated("age_comparison", {}, tmp_path / "age.parquet", seed=3, provenance={})
     assert "wordnet_min_count" not in read_metadata(tmp_path / "age.parquet")
+
+
+def test_a_pair_that_is_antonyms_and_synonyms_both_is_dropped_from_both_labels() -> None:
+    def pairs(relation: str, *words: tuple[str, str]) -> dict:
+        return {tuple(sorted(pair)): WordPair(relation, "a", *pair, {}) for pair in words}
+
+    found = {"antonym": pairs("antonym", ("hot", "cold"), ("fast", "slow")),
+             "synonym": pairs("synonym", ("slow", "fast"), ("big", "large"))}
+    kept = without_ambiguous(found)
+    assert [(pair.w1, pair.w2) for pair in kept["antonym"]] == [("hot", "cold")]
+    assert [(pair.w1, pair.w2) for pair in kept["synonym"]] == [("big", "large")]

@@ -130,3 +130,11 @@ def test_blank_lines_are_skipped_and_later_lines_keep_their_numbers(tmp_path: Pa
 def test_same_seed_same_frame_other_seed_other_items(frame: pd.DataFrame) -> None:
     pd.testing.assert_frame_equal(frame, generate_objects_comparison(DOQ, n_train=20, n_dev=30, seed=2))
     assert list(generate_objects_comparison(DOQ, n_train=20, n_dev=30, seed=3)["stem"]) != list(frame["stem"])
+
+
+def test_an_object_in_both_lists_is_asked_about_in_dev_only() -> None:
+    frame = generate_objects_comparison(DOQ, n_train=10_000, n_dev=10_000, seed=0,
+                                        train_objects=(*TRAIN_OBJECTS, "car", "pen"))
+    objects = {split: {obj for stem in group["stem"] for obj in STEM.match(stem).groups()}
+               for split, group in frame.groupby("split")}
+    assert {"car", "pen"} <= objects["dev"] and not {"car", "pen"} & objects["train"]

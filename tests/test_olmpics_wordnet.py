@@ -111,3 +111,11 @@ def test_folder_is_the_only_path_added_to_nltk(tmp_path: Path) -> None:
     load_wordnet(tmp_path / "only")
     added = [entry for entry in nltk.data.path if entry not in before]
     assert added == [str((tmp_path / "only").resolve())]
+
+
+def test_a_lemma_whose_count_equals_min_count_is_kept(wn: WordNetCorpusReader) -> None:
+    """``wordnet_min_count`` is the count a lemma needs: reaching it is enough."""
+    horse = wn.synset("horse.n.01").lemmas()[0]
+    assert horse.count() > 0
+    assert single_word(horse, min_count=horse.count()) == "horse"
+    assert single_word(horse, min_count=horse.count() + 1) is None
