@@ -211,3 +211,38 @@ def test_a_sentence_of_exactly_100_words_is_kept_and_one_of_101_is_too_long(rele
     assert df["n_words"].to_dict() == {"w99": 99, "w100": 100, "w101": 101}
     assert df["too_long"].to_dict() == {"w99": False, "w100": False, "w101": True}
     assert R.filter_counts(df.reset_index())["too_long"] == 1
+
+
+def test_each_removed_fact_counts_once_for_the_first_filter_that_removes_it(release, lama_records):
+    """The released order: length, then common vocabulary, then judgments (the filters table's rows)."""
+    google = lama_records.google
+    lama_records.jsonl(release / "Google_RE" / "place_of_death_test.jsonl",
+                       [google("Ann Lee", "Oslo", 0, 3), google("Bo Lee", "Paris", 0, 3)])  # Oslo: not in the vocab
+    death = build("google_re", release).query("relation == 'place_of_death'")
+    assert list(death["in_common_vocab"]) == [False, True] and death["judgment_rejected"].all()
+    assert R.filter_counts(death) == {"lines": 2, "too_long": 0, "not_in_common_vocab": 1, "judgment_rejected": 1,
+                                      "duplicate": 0}
+    long_sentence = " ".join(["word"] * 100) + " birds can [MASK] ."
+    lama_records.jsonl(release / "ConceptNet" / "test.jsonl",
+                       [{"sub": "bird", "pred": "CapableOf", "obj_label": "sing", "masked_sentences": [long_sentence]}])
+    conceptnet = build("conceptnet", release)
+    assert conceptnet["too_long"].all() and not conceptnet["in_common_vocab"].any()
+    assert R.filter_counts(conceptnet) == {"lines": 1, "too_long": 1, "not_in_common_vocab": 0, "judgment_rejected": 0,
+                                           "duplicate": 0}
+
+
+def test_trex_relations_come_in_numeric_order_whatever_the_order_of_relations_jsonl(release):
+    path = release / "relations.jsonl"
+    path.write_text("".join(reversed(path.read_text(encoding="utf-8").splitlines(keepends=True))), encoding="utf-8")
+    assert list(R.load_relations(path)) == ["P166", "P36", "P19"]
+    assert list(build("trex", release)["relation"]) == ["P19"] * 4 + ["P36"]
+
+
+def test_lowercase_mode_lowercases_the_valid_objects_too(release):
+    """The filtered rank compares them with the lowercased vocabulary's words."""
+    import pandas as pd
+
+    objects = pd.DataFrame.from_records([("P19", "Q7186", "Q270", "Warsaw")], columns=["relation", "sub_uri", "obj_uri", "obj_label"])
+    lower = R.lowercased(R.with_valid_objects(build("trex", release), objects), {"paris", "warsaw"}).set_index("uuid")
+    assert list(lower.loc["t1", "valid_objects"]) == ["warsaw"] and list(lower.loc["t2", "valid_objects"]) == []
+    assert R.lowercased(build("trex", release), {"paris"})["valid_objects"].isna().all(), "none listed: none made up"

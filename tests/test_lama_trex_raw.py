@@ -306,3 +306,78 @@ def test_the_five_relations_lama_has_no_t_rex_facts_for_are_left_out(tmp_path):
     assert "P54" not in set(df.relation) and "P54" not in set(objects.relation)
     assert "P54" not in stats["relations"]
     assert set(df.relation) == {"P36", "P47"}, "Warsaw's fact was P19's only one"
+
+
+def test_evidences_are_stripped_and_boundaries_outside_the_aligned_sentence_are_not_used():
+    text = "Born in Paris. Paris is far."
+    second = (14, len(text))  # " Paris is far.": T-REx sentence spans may hold the space before them
+    assert T.mask_object(text, *second, [15, 20], "Paris") == ("[MASK] is far.", True)
+    # The first sentence's "Paris": the right form, but not in the aligned sentence.
+    assert T.mask_object(text, *second, [8, 13], "Paris") == ("[MASK] is far.", False)
+
+
+def mention(qid: str, surface: str, annotator: str = "Wikidata_Spotlight_Entity_Linker", boundaries=None) -> dict:
+    return {"uri": f"http://www.wikidata.org/entity/{qid}", "surfaceform": surface, "annotator": annotator,
+            "boundaries": boundaries}
+
+
+def one_triple_document(text: str, sentences: list, sentence_id: int, subject: dict, obj: dict) -> dict:
+    predicate = {"uri": "http://www.wikidata.org/prop/direct/P19", "surfaceform": None, "boundaries": None}
+    return {"docid": "d", "text": text, "sentences_boundaries": sentences,
+            "triples": [{"sentence_id": sentence_id, "subject": subject, "predicate": predicate, "object": obj}]}
+
+
+def test_a_pronoun_object_is_skipped_as_a_pronoun_subject_is():
+    """A Simple_Coreference mention ("it") does not name its entity: neither a label nor an evidence."""
+    text = "Warsaw is a city. Marie Curie was born in it."
+    document = one_triple_document(text, [[0, 17], [18, len(text)]], 1, mention("Q7186", "Marie Curie"),
+                                   mention("Q270", "it", "Simple_Coreference", [42, 44]))
+    collected = T.FactCollector(["P19"], max_evidences=10)
+    collected.add_member(DATA, "m.json", [document])
+    assert collected.skipped["pronoun"] == 1 and collected.facts["P19"] == {} and "Q270" not in collected.surfaces
+
+
+def test_a_negative_sentence_id_is_out_of_range_not_the_last_sentence():
+    text = "Intro. Marie Curie was born in Warsaw."
+    document = one_triple_document(text, [[0, 6], [7, len(text)]], -1, mention("Q7186", "Marie Curie", boundaries=[7, 18]),
+                                   mention("Q270", "Warsaw", boundaries=[31, 37]))
+    collected = T.FactCollector(["P19"], max_evidences=10)
+    collected.add_member(DATA, "m.json", [document])
+    assert collected.skipped["sentence_out_of_range"] == 1 and collected.facts["P19"] == {}
+
+
+def test_relations_come_in_numeric_order_not_as_strings(tmp_path):
+    """P101 after P47 (as strings it would come first), in the dataset and in every_object."""
+    docs = documents(SECOND)
+    docs[0]["triples"][0]["predicate"]["uri"] = "http://www.wikidata.org/prop/direct/P101"  # Marie Curie -> Warsaw
+    trex = zip_with(tmp_path, {FIRST: (DATA / FIRST).read_bytes(), SECOND: json.dumps(docs).encode()})
+    df, objects = T.build_trex_raw_with_objects(trex, RELATIONS, VOCAB, seed=0)
+    assert list(dict.fromkeys(df.relation)) == ["P36", "P47", "P101"]
+    assert list(dict.fromkeys(objects.relation)) == ["P36", "P47", "P101"]
+    assert sorted(["P101", "P1412", "P19", "P36"], key=T.relation_order) == ["P19", "P36", "P101", "P1412"]
+
+
+def test_macos_resource_forks_in_the_zip_are_not_read_as_members(tmp_path, trex_zip):
+    fork = b"\x00\x05\x16\x07\x00\x02\x00\x00Mac OS X"  # AppleDouble: not JSON
+    members = {name: (DATA / name).read_bytes() for name in MEMBERS}
+    archive = zip_with(tmp_path, {**members, "._re-nlg_0-10000.json": fork, "__MACOSX/._re-nlg_10000-20000.json": fork})
+    pd.testing.assert_frame_equal(build(archive), build(trex_zip))
+
+
+def test_namesakes_with_one_object_are_flagged_duplicate_as_lama_dedupes_template_queries(tmp_path):
+    """Two people whose label is "John Smith", both born in Paris, give one query and one gold."""
+    text = "John Smith was born in Paris."
+    smiths = [one_triple_document(text, [[0, len(text)]], 0, mention(qid, "John Smith", boundaries=[0, 10]),
+                                  mention("Q90", "Paris", boundaries=[23, 28])) for qid in ("Q5", "Q6")]
+    df = build(zip_with(tmp_path, {"m.json": json.dumps(smiths).encode()}))
+    assert list(zip(df.sub_uri, df.sub_label, df.obj_label, df.duplicate)) == [
+        ("Q5", "John Smith", "Paris", False), ("Q6", "John Smith", "Paris", True)]
+
+
+def test_an_empty_surface_form_is_missing_not_found_everywhere():
+    text = "Marie Curie was born in Warsaw."
+    document = one_triple_document(text, [[0, len(text)]], 0, mention("Q7186", "Marie Curie", boundaries=[0, 11]),
+                                   mention("Q270", "", boundaries=None))
+    collected = T.FactCollector(["P19"], max_evidences=10)
+    collected.add_member(DATA, "m.json", [document])
+    assert collected.skipped["surface_form_missing"] == 1 and collected.facts["P19"] == {}
