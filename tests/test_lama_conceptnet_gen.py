@@ -154,6 +154,9 @@ def test_sixteen_lama_relations() -> None:
          "You can use a balalaika to [MASK]"),
         ("[[The Sun]] is [[hot]].", "sun", "hot", 1, "The Sun is [MASK]."),
         ("[[hot]] is what [[the sun]] is", "sun", "hot", 0, "[MASK] is what the sun is"),
+        # Only ConceptNet's normalisation (no "an") tells the spans apart: the object comes first.
+        ("*Something you find in [[an office]] is [[an employee]]", "employee", "office", 0,
+         "*Something you find in an [MASK] is an employee"),
     ],
 )
 def test_object_span_and_masked_sentence(surface: str, start: str, end: str, index: int, masked: str) -> None:
@@ -249,13 +252,14 @@ def test_sentence_end_closes_unpunctuated_surface_texts(tmp_path: Path, vocab: P
     edges = write_edges(tmp_path / "edges.parquet", [
         edge(1, "CapableOf", "dog", "bark", "[[a dog]] can [[bark]]"),
         edge(2, "CapableOf", "dog", "run", "[[a dog]] can [[run]]."),  # already punctuated: left alone
+        edge(3, "Desires", "dog", "run", "Does [[a dog]] want to [[run]]?"),
     ])
     default = build_conceptnet_gen(edges, vocab, seed=0)
-    assert sorted(default["query"]) == ["A dog can [MASK].", "A dog can [MASK]."]
+    assert sorted(default["query"]) == ["A dog can [MASK].", "A dog can [MASK].", "Does a dog want to [MASK]?"]
     spaced = build_conceptnet_gen(edges, vocab, seed=0, sentence_end=" .")
-    assert sorted(spaced["query"]) == ["A dog can [MASK] .", "A dog can [MASK]."]
+    assert sorted(spaced["query"]) == ["A dog can [MASK] .", "A dog can [MASK].", "Does a dog want to [MASK]?"]
     verbatim = build_conceptnet_gen(edges, vocab, seed=0, sentence_end="")
-    assert sorted(verbatim["query"]) == ["A dog can [MASK]", "A dog can [MASK]."]
+    assert sorted(verbatim["query"]) == ["A dog can [MASK]", "A dog can [MASK].", "Does a dog want to [MASK]?"]
 
 
 def test_a_fact_of_several_sentences_is_queried_through_one_drawn_at_random_per_seed(tmp_path: Path,
@@ -270,3 +274,23 @@ def test_a_fact_of_several_sentences_is_queried_through_one_drawn_at_random_per_
     assert queries == {seed: build_conceptnet_gen(edges, vocab, seed=seed)["query"].iloc[0] for seed in range(12)}
     frame = build_conceptnet_gen(edges, vocab, seed=0)
     assert list(frame["evidences"].iloc[0]) == ["A dog can [MASK].", "The dog may [MASK] at night."]
+    # Seeded per fact, not by the seed alone: each fact of a relation draws on its own.
+    for seed, query in queries.items():
+        assert query == random.Random(f"{seed}:CapableOf:dog:bark").choice(sorted(set(queries.values())))
+
+
+def test_a_surface_text_without_exactly_two_nonblank_spans_is_counted_bad(tmp_path: Path, vocab: Path) -> None:
+    edges = write_edges(tmp_path / "edges.parquet", [
+        edge(1, "CapableOf", "dog", "bark", "[[a dog]] can [[bark]] at [[night]]"),
+        edge(2, "CapableOf", "dog", "bark", "[[ ]] can [[bark]]"),
+        edge(3, "CapableOf", "dog", "run", "[[a dog]] can [[run]]"),
+    ])
+    stats: dict = {}
+    df = build_conceptnet_gen(edges, vocab, seed=0, stats=stats)
+    assert stats["bad_surface_text"] == 2 and list(df["query"]) == ["A dog can [MASK]."]
+
+
+def test_relations_are_built_in_sorted_order_whatever_the_order_asked(tmp_path: Path, vocab: Path) -> None:
+    df = build_conceptnet_gen(write_edges(tmp_path / "edges.parquet", EDGES), vocab, seed=0,
+                              relations=("Desires", "CapableOf", "AtLocation"))
+    assert list(df["relation"]) == ["AtLocation", "CapableOf", "Desires"]
