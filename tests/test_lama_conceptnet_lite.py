@@ -209,3 +209,22 @@ def test_the_workflows_edges_name_the_database_by_contents_not_path(database: Pa
     generated = read_metadata(tmp_path / "gen.parquet")
     assert generated["sources"] == {"conceptnet_gen": {"conceptnet_lite_db": expected}}
     assert "conceptnet_lite_db" not in generated["settings"]
+
+
+def test_edges_come_in_the_csvs_line_order_across_relations(tmp_path: Path) -> None:
+    """The relations' streams are merged by edge id, not read one relation after another."""
+    omcs = {"dataset": "/d/conceptnet/4/en", "sources": OMCS, "weight": 1.0}
+    assertions = tmp_path / "assertions.csv"
+    assertions.write_text("".join([
+        line("/r/AtLocation", "/c/en/wheat", "/c/en/field", omcs),
+        line("/r/CapableOf", "/c/en/dog", "/c/en/bark", omcs),
+        line("/r/AtLocation", "/c/en/cow", "/c/en/farm", omcs),
+    ]), encoding="utf-8")
+    db_path = tmp_path / "conceptnet.db"
+    conceptnet_lite.db.load_dump_to_db(assertions, db_path, edge_count=None, delete_dump=False)
+    conceptnet_lite.db.db.close()
+    csv_out, db_out = tmp_path / "csv.parquet", tmp_path / "db.parquet"
+    stream_to_parquet(assertions, csv_out)
+    edges_from_conceptnet_lite(db_path, db_out)
+    assert table(db_out).column("row").to_pylist() == [1, 2, 3]
+    assert table(db_out).to_pylist() == table(csv_out).to_pylist()
