@@ -24,6 +24,7 @@ from lmprobes.suites.lama.wikidata_fresh import (
     WikidataFreshError,
     build_wikidata_fresh,
     chosen_objects,
+    sample_subjects,
     wikidata_fresh_with_stats,
 )
 from loopback import serve_http
@@ -256,6 +257,15 @@ def test_same_seed_same_sample_and_other_seed_other_sample(crowd, make_client):
     # The candidate query does not depend on the seed: seed 2 redrew from the cached answer.
     samples = [asked for asked in service.requests if asked["kind"] == "sample"]
     assert len(samples) == 2  # one per cache directory
+
+
+def test_subjects_are_drawn_from_and_listed_in_numeric_id_order_not_string_order():
+    subjects = ["Q100", "Q9", "Q10", "Q1000", "Q99", "Q9"]
+    numeric = ["Q9", "Q10", "Q99", "Q100", "Q1000"]
+    assert sample_subjects(subjects, 10, 0, "P19") == numeric
+    for seed in range(5):
+        drawn = random.Random(f"{seed}:P19").sample(numeric, 3)
+        assert sample_subjects(subjects, 3, seed, "P19") == [q for q in numeric if q in drawn]
 
 
 def test_fact_and_alias_queries_are_chunked(crowd, make_client):
