@@ -177,6 +177,14 @@ def test_the_original_template_rows_are_the_trex_corpus_and_every_template_keeps
     assert lower.loc[lower["row_id"] == "trex_paraphrases:P19:1:3", "query"].item() == "[MASK] is the birthplace of allan peiper."
 
 
+def test_every_template_is_filled_with_the_stripped_subject_as_lamas_own(release, pararel, lama_records):
+    """The released parse_template call strips the subject; a paraphrase must not keep its spaces."""
+    lama_records.jsonl(release / "TREx" / "P19.jsonl", [lama_records.trex("t9", " Ann Lee ", "Paris")])
+    queries = build(release, pararel).query("relation == 'P19'")["query"].tolist()
+    assert queries == ["Ann Lee was born in [MASK] .", "Ann Lee is originally from [MASK].",
+                       "Ann Lee was originally from [MASK].", "[MASK] is the birthplace of Ann Lee."]
+
+
 def test_spacing_lama_spaces_the_object_from_its_period(release, pararel):
     df = build(release, pararel, spacing="lama")
     allan = df[df["fact_id"] == "trex:P19:1"]

@@ -35,6 +35,12 @@ def test_string_match_is_a_case_insensitive_substring_of_the_subject():
     assert uhn.string_match(data).tolist() == [True, False, True, True, False, False]
 
 
+def test_the_person_name_filter_reads_the_reference_codes_relations_and_kinds():
+    """create_lama_uhn.py: places of birth and death (T-REx and Google-RE), citizenship, native and spoken languages."""
+    assert uhn.NAME_KINDS == {"P19": "city", "P20": "city", "place_of_birth": "city", "place_of_death": "city",
+                              "P27": "country", "P103": "language", "P1412": "language"}
+
+
 def test_name_queries_split_subjects_on_whitespace_for_the_name_relations_only():
     data = pd.concat([facts([
         {"relation": "P19", "sub_label": "Jean Marais", "obj_label": "Paris"},
