@@ -246,3 +246,21 @@ def test_lowercase_mode_lowercases_the_valid_objects_too(release):
     lower = R.lowercased(R.with_valid_objects(build("trex", release), objects), {"paris", "warsaw"}).set_index("uuid")
     assert list(lower.loc["t1", "valid_objects"]) == ["warsaw"] and list(lower.loc["t2", "valid_objects"]) == []
     assert R.lowercased(build("trex", release), {"paris"})["valid_objects"].isna().all(), "none listed: none made up"
+
+
+def test_google_re_aliases_and_labels_and_squad_ids_are_read_into_their_columns(release, lama_records):
+    peter = lama_records.google("Peter Martin", "London", 3, 0)
+    peter.update(sub_aliases=["Pete Martin"], obj_aliases=["London, England", "Londres"])
+    lama_records.jsonl(release / "Google_RE" / "place_of_birth_test.jsonl", [peter])
+    row = build("google_re", release).query("relation == 'place_of_birth'").iloc[0]
+    assert (list(row.sub_aliases), list(row.obj_aliases)) == (["Pete Martin"], ["London, England", "Londres"])
+    assert row.relation_label == "place of birth" and row.uuid == "g-Peter Martin"
+    assert list(build("squad", release)["uuid"]) == ["56bf_0", "56bf_1"], "SQuAD names its question by id"
+
+
+def test_words_are_counted_between_any_whitespace_as_released(release, lama_records):
+    """The released filter: ``len(" ".join(masked_sentences).split())``."""
+    sentence = "A  bird\tcan  [MASK] ."
+    lama_records.jsonl(release / "ConceptNet" / "test.jsonl",
+                       [{"sub": "bird", "pred": "CapableOf", "obj_label": "fly", "masked_sentences": [sentence]}])
+    assert build("conceptnet", release)["n_words"].tolist() == [5]
