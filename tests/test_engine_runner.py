@@ -239,6 +239,20 @@ def test_score_metadata_identifies_a_local_model_by_its_files_not_its_path(tiny_
     assert tiny.describe()["model_source"] == "tiny" and tiny.describe()["model_files_sha256"] == plain
 
 
+def test_a_hidden_file_beside_a_local_models_files_changes_nothing_of_its_provenance(tiny_dir, tmp_path) -> None:
+    import shutil
+
+    from lmprobes.models import folder_sha256, model_provenance
+
+    folder = shutil.copytree(tiny_dir("bert"), tmp_path / "my-bert")
+    before = folder_sha256(folder)
+    (folder / ".gitattributes").write_text("*.safetensors filter=lfs\n")  # what a git checkout of a model has
+    assert folder_sha256(folder) == before
+    hub = model_provenance({"hub_id": "org/my-bert", "revision": "v1.0"}, folder)
+    assert hub == {"model_source": "org/my-bert", "model_revision": "v1.0", "model_commit": "",
+                   "model_files_sha256": ""}
+
+
 def test_gathered_writes_every_stored_index_once_brought_back():
     stored = [(np.array([3, 1]), torch.tensor([0.5, -1.25])), (np.array([4]), torch.tensor([-2.0])),
               (np.array([1]), torch.tensor([-1.25]))]  # index 1 again: a batch rerun after running out of memory

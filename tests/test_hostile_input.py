@@ -544,6 +544,18 @@ def test_download_keeps_only_safe_files(fake_hub, tmp_path):
     assert sorted(p.name for p in dest.parent.iterdir()) == ["m"]
 
 
+def test_a_configured_download_is_pinned_to_the_entrys_revision_and_keeps_its_permissions(fake_hub, tmp_path):
+    from lmprobes.models import download_configured
+
+    repo, calls = fake_hub
+    repo.update({"config.json": json.dumps({"auto_map": {"AutoModel": "m.M"}}).encode(),
+                 "model.safetensors": b"weights", "m.py": b"import os"})
+    dest = download_configured({"hub_id": "org/model", "revision": "v1.0", "trust_remote_code": True},
+                               tmp_path / "models" / "m")
+    assert calls == [{"resolve": "org/model", "revision": "v1.0"}, {"repo_id": "org/model", "revision": "c0ffeev1.0"}]
+    assert snapshot_commit(dest) == "c0ffeev1.0" and (dest / "m.py").is_file()
+
+
 def test_download_of_a_pickle_only_repo_is_refused_and_leaves_nothing(fake_hub, tmp_path):
     repo, _ = fake_hub
     repo.update({"config.json": b"{}", "pytorch_model.bin": b"pickle", "vocab.txt": b"[UNK]\n"})

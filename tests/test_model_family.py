@@ -454,3 +454,59 @@ def test_the_tokenizer_size_check_passes_real_checkpoints(tokens, rows):
     check_tokenizer_size("real", Path("folder"), SizedTokenizer(tokens), model)
     with pytest.raises(ModelError, match=f"has 5 tokens for the model's {rows} input embeddings"):
         check_tokenizer_size("real", Path("folder"), SizedTokenizer(5), model)
+
+
+def test_the_loading_options_reach_the_loaded_model_unchanged(tiny_dir):
+    spec = {"family": "causal", "dtype": "bfloat16", "batch_tokens": 512, "packing": "none", "padding": "equal_length",
+            "head_dtype": "float32"}
+    lm = load_lm("mine", spec, tiny_dir("gpt2"), "cpu")
+    assert (lm.dtype, lm.batch_tokens, lm.packing, lm.padding, lm.head_dtype) == (
+        torch.bfloat16, 512, "none", "equal_length", "float32")
+    assert lm.model.get_input_embeddings().weight.dtype == torch.bfloat16
+
+
+def test_a_spec_with_only_a_family_loads_with_the_schema_defaults(tiny_dir):
+    lm = load_lm("mine", {"family": "masked"}, tiny_dir("bert"), "cpu")
+    assert (lm.dtype, lm.batch_tokens, lm.packing, lm.padding, lm.head_dtype, lm.start) == (
+        torch.float32, 8192, "auto", "auto", "auto", "auto")
+    assert lm.model.get_input_embeddings().weight.dtype == torch.float32
+
+
+def test_a_masked_model_whose_tokenizer_has_no_mask_token_is_refused_naming_it(tiny_dir, monkeypatch):
+    weights_never_load(monkeypatch)
+    folder = tiny_dir("gpt2")
+    with pytest.raises(ModelError, match=rf"^model 'mine': the tokenizer in {re.escape(str(folder))} has no mask "
+                                         r"token, so it cannot be scored as a masked LM \(family: masked\)$"):
+        load_lm("mine", {"family": "masked"}, folder, "cpu")
+
+
+def test_an_eos_token_beyond_the_embeddings_of_a_causal_model_is_refused_naming_it(tiny_dir, tmp_path):
+    folder = copied(tiny_dir, "gpt2", tmp_path)
+    settings = json.loads((folder / "tokenizer_config.json").read_text())
+    (folder / "tokenizer_config.json").write_text(json.dumps({**settings, "eos_token": "<eos>"}))  # a new id
+    with pytest.raises(ModelError, match=f"model 'mine': the tokenizer in {re.escape(str(folder))} gives its eos_token "
+                                         "'<eos>' the id 1200, but the model has 1200 input embeddings"):
+        load("mine", "causal", folder)
+
+
+def test_a_tokenizer_one_id_beyond_the_embeddings_is_refused(tiny_dir, tmp_path):
+    from transformers import AutoTokenizer
+
+    folder = copied(tiny_dir, "bert", tmp_path)
+    tokenizer = AutoTokenizer.from_pretrained(folder)
+    tokenizer.add_tokens(["quokka"])  # id 1200, the first beyond the 1200 rows
+    tokenizer.save_pretrained(folder)
+    with pytest.raises(ModelError, match=f"model 'mine': the tokenizer in {re.escape(str(folder))} has ids up to "
+                                         "1200, but the model has 1200 input embeddings"):
+        load("mine", "masked", folder)
+
+
+def test_an_xlm_trained_as_a_causal_lm_passes_the_family_check():
+    """XLM says ``causal`` where other encoders say ``is_decoder`` (xlm-clm-enfr-1024 is a causal LM)."""
+    from transformers import XLMConfig
+
+    from lmprobes.models import check_family_config
+
+    check_family_config("xlm-clm", "causal", XLMConfig(causal=True), "XLMWithLMHeadModel", Path("xlm-clm"))
+    with pytest.raises(ModelError, match="model 'xlm-mlm': xlm-mlm holds a 'xlm' encoder"):
+        check_family_config("xlm-mlm", "causal", XLMConfig(), "XLMWithLMHeadModel", Path("xlm-mlm"))

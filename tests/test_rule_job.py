@@ -27,3 +27,26 @@ def test_progress_false_also_silences_the_libraries_loading_bar(tiny_dir, progre
                          text=True, timeout=300, check=False)
     assert run.returncode == 0, run.stderr[-2000:]
     assert ("Loading weights" in run.stderr) == (progress == "on"), run.stderr[-2000:]
+
+
+def test_a_rule_scripts_model_spec_takes_the_token_budget_from_the_rules_resources():
+    """Rules pass ``batch_tokens`` as a resource (tuning it reruns nothing); ``model_spec`` hands it to ``load_lm``."""
+    from types import SimpleNamespace
+
+    from lmprobes.workflow import model_spec
+
+    smk = SimpleNamespace(params=SimpleNamespace(spec={"family": "causal", "dtype": "bfloat16"}),
+                          resources=SimpleNamespace(batch_tokens=512))
+    assert model_spec(smk) == {"family": "causal", "dtype": "bfloat16", "batch_tokens": 512}
+
+
+def test_a_rule_jobs_log_gets_its_info_messages_and_its_failure(tmp_path):
+    from lmprobes.workflow import logged
+
+    path = tmp_path / "logs" / "job.log"
+    with pytest.raises(ValueError, match="bad row"), logged([str(path)]) as log:
+        log.info("scored %d items", 3)
+        raise ValueError("bad row")
+    text = path.read_text(encoding="utf-8")
+    assert "INFO lmprobes: scored 3 items" in text
+    assert "ERROR lmprobes: failed" in text and "ValueError: bad row" in text
