@@ -408,6 +408,11 @@ def test_loader_itself_refuses_pickles_if_the_folder_check_is_bypassed(bert_fold
         load_lm("pickled", MASKED, bert_folder, "cpu")
 
 
+def test_transformers_weights_naming_a_sharded_safetensors_index_is_accepted(bert_folder):
+    edit_json(bert_folder / "config.json", transformers_weights="model.safetensors.index.json")
+    check_model_folder("sharded", MASKED, bert_folder)
+
+
 def test_transformers_weights_naming_a_pickle_is_refused(bert_folder):
     # transformers obeys this key before use_safetensors, and accepts adapter_model.bin there.
     torch.save(load_file(bert_folder / "model.safetensors"), bert_folder / "adapter_model.bin")
