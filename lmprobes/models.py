@@ -572,18 +572,24 @@ def check_family(lm, model_dir: Path) -> None:
 
 def check_family_config(slug: str, family: str, config, class_name: str, model_dir: Path) -> None:
     """The checks of ``check_family`` that need only the config of a model of class ``class_name``."""
-    decoder = getattr(config, "is_decoder", False) or getattr(config, "causal", False)  # XLM says ``causal``
-    if family == "masked" and getattr(config, "is_decoder", False):
+    flag = decoder_flag(config)
+    decoder = bool(getattr(config, flag, False))
+    if family == "masked" and decoder:
         raise ModelError(
-            f"model {slug!r}: {model_dir / 'config.json'} sets is_decoder, so its attention is causal and a "
+            f"model {slug!r}: {model_dir / 'config.json'} sets {flag}, so its attention is causal and a "
             "masked position would not see the words after it; is it `family: causal`?"
         )
     if family == "causal" and not decoder and _is_encoder_type(config.model_type):
         raise ModelError(
             f"model {slug!r}: {model_dir} holds a {config.model_type!r} encoder, which {class_name} runs with "
-            "attention both ways unless its config sets is_decoder, so next-token scores would be meaningless; "
+            f"attention both ways unless its config sets {flag}, so next-token scores would be meaningless; "
             "is it `family: masked`?"
         )
+
+
+def decoder_flag(config) -> str:
+    """The config key that makes an encoder's attention causal: XLM and FlauBERT call it ``causal``."""
+    return "causal" if hasattr(config, "causal") else "is_decoder"
 
 
 def _is_encoder_type(model_type: str) -> bool:

@@ -502,11 +502,15 @@ def test_a_tokenizer_one_id_beyond_the_embeddings_is_refused(tiny_dir, tmp_path)
 
 
 def test_an_xlm_trained_as_a_causal_lm_passes_the_family_check():
-    """XLM says ``causal`` where other encoders say ``is_decoder`` (xlm-clm-enfr-1024 is a causal LM)."""
+    """XLM says ``causal`` where other encoders say ``is_decoder`` (xlm-clm-enfr-1024 is a causal LM): it is
+    read, and named, in both directions."""
     from transformers import XLMConfig
 
     from lmprobes.models import check_family_config
 
     check_family_config("xlm-clm", "causal", XLMConfig(causal=True), "XLMWithLMHeadModel", Path("xlm-clm"))
-    with pytest.raises(ModelError, match="model 'xlm-mlm': xlm-mlm holds a 'xlm' encoder"):
+    with pytest.raises(ModelError, match="model 'xlm-mlm': xlm-mlm holds a 'xlm' encoder, which XLMWithLMHeadModel "
+                                         "runs with attention both ways unless its config sets causal,"):
         check_family_config("xlm-mlm", "causal", XLMConfig(), "XLMWithLMHeadModel", Path("xlm-mlm"))
+    with pytest.raises(ModelError, match=r"model 'xlm-clm': xlm-clm/config\.json sets causal, so its attention is causal"):
+        check_family_config("xlm-clm", "masked", XLMConfig(causal=True), "XLMWithLMHeadModel", Path("xlm-clm"))
