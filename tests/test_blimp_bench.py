@@ -419,3 +419,52 @@ def test_trace_without_profile_is_refused(tiny_dir, tmp_path, capsys) -> None:
     with pytest.raises(SystemExit):
         bench.main(argv)
     assert "--trace needs --profile" in capsys.readouterr().err
+
+
+def test_the_scores_written_are_each_sides_plain_log_probability(tiny_dir, tmp_path) -> None:
+    """ll_good is the good sentence's log P and ll_bad the bad one's: a plain forward of the same seeded
+    random GPT-2 (BOS, leading space, no EOS)."""
+    out = tmp_path / "scores.parquet"
+    gpt2 = tiny_dir("gpt2")
+    argv = ["--blimp", str(FIXTURES), "--gpt2-tokenizer", str(gpt2), "--tiny", "--pairs", "6",
+            "--modes", "causal-float32", "--out", str(out)]
+    assert bench.main(argv) == 0
+    tokenizer = bench.load_gpt2_tokenizer(gpt2)
+    model = bench.random_model("causal", tokenizer, tiny=True)
+
+    def plain_logprob(sentence: str) -> float:
+        ids = [tokenizer.bos_token_id, *tokenizer(" " + sentence, add_special_tokens=False)["input_ids"]]
+        with torch.no_grad():
+            logits = model(torch.tensor([ids])).logits[0].double()
+        logprobs = torch.log_softmax(logits, dim=-1)
+        return sum(logprobs[i - 1, ids[i]].item() for i in range(1, len(ids)))
+
+    scores, sample = read_parquet(out), bench.bench_sample(FIXTURES, 6)
+    assert not sample["identical"].all()
+    for good, bad, ll_good, ll_bad in zip(sample["sentence_good"], sample["sentence_bad"], scores["ll_good"],
+                                          scores["ll_bad"], strict=True):
+        assert (ll_good, ll_bad) == pytest.approx((plain_logprob(good), plain_logprob(bad)), abs=1e-3)
+
+
+def test_flops_count_the_head_at_its_rows_executed_and_plain() -> None:
+    work = bench.Work(tokens=1000, positions=600, head_rows=50, plain_head_rows=80)
+    result = bench.Result("causal-float32", 10, "pairs", 2.0, work, body_params=10**6, head_params=10**4, peak_gflops=1.0)
+    assert result.exec_gflops == pytest.approx(2 * (10**6 * 600 + 10**4 * 50) / 2.0 / 1e9)
+    assert result.model_gflops == pytest.approx(2 * (10**6 * 1000 + 10**4 * 80) / 2.0 / 1e9)
+
+
+def test_the_matmul_peak_is_2n3_flops_per_matmul_in_the_best_window(monkeypatch) -> None:
+    """Two windows of two matmuls: 2 s, then 1 s on the clock; the peak is the faster one's rate."""
+    clock = iter([0.0, 1.0, 2.0, 10.0, 10.5, 11.0])
+    monkeypatch.setattr(bench.time, "perf_counter", lambda: next(clock))
+    n = 16
+    peak = bench.matmul_peak(torch.device("cpu"), torch.float32, n, seconds=0.2, windows=2)
+    assert peak == pytest.approx(2 * n**3 * 2 / 1.0 / 1e9)
+
+
+def test_nodes_with_children_leave_out_leaves_beside_a_sibling() -> None:
+    from lmprobes.engine.packing import pack
+
+    # BOS, a, x | y: the prefix tree 0 -> 1 -> {2, 3}; nodes 0 and 1 have children, the leaves 2 and 3 not
+    assert bench._nodes_with_children(pack([[0, 1, 2], [0, 1, 3]])) == 2
+    assert bench._nodes_with_children(pack([[0, 1, 2], [0, 1, 3], [0, 4]])) == 2
