@@ -149,6 +149,20 @@ def test_figure2_data_bins_each_property_plainly() -> None:
     assert logp["x"].is_monotonic_increasing
 
 
+def test_figure2_leaves_out_the_pairs_a_full_sentence_method_skipped() -> None:
+    scores, pairs = fake_scores()
+    skipped = (scores["method"] == "pll_original") & (scores["row_id"].str.endswith(":0"))  # e.g. an [UNK]
+    scores.loc[skipped, ["kept", "score_good", "score_bad"]] = [False, math.nan, math.nan]
+    scores.loc[skipped, "correct"] = pd.NA
+    for column in P.TOKEN_LOGPROBS:
+        scores.loc[skipped, column] = pd.Series([[] for _ in range(int(skipped.sum()))], index=scores.index[skipped])
+    data = P.figure2_data(scores, pairs)
+    kept = int((scores["kept"] & (scores["method"] == "pll_original")).sum())
+    assert 0 < kept < int((scores["method"] == "pll_original").sum())
+    bert = data[data["system"] == "bert (pll_original)"]
+    assert bert.groupby("variable")["n"].sum().to_dict() == dict.fromkeys(P.FIGURE2_VARIABLES, kept)
+
+
 def test_group_means_of_figures_3_and_4(published_paradigms) -> None:
     systems = P.paradigm_systems(fake_scores()[0], published_paradigms)
     fig3 = P.figure3_data(systems).set_index(["panel", "condition", "system"])
