@@ -368,6 +368,9 @@ def test_pairs_are_distinct_numbered_and_avoid_excluded_sentences(generated, lex
     again = generate("anaphor_gender_agreement", 300, 11, lexicon=lexicon, exclude=release_sentences(first[:100]))
     assert not release_sentences(again) & release_sentences(first[:100])
     assert again[:0] == [] and again != first
+    bad_only = {r["sentence_bad"] for r in first[:100]}
+    again = generate("anaphor_gender_agreement", 300, 11, lexicon=lexicon, exclude=bad_only)
+    assert not {r["sentence_bad"] for r in again} & bad_only
 
 
 def test_bad_arguments_are_refused():
@@ -656,6 +659,8 @@ def test_determiners_agree_with_their_noun_in_good_sentences_only(generated, lex
                 assert det_good == det_bad and noun_good != noun_bad
             else:
                 assert det_good != det_bad and noun_good == noun_bad
+                # near stays near, far stays far, as the release swaps them: "this committee" / "these committee"
+                assert {det_good, det_bad} in ({"this", "these"}, {"that", "those"}), row
 
 
 def test_verbs_agree_with_their_subject_in_good_sentences_only(generated, lexicon):
@@ -670,6 +675,18 @@ def test_verbs_agree_with_their_subject_in_good_sentences_only(generated, lexico
                 good, bad = row["two_prefix_prefix_good"].split(" "), row["two_prefix_prefix_bad"].split(" ")
                 assert good[0] == bad[0] == "The" and g.lemma[good[-1]] == g.lemma[bad[-1]], row
                 assert g.verb_number[row["two_prefix_word"]] == g.np_number(good[-1]) != g.np_number(bad[-1]), row
+
+
+def test_an_agreement_error_is_never_a_past_tense(generated, lexicon):
+    """A verb whose past is its base form ("hurt", "read", "upset") is never the agreeing verb: "Aaron read
+    these synopses." and "The report upset Julia." would be grammatical bad sentences."""
+    past_as_base = {v.base for v in lexicon.verbs if v.base == v.past}
+    assert past_as_base
+    for uid in [u for u in GENERATED if "subject_verb" in u or u.startswith("distractor_agreement")]:
+        for row in generated[uid]:
+            agreeing = ((row["one_prefix_word_good"], row["one_prefix_word_bad"]) if row["one_prefix_method"]
+                        else (row["two_prefix_word"],))
+            assert not past_as_base & set(agreeing), row
 
 
 def test_distractors_have_the_other_number_and_the_verb_agrees_with_the_head(generated, lexicon):
