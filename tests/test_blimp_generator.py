@@ -1474,6 +1474,11 @@ def two_words(row):
      lambda r: r.update(two_prefix_prefix_bad=r["two_prefix_prefix_good"]), "prefix"),
     ("left_branch_island_echo_question", two_words, "prefix"),
     ("wh_island", lambda r: r.update(one_prefix_word_bad=r["one_prefix_word_good"]), "prefix"),
+    ("adjunct_island", lambda r: r.update(sentence_bad=r["sentence_good"]), "unique"),
+    ("determiner_noun_agreement_1",
+     lambda r: r.update(sentence_good=r["sentence_good"] + ".", sentence_bad=r["sentence_bad"] + "."), "form"),
+    ("distractor_agreement_relational_noun", lambda r: r.update(sentence_bad=r["sentence_bad"][:-1] + " again."),
+     "prefix"),
 ])
 def test_the_structural_check_fails_what_breaks_the_structure(generated, uid, change, check):
     rows = generated[uid][:20]
