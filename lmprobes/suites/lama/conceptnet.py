@@ -25,7 +25,7 @@ import json
 import math
 import os
 import zlib
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 
 import pyarrow as pa
@@ -217,22 +217,28 @@ def reject(path, block: LineBlock, bad: pa.Array, problem: str) -> tuple[LineBlo
 
 def parse_info(path, number: int, text: str) -> dict:
     """The JSON info of a kept line, checked: an object with a numeric weight."""
+    return checked_info(text, "info", lambda problem: malformed_error(path, number, problem))
+
+
+def checked_info(text: str | bytes, field: str, error: Callable[[str], Exception]) -> dict:
+    """An assertion's JSON ``field`` (the CSV's info, conceptnet-lite's etc) as an object with a finite
+    numeric weight and string texts; anything else raises ``error(problem)``."""
     try:
-        info = decode_json(text)
-    except json.JSONDecodeError as error:
-        raise malformed_error(path, number, f"info is not JSON ({error.msg})") from None
-    except (ValueError, RecursionError) as error:  # NaN / Infinity, or absurdly deep nesting
-        raise malformed_error(path, number, f"info is not JSON ({error or 'nested too deeply'})") from None
+        info = decode_json(text if isinstance(text, str) else text.decode("utf-8"))
+    except json.JSONDecodeError as failure:
+        raise error(f"{field} is not JSON ({failure.msg})") from None
+    except (ValueError, RecursionError) as failure:  # NaN / Infinity, not UTF-8, or absurdly deep nesting
+        raise error(f"{field} is not JSON ({failure or 'nested too deeply'})") from None
     if not isinstance(info, dict):
-        raise malformed_error(path, number, "info is not a JSON object")
+        raise error(f"{field} is not a JSON object")
     weight = info.get("weight")
     if isinstance(weight, bool) or not isinstance(weight, (int, float)):
-        raise malformed_error(path, number, f"weight {weight!r} is not a number")
+        raise error(f"weight {weight!r} is not a number")
     if not is_finite_number(weight):
-        raise malformed_error(path, number, f"weight {weight!r} is not a finite number")
+        raise error(f"weight {weight!r} is not a finite number")
     for key in ("dataset", "surfaceText"):
         if not isinstance(info.get(key), (str, type(None))):
-            raise malformed_error(path, number, f"{key} {info[key]!r} is not a string")
+            raise error(f"{key} {info[key]!r} is not a string")
     return info
 
 

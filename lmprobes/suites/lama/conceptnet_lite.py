@@ -43,7 +43,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from lmprobes.io import METADATA_KEY, atomic_path
-from lmprobes.suites.lama.conceptnet import EDGE_SCHEMA, decode_json, encode_json, is_finite_number, rechunk
+from lmprobes.suites.lama.conceptnet import EDGE_SCHEMA, checked_info, encode_json, rechunk
 
 ENGLISH = "en"
 # Every relation of the ConceptNet 5.7 assertions, as the CSV names them.
@@ -171,23 +171,9 @@ def edge_error(db_path: Path, edge_id: int, problem: str) -> ConceptNetLiteError
 
 def parse_etc(db_path: Path, edge_id: int, etc: str | bytes | None) -> dict:
     """The edge's JSON info, checked as the CSV streamer checks it."""
-    try:
-        info = decode_json(etc if isinstance(etc, str) else etc.decode("utf-8")) if etc is not None else None
-    except json.JSONDecodeError as error:
-        raise edge_error(db_path, edge_id, f"etc is not JSON ({error.msg})") from None
-    except (ValueError, RecursionError) as error:  # NaN / Infinity, not UTF-8, or absurdly deep nesting
-        raise edge_error(db_path, edge_id, f"etc is not JSON ({error or 'nested too deeply'})") from None
-    if not isinstance(info, dict):
+    if etc is None:
         raise edge_error(db_path, edge_id, "etc is not a JSON object")
-    weight = info.get("weight")
-    if isinstance(weight, bool) or not isinstance(weight, (int, float)):
-        raise edge_error(db_path, edge_id, f"weight {weight!r} is not a number")
-    if not is_finite_number(weight):
-        raise edge_error(db_path, edge_id, f"weight {weight!r} is not a finite number")
-    for key in ("dataset", "surfaceText"):
-        if not isinstance(info.get(key), (str, type(None))):
-            raise edge_error(db_path, edge_id, f"{key} {info[key]!r} is not a string")
-    return info
+    return checked_info(etc, "etc", lambda problem: edge_error(db_path, edge_id, problem))
 
 
 def concept_columns(text: str, sense: str | None) -> tuple[str, str, str | None]:
