@@ -371,3 +371,12 @@ def test_write_table_shows_more_systems_in_parts_each_a_whole_table(tmp_path):
         rows = [line for line in table.splitlines() if line.endswith(r" \\")]
         assert len(rows) == 3 and all(row.count(" & ") == len(spec) - 1 for row in rows)
         assert (r"\footnotesize A note." in table) == (index == 3), "the note under the last part only"
+
+
+def test_a_nan_or_inf_word_in_a_note_stays_text():
+    """Markdown writes a missing number as an empty cell, so a cell reading "nan" is text (a word, as
+    in a vocabulary list), not a missing value, and "inf" is no number."""
+    (_, frame, _), = note_tables("| word | n |\n|---|---|\n| nan | 1 |\n| inf | 2 |\n|  | 3 |\n")
+    assert frame["word"].tolist() == ["nan", "inf", None]
+    assert [line for line in to_booktabs(frame).splitlines() if line.endswith(r"\\")][1:] == [
+        r"nan & 1 \\", r"inf & 2 \\", r"-- & 3 \\"]

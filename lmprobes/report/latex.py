@@ -207,7 +207,8 @@ def _markdown_value(cell: str, floatfmt: str) -> object:
         number = float(cell)
     except ValueError:
         return cell
-    return number if format(number, floatfmt) == cell else cell
+    # to_markdown writes a missing number as an empty cell: "nan" or "inf" there is a word someone wrote.
+    return number if math.isfinite(number) and format(number, floatfmt) == cell else cell
 
 
 def _row(cells: list[str]) -> str:
