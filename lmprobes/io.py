@@ -210,6 +210,8 @@ def to_markdown(df: pd.DataFrame, floatfmt: str = ".1f") -> str:
 
 
 def _cell(value, floatfmt: str) -> str:
+    if isinstance(value, bool | np.bool_):  # as the LaTeX tables write them (``report.latex.format_cell``)
+        return "yes" if value else "no"
     if isinstance(value, float | np.floating):
         return "" if pd.isna(value) else format(value, floatfmt)
     if value is None or (not isinstance(value, str) and pd.isna(value)):

@@ -55,6 +55,6 @@ REVISIONS = {
     "olmpics_learning_tables": 12,
     # report
     "report_landing": 2,
-    "report_verdicts": 5,
-    "report_models": 4,
+    "report_verdicts": 6,
+    "report_models": 5,
 }

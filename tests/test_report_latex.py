@@ -380,3 +380,11 @@ def test_a_nan_or_inf_word_in_a_note_stays_text():
     assert frame["word"].tolist() == ["nan", "inf", None]
     assert [line for line in to_booktabs(frame).splitlines() if line.endswith(r"\\")][1:] == [
         r"nan & 1 \\", r"inf & 2 \\", r"-- & 3 \\"]
+
+
+def test_bools_read_yes_and_no_in_markdown_as_in_latex():
+    """The verdicts' and leaderboard's flags (a bool column, and bools among text) print alike in both."""
+    frame = pd.DataFrame({"stand_in": [True, False], "mixed": pd.Series([np.True_, "n/a"], dtype=object)})
+    assert to_markdown(frame).splitlines()[2:] == ["| yes | yes |", "| no | n/a |"]
+    assert [line for line in to_booktabs(frame).splitlines() if line.endswith(r"\\")][1:] == [
+        r"yes & yes \\", r"no & n/a \\"]
