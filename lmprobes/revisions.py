@@ -52,7 +52,7 @@ REVISIONS = {
     "olmpics_mc_qa_seed": 2,
     "olmpics_mc_qa_curves": 2,
     "olmpics_baseline_curves": 1,
-    "olmpics_learning_tables": 12,
+    "olmpics_learning_tables": 13,
     # report
     "report_landing": 2,
     "report_verdicts": 6,

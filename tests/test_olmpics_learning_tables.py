@@ -10,6 +10,7 @@ import pytest
 
 from lmprobes.figures import STAND_IN_NOTE, stand_in_notes
 from lmprobes.suites.olmpics.curve_plots import (
+    VARIANT_KEY_COLOUR,
     model_looks,
     n_label,
     plot_learning_curves,
@@ -441,3 +442,22 @@ def test_medals_put_a_models_flavours_side_by_side(curves, zero_shot, published,
     assert len(headers) == 2
     assert headers[0][1:3] == ["RoBERTa-L", "RoBERTa-L [generated]"]
     assert headers[1][-7:-5] == ["tiny-bert", "tiny-bert [generated]"]
+
+
+def test_the_curves_legend_keys_every_drawn_variant_in_no_models_colour(curves, tmp_path) -> None:
+    """Each panel draws in its model's colour, so the legend (in the first panel) keys the variants in no
+    model's colour, and keys one the first panel lacks: here only the second model has a NO LANG curve."""
+    first = runs("age_comparison", "a-model", "mlp_mlm", "standard", {62: [50.0], 125: [60.0]})
+    second = runs("age_comparison", "b-model", "mlp_mlm", "standard", {62: [55.0], 125: [65.0]})
+    second += runs("age_comparison", "b-model", "mlp_mlm", "no_lang", {62: [45.0], 125: [50.0]})
+    baseline = curves[curves["model"] == "mlm_baseline"]
+    fig = plot_learning_curves(pd.concat([pd.DataFrame(first + second), baseline]), tmp_path / "c.png",
+                               "age_comparison", model_order=["a-model", "b-model"])
+    legend = fig.axes[0].get_legend()
+    keys = {text.get_text(): (handle.get_color(), handle.get_linestyle())
+            for text, handle in zip(legend.get_texts(), legend.legend_handles, strict=True)}
+    assert list(keys) == ["standard", "no lang", "MLM-Baseline", "chance"]
+    assert keys["standard"] == (VARIANT_KEY_COLOUR, "-") and keys["no lang"] == (VARIANT_KEY_COLOUR, "--")
+    panel_colours = {next(line.get_color() for line in ax.get_lines() if line.get_label() == "standard")
+                     for ax in fig.axes if ax.axison}
+    assert len(panel_colours) == 2 and VARIANT_KEY_COLOUR not in panel_colours

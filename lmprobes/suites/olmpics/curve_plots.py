@@ -5,7 +5,8 @@ One panel per model (shared y; five to a row, as the paper's five models): dev a
 against the number of training examples N on a log2 axis with a tick at every N. In each panel the standard curve is solid, NO LANG
 dashed and PERTURBED LANG dotted, in the model's colour, with a ±1 std band over seeds (none for a
 single seed); the task's baseline (MLM-BASELINE for the MC-MLM ``mlp_mlm`` setting, ESIM for MC-QA)
-is grey and chance a thin black line. Given the zero-shot accuracies, an MC-MLM standard curve (and the
+is grey and chance a thin black line; the legend, in the first panel, keys each variant any panel draws
+in black (no model's colour). Given the zero-shot accuracies, an MC-MLM standard curve (and the
 MLM-BASELINE's, untrained) starts at its zero-shot point, at a tick "0" one log2 step left of the
 smallest N, as the paper's curves do ("learning curves (including zero-shot)", Figure 1); MC-QA has
 none (its head cannot be pre-trained, Section 3.3). Figure 2D puts every model on one axis: its
@@ -29,6 +30,7 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt
 import pandas as pd
 from matplotlib.figure import Figure
+from matplotlib.lines import Line2D
 from matplotlib.ticker import NullLocator
 
 from lmprobes.figures import mark_of_pass, save_png, shown_stand_ins
@@ -41,6 +43,9 @@ BASELINE_SETTING = {"mc_mlm": "mlm_baseline", "mc_qa": "esim"}
 VARIANT_STYLES = {"standard": ("-", "standard"), "no_lang": ("--", "no lang"),
                   "perturbed_lang": (":", "perturbed lang")}
 BASELINE_COLOUR = "#8c8c8c"
+# The legend keys the variants in black, told from chance (black too) by their markers and width: a grey
+# key would read as the baseline's.
+VARIANT_KEY_COLOUR = "black"
 PANEL_COLOURS = plt.get_cmap("tab10").colors
 # The learning curves' panels wrap after the paper's five models.
 PANELS_PER_ROW = 5
@@ -86,7 +91,9 @@ def plot_learning_curves(curves: pd.DataFrame, out_png: str | Path, task: str, *
         ax.axis("off")
     for row in axes:
         row[0].set_ylabel("dev accuracy (%)")
-    axes[0][0].legend(fontsize=7, loc="best")
+    drawn = set(means.loc[means["model"].isin(models) & (means["setting"] == setting), "variant"])
+    axes[0][0].legend(handles=_legend_keys(drawn, BASELINE_LABELS[BASELINES[setup]] if len(baseline) else None),
+                      fontsize=7, loc="best")
     title = f"{task} ({flavour}), {setting}: learning curves with controls"
     fig.suptitle(textwrap.fill(title, width=40 * columns), fontsize=10)  # one panel: two lines
     fig.tight_layout()
@@ -179,6 +186,17 @@ def _draw_panel(ax, mine: pd.DataFrame, baseline: pd.DataFrame, colour, baseline
             _draw_curve(ax, curve, colour, style, label, zero_x)
     if len(baseline):
         _draw_curve(ax, baseline.sort_values("n_train"), BASELINE_COLOUR, "-", baseline_label, zero_x)
+
+
+def _legend_keys(variants: Collection[str], baseline_label: str | None) -> list[Line2D]:
+    """The key of every variant some panel draws (the first panel may lack one), in no model's colour,
+    since each panel draws in its own model's; then the baseline and chance as drawn."""
+    keys = [Line2D([], [], color=VARIANT_KEY_COLOUR, linestyle=style, marker="o", markersize=3, linewidth=1.4,
+                   label=label) for variant, (style, label) in VARIANT_STYLES.items() if variant in variants]
+    if baseline_label is not None:
+        keys.append(Line2D([], [], color=BASELINE_COLOUR, marker="o", markersize=3, linewidth=1.4,
+                           label=baseline_label))
+    return [*keys, Line2D([], [], color="black", linewidth=0.6, label="chance")]
 
 
 def _draw_curve(ax, curve: pd.DataFrame, colour, style: str, label: str, zero_x: float, marker: str = "o") -> None:
