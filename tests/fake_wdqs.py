@@ -1,6 +1,7 @@
 """A fake Wikidata Query Service on 127.0.0.1 answering from recorded SPARQL JSON results
 (tests/data/wikidata_fresh/): the ``bd:sample`` answer of a relation as recorded, and subject- or
-item-restricted queries with the recorded rows of the items in the query's VALUES block."""
+item-restricted queries with the recorded rows of the items in the query's VALUES block
+(``answers_unasked``: a facts query with every recorded row, as an over-broad answer would)."""
 
 from __future__ import annotations
 
@@ -25,9 +26,11 @@ class FakeQueryService:
     """Answers sample, subject-restricted facts and alias queries; records what it was asked."""
 
     def __init__(self, samples: dict[str, dict], facts: dict[str, dict], aliases: dict,
-                 unknown_relation: dict | None = None) -> None:
+                 unknown_relation: dict | None = None, answers_unasked: bool = False) -> None:
         self.samples, self.facts, self.aliases = samples, facts, aliases
         self.unknown_relation = unknown_relation  # the answer for a relation without a recording
+        # A facts query answered with every recorded statement of the relation, not only the asked subjects'.
+        self.answers_unasked = answers_unasked
         self.requests: list[dict] = []
 
     def respond(self, handler: BaseHTTPRequestHandler) -> None:
@@ -52,7 +55,8 @@ class FakeQueryService:
             return restricted(self.aliases, "entity", items), {"kind": "aliases", "items": items}
         if relation and values and values.group(1) == "subject":
             asked = {"kind": "facts", "relation": relation.group(1), "items": items}
-            return restricted(self.facts.get(relation.group(1), empty_answer()), "subject", items), asked
+            facts = self.facts.get(relation.group(1), empty_answer())
+            return (facts if self.answers_unasked else restricted(facts, "subject", items)), asked
         return None, {"kind": "unknown"}
 
 

@@ -16,7 +16,7 @@ import pytest
 
 from fake_wdqs import FakeQueryService, empty_answer, recorded, recorded_service
 from lmprobes.io import write_parquet
-from lmprobes.suites.lama.release import SCHEMA
+from lmprobes.suites.lama.release import SCHEMA, load_common_vocab, lowercased
 from lmprobes.suites.lama.wikidata import SparqlClient, relation_facts_query, sampled_relation_facts_query
 from lmprobes.suites.lama.wikidata_fresh import (
     CORPUS,
@@ -137,6 +137,14 @@ def test_two_relations_give_the_hand_computed_rows(service, make_client):
     assert frame["uuid"].is_unique
 
 
+def test_namesakes_stay_duplicates_in_the_lowercase_mode(service, make_client):
+    """An uncased model scores the facts as ``release.lowercased`` sees them, the filters decided again
+    on the lowercased labels: John Smith's namesake born in London is a duplicate there too."""
+    frame = build(make_client(service["url"]))
+    lower = lowercased(frame, {word.lower() for word in load_common_vocab(VOCAB)})
+    assert lower["in_common_vocab"].all()
+    assert lower["duplicate"].tolist() == [expected[-1] for expected in EXPECTED]
+
 def test_queries_follow_the_sample_and_skip_relations_without_trex(service, make_client):
     build(make_client(service["url"]), candidates_per_relation=500)
     assert service["service"].requests == [
@@ -204,6 +212,34 @@ def test_sample_query_is_bounded_and_unordered():
         sampled_relation_facts_query("P31", limit=0)
     with pytest.raises(ValueError, match="P<digits>"):
         sampled_relation_facts_query("31", limit=10)
+
+
+def test_statements_of_subjects_not_asked_about_make_no_rows(make_client):
+    """A facts answer holding more than the subjects asked for (an over-broad query, a stale cache entry)
+    adds nothing: Belgium (Q31) and Austria (Q40) have common-vocab neighbours in the recorded facts,
+    but only the sampled Poland, France and Germany were asked about."""
+    service = recorded_service()
+    service.answers_unasked = True
+    with serve_http(service.respond, keep_alive=True) as url:
+        frame = build(make_client(f"{url}/sparql"))
+    asked = [item for request in service.requests if request["kind"] == "facts" for item in request["items"]]
+    assert "wd:Q31" not in asked and "wd:Q40" not in asked
+    assert [(r.relation, r.sub_uri, r.obj_uri, list(r.valid_objects)) for r in frame.itertuples()] == [
+        (relation, subject, obj, valid) for relation, _, subject, _, obj, _, valid, *_ in EXPECTED]
+
+
+def test_a_sampled_subject_without_a_common_vocab_object_among_its_statements_is_not_kept(make_client):
+    """Émile Zola is sampled through Paris, but his statements (queried after the sample) hold none:
+    no row, and the counts say 5 sampled, 4 kept."""
+    facts = recorded("P19_facts.json")
+    facts["results"]["bindings"] = [row for row in facts["results"]["bindings"]
+                                    if row["subject"]["value"] != E + "Q1003"]
+    service = FakeQueryService({"P19": recorded("P19_sample.json")}, {"P19": facts}, recorded("aliases.json"))
+    with serve_http(service.respond, keep_alive=True) as url:
+        frame, stats = wikidata_fresh_with_stats(make_client(f"{url}/sparql"), RELATIONS, VOCAB, seed=0,
+                                                 relations=["P19"])
+    assert list(frame["sub_uri"]) == ["Q1001", "Q1004", "Q1005", "Q1010"]
+    assert (stats["P19"]["sampled"], stats["P19"]["kept"]) == (5, 4)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -277,6 +313,20 @@ def test_fact_and_alias_queries_are_chunked(crowd, make_client):
     assert SUBJECTS_PER_QUERY == 200
     assert facts == [200, 138]
     assert aliases == [200, 141]  # 338 people and 3 cities
+
+
+def test_one_subject_over_the_cap_is_sampled_down_to_the_cap():
+    subjects = [f"Q{n}" for n in range(1, 12)]
+    assert len(sample_subjects(subjects, 10, 0, "P19")) == 10
+    assert sample_subjects(subjects, 11, 0, "P19") == subjects
+
+
+def test_the_last_chunk_of_one_subject_is_asked_about(crowd, make_client):
+    """201 sampled subjects: 200 in the first facts query, the last alone in the second."""
+    service, url, _ = crowd
+    frame = build(make_client(url), max_per_relation=201, relations=["P19"])
+    assert len(frame) == 201
+    assert [len(asked["items"]) for asked in service.requests if asked["kind"] == "facts"] == [200, 1]
 
 
 # ---------------------------------------------------------------------------------------------
