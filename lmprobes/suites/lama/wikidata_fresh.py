@@ -139,17 +139,7 @@ def wikidata_fresh_with_stats(
         stats[relation] = asdict(counts)
         say(describe(relation, counts))
     empty = f"{client.endpoint}: no {CORPUS} facts for relations {', '.join(metas)}"
-    return flag_duplicates(facts_frame(rows, vocab, empty)), stats
-
-
-def flag_duplicates(frame: pd.DataFrame) -> pd.DataFrame:
-    """LAMA's dedupe of template-queried corpora: namesakes with the same object give the same query
-    and gold, so only the first (sub_label, obj_label) of a relation among unfiltered rows is kept.
-    (``release.mark_filters`` does this for the corpora in ``TEMPLATE_CORPORA`` only.)"""
-    passes = frame["in_common_vocab"] & ~frame["too_long"] & ~frame["judgment_rejected"]
-    repeated = frame[passes].duplicated(["relation", "sub_label", "obj_label"], keep="first")
-    frame["duplicate"] = frame["duplicate"] | repeated.reindex(frame.index, fill_value=False)
-    return frame
+    return facts_frame(rows, vocab, empty), stats
 
 
 def select_relations(
