@@ -177,6 +177,13 @@ def test_idle_time_by_phase_equals_a_plain_count(seed) -> None:
     assert list(idle)[:3] == ["prepare", "batch", "collect"] and list(idle)[-1] == bench.OUTSIDE
 
 
+def test_idle_time_lists_every_engine_phase_in_order_even_one_that_never_ran() -> None:
+    """The GPU idle line has the same columns in every profile: prepare, batch, collect (0 where a phase
+    did not run or started in another order), then the time outside the engine."""
+    idle = bench.idle_by_phase([(5, 8)], [(0, 10, "collect"), (12, 15, "batch")], (0, 20))
+    assert idle == {"prepare": 0.0, "batch": 3.0, "collect": 7.0, bench.OUTSIDE: 7.0}
+    assert list(idle) == ["prepare", "batch", "collect", bench.OUTSIDE]
+
 def test_command_writes_scores_keyed_by_uid_and_pair(tiny_dir, tmp_path, capsys) -> None:
     out = tmp_path / "scores.parquet"
     modes = ["causal-float32", "causal-bf16", "pll-float32"]

@@ -50,3 +50,27 @@ def test_a_rule_jobs_log_gets_its_info_messages_and_its_failure(tmp_path):
     text = path.read_text(encoding="utf-8")
     assert "INFO lmprobes: scored 3 items" in text
     assert "ERROR lmprobes: failed" in text and "ValueError: bad row" in text
+
+
+def test_a_dataset_jobs_provenance_has_the_lockfiles_hash_and_refuses_a_source_changed_since(tmp_path, monkeypatch):
+    """``workflow.provenance``: an unpinned source's sha256 as its download recorded it in the lockfile,
+    and the job refused once the file it reads no longer has those bytes."""
+    import hashlib
+    from pathlib import Path
+    from types import SimpleNamespace
+
+    from lmprobes import sources
+    from lmprobes.workflow import provenance
+
+    monkeypatch.chdir(tmp_path)
+    path = Path("resources/sources/lama_relations/relations.jsonl")
+    path.parent.mkdir(parents=True)
+    path.write_bytes(b'{"relation": "P19"}\n')
+    url, digest = "https://example.org/lama/relations.jsonl", hashlib.sha256(path.read_bytes()).hexdigest()
+    sources._record_in_lockfile(Path(sources.LOCKFILE), url, digest, path.stat().st_size)
+    smk = SimpleNamespace(params=SimpleNamespace(provenance={"relations": {"url": url, "sha256": None}}),
+                          input=[str(path)])
+    assert provenance(smk) == {"relations": {"url": url, "sha256": digest, "sha256_from": "lockfile"}}
+    path.write_bytes(b'{"relation": "P20"}\n')
+    with pytest.raises(sources.SourceChangedError, match=r"relations\.jsonl: sha256 [0-9a-f]{64}, not the " + digest):
+        provenance(smk)

@@ -953,6 +953,8 @@ def test_a_source_edited_after_its_download_is_refused_by_the_job_reading_it(tmp
         {"url": "https://example.org/blimp/b.jsonl", "sha256": None},
     ]}
     paths = [str(blimp / "a.jsonl"), str(blimp / "b.jsonl"), "results/elsewhere/a.jsonl"]
+    Path("results/elsewhere").mkdir(parents=True)
+    Path("results/elsewhere/a.jsonl").write_bytes(b"another file of that name")  # not a download: unchecked
     check_sources_unchanged(paths, provenance)  # the bytes verified at download; the unpinned one unchecked
     edited = DATA + b"\n{}"
     (blimp / "a.jsonl").write_bytes(edited)
