@@ -10,11 +10,13 @@ import pandas as pd
 import pyarrow as pa
 import pytest
 
-from lmprobes.suites.olmpics.generate_taxonomy import generate_taxonomy_conjunction
+from lmprobes.suites.olmpics.generate_taxonomy import Taxonomy, generate_taxonomy_conjunction
 from lmprobes.suites.olmpics.schema import SCHEMA
 from lmprobes.suites.olmpics.wordnet import first_single_word, load_wordnet
 
 FIXTURE = Path(__file__).parent / "data" / "olmpics_sources" / "wordnet"
+# People only, built to trip the generator (see TRAP_NOUNS in make_wordnet_fixture.py).
+TRAPS = Path(__file__).parent / "data" / "olmpics_sources" / "wordnet_taxonomy_traps"
 STEM = re.compile(r"^A (.+) and a (.+) are both a type of \[MASK\] $")
 
 
@@ -136,3 +138,48 @@ def test_each_distractor_is_the_nearest_ancestor_the_other_term_lacks(wn, frame:
                       if ancestor not in other_up and ancestor.min_depth() >= 1
                       and (word := first_single_word(ancestor)) is not None and word not in avoid]
             assert up[wn.synset(distractor)] == min(usable), (row["stem"], distractor)
+
+
+@pytest.fixture(scope="module")
+def traps():
+    return load_wordnet(TRAPS)
+
+
+def test_a_distractor_named_like_an_ancestor_of_the_other_term_is_passed_over(traps) -> None:
+    """Goalkeeper's nearest ancestor that pianist and understudy lack is the game player, but a
+    pianist is a player too (a lemma of musician) and so is an understudy (of role player): the
+    distractor is the next one up, contestant."""
+    taxonomy = Taxonomy(traps, min_depth=2)
+    goalkeeper, person = traps.synset("goalkeeper.n.01"), traps.synset("person.n.01")
+    assert "player" in words([goalkeeper.hypernyms()[0]])
+    for other, other_distractor in (("pianist.n.01", "musician.n.01"), ("understudy.n.01", "performer.n.01")):
+        item = taxonomy.item(goalkeeper, traps.synset(other), person)
+        assert item is not None and (item.distractor1.name(), item.distractor2.name()) == (
+            "contestant.n.01", other_distractor)
+
+
+def test_a_term_is_never_paired_with_its_own_ancestor(traps) -> None:
+    """A player-coach is a player (the game player, player.n.02) and a coach, so under person the two
+    hang below different children (contestant, coach). (Every ancestor of an ancestor is the other
+    term's too, so the player would have no distractor even without ``item``'s own ancestor check.)"""
+    taxonomy = Taxonomy(traps, min_depth=2)
+    player, player_coach = traps.synset("player.n.02"), traps.synset("player-coach.n.01")
+    person = traps.synset("person.n.01")
+    assert player in player_coach.hypernyms()
+    assert taxonomy.item(player, player_coach, person) is None
+    assert taxonomy.item(player_coach, player, person) is None
+
+
+def test_trap_items_have_three_words_each_distractor_an_ancestor_of_one_term_only(traps) -> None:
+    frame = generate_taxonomy_conjunction(traps, n_train=50, n_dev=0, seed=0, min_depth=2)
+    assert {frozenset(STEM.match(stem).groups()) for stem in frame["stem"]} >= {
+        frozenset(("goalkeeper", "pianist")), frozenset(("goalkeeper", "understudy"))}
+    for _, row in frame.iterrows():  # "player" names three synsets here: read the terms' from the provenance
+        provenance = json.loads(row["provenance"])
+        s1, s2 = traps.synset(provenance["t1"]), traps.synset(provenance["t2"])
+        assert s1 not in ancestors(s2) and s2 not in ancestors(s1), row["stem"]
+        assert len(set(row["choices"])) == 3, row["stem"]
+        words1, words2 = words(ancestors(s1)), words(ancestors(s2))
+        for index, choice in enumerate(row["choices"]):
+            expected = {True} if index == row["answer"] else {True, False}
+            assert {choice in words1, choice in words2} == expected, (row["stem"], choice)

@@ -3,6 +3,8 @@
 A data line starts with its own byte offset and pointers name other lines' offsets, so the files
 cannot be edited by hand: change the tables below and run
 ``python tests/data/olmpics_sources/make_wordnet_fixture.py tests/data/olmpics_sources/wordnet``.
+``... make_wordnet_fixture.py tests/data/olmpics_sources/wordnet_taxonomy_traps --taxonomy-traps``
+rebuilds ``wordnet_taxonomy_traps/``, the same files with ``TRAP_NOUNS`` as the noun hierarchy.
 """
 
 from __future__ import annotations
@@ -97,6 +99,31 @@ HYPERNYMS = (
     ("car", "vehicle"), ("tool", "artifact"), ("hammer", "tool"), ("saw", "tool"), ("plant", "organism"),
     ("tree", "plant"), ("oak", "tree"), ("pine", "tree"), ("flower", "plant"), ("rose", "flower"), ("tulip", "flower"),
 )
+# Pairs the taxonomy generator must refuse or repair. Answer person, terms goalkeeper and pianist:
+# goalkeeper's nearest ancestor that pianist lacks is player, a lemma of pianist's musician (word
+# level), so its distractor is contestant. Goalkeeper and understudy: both nearest ancestors are
+# named player (same label). Player and player-coach: player is an ancestor of player-coach.
+TRAP_NOUNS = (
+    ("entity", "noun.Tops", ["entity"], "that which is perceived or known or inferred to have its own distinct existence"),
+    ("organism", "noun.Tops", ["organism", "being"], "a living thing that has (or can develop) the ability to act or function independently"),
+    ("person", "noun.Tops", ["person", "individual"], "a human being"),
+    ("contestant", "noun.person", ["contestant"], "a person who participates in competitions"),
+    ("player", "noun.person", ["player", "participant"], "a person who participates in or is skilled at some game"),
+    ("goalkeeper", "noun.person", ["goalkeeper", "goalie"], "the soccer or hockey player assigned to protect the goal"),
+    ("coach", "noun.person", ["coach", "manager", "handler"], "a person who trains or directs athletes"),
+    ("player_coach", "noun.person", ["player-coach"], "a player who also coaches the team"),
+    ("musician", "noun.person", ["musician", "instrumentalist", "player"], "someone who plays a musical instrument"),
+    ("pianist", "noun.person", ["pianist", "piano_player"], "a person who plays the piano"),
+    ("performer", "noun.person", ["performer", "performing_artist"], "an entertainer who performs a dramatic or musical work"),
+    ("role_player", "noun.person", ["role_player", "player", "actor"], "a theatrical performer"),
+    ("understudy", "noun.person", ["understudy", "standby"], "an actor able to replace a regular performer"),
+)
+TRAP_HYPERNYMS = (
+    ("organism", "entity"), ("person", "organism"), ("contestant", "person"), ("player", "contestant"),
+    ("goalkeeper", "player"), ("coach", "person"), ("player_coach", "player"), ("player_coach", "coach"),
+    ("musician", "person"), ("pianist", "musician"), ("performer", "person"), ("role_player", "performer"),
+    ("understudy", "role_player"),
+)
 ADJECTIVES = (
     ("hot", "adj.all", ["hot"], "used of physical heat; having a high or higher than desirable temperature"),
     ("cold", "adj.all", ["cold"], "having a low or inadequate temperature"),
@@ -139,9 +166,9 @@ RARE = {  # lemmas left out of cntlist.rev (tag count 0)
 }
 
 
-def synsets() -> dict[tuple[str, str], dict]:
+def synsets(nouns: tuple = NOUNS, hypernyms: tuple = HYPERNYMS) -> dict[tuple[str, str], dict]:
     table: dict[tuple[str, str], dict] = {}
-    for pos, rows in (("n", NOUNS), ("a", ADJECTIVES), ("v", VERBS)):
+    for pos, rows in (("n", nouns), ("a", ADJECTIVES), ("v", VERBS)):
         for key, lexname, lemmas, gloss in rows:
             table[(pos, key)] = {"lex": lexname, "type": pos, "lemmas": lemmas, "pointers": [], "gloss": gloss}
     table[("a", "quick")] = {"lex": "adj.all", "type": "s", "lemmas": ["quick", "speedy"], "gloss":
@@ -149,10 +176,12 @@ def synsets() -> dict[tuple[str, str], dict]:
     table[("a", "fast")]["pointers"].append(("&", ("a", "quick"), 0, 0))
     table[("r", "quickly")] = {"lex": "adv.all", "type": "r", "lemmas": ["quickly", "rapidly", "speedily"],
                                "pointers": [], "gloss": "with rapid movements"}
-    for child, parent in HYPERNYMS:
+    for child, parent in hypernyms:
         table[("n", child)]["pointers"].append(("@", ("n", parent), 0, 0))
         table[("n", parent)]["pointers"].append(("~", ("n", child), 0, 0))
     for pos, first, second, lemma1, lemma2 in ANTONYMS:
+        if (pos, first) not in table:
+            continue
         table[(pos, first)]["pointers"].append(("!", (pos, second), lemma1, lemma2))
         table[(pos, second)]["pointers"].append(("!", (pos, first), lemma2, lemma1))
     return table
@@ -217,9 +246,9 @@ def counts_file(out: Path) -> str:
     return "".join(sorted(lines))
 
 
-def main(out: Path) -> None:
+def main(out: Path, nouns: tuple = NOUNS, hypernyms: tuple = HYPERNYMS) -> None:
     out.mkdir(parents=True, exist_ok=True)
-    table = synsets()
+    table = synsets(nouns, hypernyms)
     texts, offsets = data_files(table)
     for pos, name in FILES.items():
         (out / f"data.{name}").write_text(texts[name])
@@ -231,4 +260,5 @@ def main(out: Path) -> None:
 
 
 if __name__ == "__main__":
-    main(Path(sys.argv[1]))
+    traps = sys.argv[2:] == ["--taxonomy-traps"]
+    main(Path(sys.argv[1]), *((TRAP_NOUNS, TRAP_HYPERNYMS) if traps else ()))
