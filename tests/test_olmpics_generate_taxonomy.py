@@ -183,3 +183,4 @@ def test_trap_items_have_three_words_each_distractor_an_ancestor_of_one_term_onl
         for index, choice in enumerate(row["choices"]):
             expected = {True} if index == row["answer"] else {True, False}
             assert {choice in words1, choice in words2} == expected, (row["stem"], choice)
+        assert not words([s1, s2]) & set(row["choices"]), row["stem"]  # a role player is a player too
