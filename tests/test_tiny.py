@@ -2,6 +2,9 @@
 
 import dataclasses
 import json
+import random
+import re
+from collections import Counter
 from pathlib import Path
 
 import pytest
@@ -10,6 +13,59 @@ from transformers import AutoTokenizer
 from lmprobes.tiny import TinySpec, build_tiny_model, read_corpus, train_wordpiece
 
 CORPUS = Path(__file__).resolve().parents[1] / "resources/tiny/corpus.txt"
+
+
+def plain_word_counts(lines: list[str]) -> Counter:
+    """Lower-cased words and single punctuation marks (BERT's pre-tokenisation of this ASCII-and-quotes corpus)."""
+    return Counter(word for line in lines for word in re.findall(r"\w+|[^\w\s]", line.lower()))
+
+
+def plain_piece_counts(counts: Counter) -> Counter:
+    """Each word's 2- to 6-character prefixes, ##suffixes and ##continuations from its second
+    character, all shorter than the word, per occurrence of the word (a piece that is both a suffix
+    and a continuation, "##ow" of "cow", counts twice, as in ``tiny._piece_counts``)."""
+    pieces: Counter = Counter()
+    for word, n in counts.items():
+        for length in range(2, min(len(word) - 1, 6) + 1):
+            pieces[word[:length]] += n
+            pieces["##" + word[len(word) - length:]] += n
+            pieces["##" + word[1:length + 1]] += n
+    return pieces
+
+
+def vocabulary(tokenizer) -> list[str]:
+    return tokenizer.convert_ids_to_tokens(list(range(len(tokenizer))))
+
+
+@pytest.mark.parametrize("size", [300, 1200])
+def test_wordpiece_vocabulary_is_specials_characters_frequent_words_then_pieces(size):
+    lines = read_corpus(CORPUS)
+    tokenizer = train_wordpiece(lines, size)
+    vocab = vocabulary(tokenizer)
+    assert len(vocab) == len(set(vocab)) == size
+    assert vocab[:5] == ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]"]
+    special_ids = [tokenizer.pad_token_id, tokenizer.unk_token_id, tokenizer.cls_token_id,
+                   tokenizer.sep_token_id, tokenizer.mask_token_id]
+    assert special_ids == [0, 1, 2, 3, 4]
+    counts = plain_word_counts(lines)
+    chars = sorted(set("".join(counts)))
+    assert vocab[5:5 + 2 * len(chars)] == chars + ["##" + char for char in chars]
+    rest = vocab[5 + 2 * len(chars):]
+    frequent = sorted((word for word, n in counts.items() if n >= 2 and len(word) > 1), key=lambda w: (-counts[w], w))
+    assert rest[:len(frequent)] == frequent[:len(rest)]
+    pieces = plain_piece_counts(counts)
+    before_pieces = set(vocab[:5 + 2 * len(chars) + len(frequent)])
+    ranked = [piece for piece in sorted(pieces, key=lambda p: (-pieces[p], -len(p), p)) if piece not in before_pieces]
+    assert rest[len(frequent):] == ranked[:max(len(rest) - len(frequent), 0)]
+    assert (size == 1200) == (len(rest) > len(frequent))  # 300 stops among the words, 1200 among the pieces
+
+
+def test_wordpiece_vocabulary_is_the_same_built_twice_or_from_shuffled_lines():
+    lines = read_corpus(CORPUS)
+    shuffled = random.Random(0).sample(lines, len(lines))
+    assert shuffled != lines
+    assert vocabulary(train_wordpiece(lines, 1200)) == vocabulary(train_wordpiece(lines, 1200))
+    assert vocabulary(train_wordpiece(shuffled, 1200)) == vocabulary(train_wordpiece(lines, 1200))
 
 
 def test_wordpiece_has_pieces_unknowns_and_lowercases():
