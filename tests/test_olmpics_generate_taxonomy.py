@@ -184,3 +184,5 @@ def test_trap_items_have_three_words_each_distractor_an_ancestor_of_one_term_onl
             expected = {True} if index == row["answer"] else {True, False}
             assert {choice in words1, choice in words2} == expected, (row["stem"], choice)
         assert not words([s1, s2]) & set(row["choices"]), row["stem"]  # a role player is a player too
+    terms = {term for stem in frame["stem"] for term in STEM.match(stem).groups()}
+    assert "Buffon" not in terms and "goalkeeper" in terms  # a name is no type of anything

@@ -102,7 +102,8 @@ HYPERNYMS = (
 # Pairs the taxonomy generator must refuse or repair. Answer person, terms goalkeeper and pianist:
 # goalkeeper's nearest ancestor that pianist lacks is player, a lemma of pianist's musician (word
 # level), so its distractor is contestant. Goalkeeper and understudy: both nearest ancestors are
-# named player (same label). Player and player-coach: player is an ancestor of player-coach.
+# named player (same label). Player and player-coach: player is an ancestor of player-coach. Buffon
+# is no term (a capitalised name).
 TRAP_NOUNS = (
     ("entity", "noun.Tops", ["entity"], "that which is perceived or known or inferred to have its own distinct existence"),
     ("organism", "noun.Tops", ["organism", "being"], "a living thing that has (or can develop) the ability to act or function independently"),
@@ -110,6 +111,7 @@ TRAP_NOUNS = (
     ("contestant", "noun.person", ["contestant"], "a person who participates in competitions"),
     ("player", "noun.person", ["player", "participant"], "a person who participates in or is skilled at some game"),
     ("goalkeeper", "noun.person", ["goalkeeper", "goalie"], "the soccer or hockey player assigned to protect the goal"),
+    ("buffon", "noun.person", ["Buffon", "Gianluigi_Buffon"], "Italian goalkeeper"),
     ("coach", "noun.person", ["coach", "manager", "handler"], "a person who trains or directs athletes"),
     ("player_coach", "noun.person", ["player-coach"], "a player who also coaches the team"),
     ("musician", "noun.person", ["musician", "instrumentalist", "player"], "someone who plays a musical instrument"),
@@ -120,7 +122,7 @@ TRAP_NOUNS = (
 )
 TRAP_HYPERNYMS = (
     ("organism", "entity"), ("person", "organism"), ("contestant", "person"), ("player", "contestant"),
-    ("goalkeeper", "player"), ("coach", "person"), ("player_coach", "player"), ("player_coach", "coach"),
+    ("goalkeeper", "player"), ("buffon", "goalkeeper"), ("coach", "person"), ("player_coach", "player"), ("player_coach", "coach"),
     ("musician", "person"), ("pianist", "musician"), ("performer", "person"), ("role_player", "performer"),
     ("understudy", "role_player"),
 )
