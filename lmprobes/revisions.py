@@ -39,7 +39,7 @@ REVISIONS = {
     # oLMpics
     "olmpics_release": 2,
     "olmpics_grids": 1,
-    "olmpics_generated": 2,
+    "olmpics_generated": 3,
     "olmpics_encyclopedic": 3,
     "olmpics_single_hop": 3,
     "olmpics_controls": 2,

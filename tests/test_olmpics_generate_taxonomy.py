@@ -186,3 +186,23 @@ def test_trap_items_have_three_words_each_distractor_an_ancestor_of_one_term_onl
         assert not words([s1, s2]) & set(row["choices"]), row["stem"]  # a role player is a player too
     terms = {term for stem in frame["stem"] for term in STEM.match(stem).groups()}
     assert "Buffon" not in terms and "goalkeeper" in terms  # a name is no type of anything
+
+
+def test_no_choice_is_a_word_the_stem_shows(traps) -> None:
+    """Offered as a choice, a word of a term's name would be spelt out by the stem (none of the
+    release's items has such a choice): a soccer player's nearest ancestor that a referee lacks is the
+    player, so its distractor is the next one up, contestant; and the player cannot answer for a chess
+    player and a batsman."""
+    taxonomy = Taxonomy(traps, min_depth=2)
+    soccer_player, person = traps.synset("soccer_player.n.01"), traps.synset("person.n.01")
+    assert traps.synset("player.n.02") in soccer_player.hypernyms()
+    item = taxonomy.item(soccer_player, traps.synset("referee.n.01"), person)
+    assert item is not None and (item.distractor1.name(), item.distractor2.name()) == (
+        "contestant.n.01", "official.n.01")
+    chess_player, batsman = traps.synset("chess_player.n.01"), traps.synset("batsman.n.01")
+    assert taxonomy.item(chess_player, batsman, traps.synset("player.n.02")) is None
+    assert taxonomy.item(chess_player, batsman, person) is not None  # under person they make an item
+    frame = generate_taxonomy_conjunction(traps, n_train=80, n_dev=0, seed=0, min_depth=2)
+    assert any("soccer player" in stem for stem in frame["stem"])
+    for stem, choices in zip(frame["stem"], frame["choices"], strict=True):
+        assert not set(re.findall(r"[a-z]+", " ".join(STEM.match(stem).groups()))) & set(choices), stem

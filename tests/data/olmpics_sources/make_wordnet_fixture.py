@@ -103,7 +103,8 @@ HYPERNYMS = (
 # goalkeeper's nearest ancestor that pianist lacks is player, a lemma of pianist's musician (word
 # level), so its distractor is contestant. Goalkeeper and understudy: both nearest ancestors are
 # named player (same label). Player and player-coach: player is an ancestor of player-coach. Buffon
-# is no term (a capitalised name).
+# is no term (a capitalised name). Soccer player and referee: soccer player's nearest ancestor, player,
+# is a word its stem shows. Chess player and batsman: their answer, player, is a word the stem shows.
 TRAP_NOUNS = (
     ("entity", "noun.Tops", ["entity"], "that which is perceived or known or inferred to have its own distinct existence"),
     ("organism", "noun.Tops", ["organism", "being"], "a living thing that has (or can develop) the ability to act or function independently"),
@@ -111,6 +112,13 @@ TRAP_NOUNS = (
     ("contestant", "noun.person", ["contestant"], "a person who participates in competitions"),
     ("player", "noun.person", ["player", "participant"], "a person who participates in or is skilled at some game"),
     ("goalkeeper", "noun.person", ["goalkeeper", "goalie"], "the soccer or hockey player assigned to protect the goal"),
+    ("soccer_player", "noun.person", ["soccer_player"], "someone who plays soccer"),
+    ("gamer", "noun.person", ["gamer"], "a person who plays games"),
+    ("chess_player", "noun.person", ["chess_player"], "someone who plays the game of chess"),
+    ("athlete", "noun.person", ["athlete", "jock"], "a person trained to compete in sports"),
+    ("batsman", "noun.person", ["batsman"], "a cricketer who is batting"),
+    ("official", "noun.person", ["official", "functionary"], "a worker who holds or is invested with an office"),
+    ("referee", "noun.person", ["referee", "ref"], "the official at a sporting event"),
     ("buffon", "noun.person", ["Buffon", "Gianluigi_Buffon"], "Italian goalkeeper"),
     ("coach", "noun.person", ["coach", "manager", "handler"], "a person who trains or directs athletes"),
     ("player_coach", "noun.person", ["player-coach"], "a player who also coaches the team"),
@@ -122,7 +130,8 @@ TRAP_NOUNS = (
 )
 TRAP_HYPERNYMS = (
     ("organism", "entity"), ("person", "organism"), ("contestant", "person"), ("player", "contestant"),
-    ("goalkeeper", "player"), ("buffon", "goalkeeper"), ("coach", "person"), ("player_coach", "player"), ("player_coach", "coach"),
+    ("goalkeeper", "player"), ("soccer_player", "player"), ("gamer", "player"), ("chess_player", "gamer"),
+    ("athlete", "player"), ("batsman", "athlete"), ("official", "person"), ("referee", "official"), ("buffon", "goalkeeper"), ("coach", "person"), ("player_coach", "player"), ("player_coach", "coach"),
     ("musician", "person"), ("pianist", "musician"), ("performer", "person"), ("role_player", "performer"),
     ("understudy", "role_player"),
 )
