@@ -40,7 +40,7 @@ from lmprobes.suites.blimp.generator import (
     to_jsonl,
 )
 from lmprobes.suites.blimp.generator.check import MOVES, SWAPPED, Profile, shape, swapped
-from lmprobes.suites.blimp.generator.grammar import article
+from lmprobes.suites.blimp.generator.grammar import MODALS, article
 from lmprobes.suites.blimp.generator.lexicon import ANIMATE, CLASSES, COLUMNS, PARTICLES
 from lmprobes.suites.blimp.generator.templates import (
     ADJUNCT_WORDS,
@@ -508,23 +508,39 @@ def test_names_adjectives_and_every_paradigms_pools(lexicon):
      "valency required has an object and no intransitive use"),
     (("cooked,cooking,no,,,,,,,person,food,person,no,no,,optional",
       "cooked,cooking,no,,,,,,,person,food,,no,no,,optional"), "valency optional has an object"),
+    (("cooked,cooking,no,,,,,,,person,food,person,no,no,,optional",
+      "cooked,cooking,no,,,,,,,person,food,food,no,no,,optional"), "an intransitive use by one of its subjects"),
+    (("cooked,cooking,no,,,,,,,person,food,person,no,no,,optional",
+      "cooked,cooking,no,,,,,,,person,food,person,no,no,,required"),
+     "valency required has an object and no intransitive use"),
+    (("organization|self,,no,no,,required,,\nverb,look,", "organization|self,,no,no,,required,,no\nverb,look,"),
+     "passive (yes or no) is given only for verbs with an object and no particle"),  # "talk to"
     (("artifact|vehicle,no,yes,,,artifact|vehicle,yes", "artifact|vehicle,no,yes,,,artifact|body,yes"),
      "inchoative classes are object and intransitive classes"),
     (("person|animal|vehicle,no,no,,none,,", "person|animal|vehicle,no,no,,none,,yes"), "passive (yes or no)"),
     (("organization|self,,no,no,,required,,yes", "organization|self,,no,no,,required,,maybe"),
      "passive must be yes or no"),
     (("noun,chair,chairs,,,,,no,yes,no,artifact,", "noun,chair,chairs,,,,,no,yes,no,artifact,,"), "expected 23 columns"),
+    (("noun,chair,chairs,,,,,no,yes,no,artifact,,,,,,,,,,,,\n", "noun,chair,chairs,,,,,no,yes,no,artifact\n"),
+     "expected 23 columns"),
     (("noun,chair,", "nouns,chair,"), "category must be one of"),
     (("noun,chair,", "noun, chair,"), "lemma must be a word (or words) without stray spaces"),
+    (("noun,chair,", "noun,arm  chair,"), "lemma must be a word (or words) without stray spaces"),
     (("noun,chair,chairs,,,,,no,yes,no,artifact,,,,", "noun,chair,chairs,,,,,no,yes,no,artifact,,,up,"),
      "a noun fills no ['particle']"),
     (("noun,chair,chairs,", "noun,chair,chairs ,"), "plural has stray spaces: 'chairs '"),
     (("name,Katherine,,,,,,,,yes,person,f,", "name,Katherine,,,,,,,,yes,person,n,"), "a name is an animate person"),
+    (("name,Katherine,,,,,,,,yes,person,f,", "name,Katherine,,,,,,,,no,person,f,"), "a name is an animate person"),
+    (("name,Katherine,,,,,,,,yes,person,f,", "name,Katherine,,,,,,,,yes,animal,f,"), "a name is an animate person"),
     (("noun,chair,chairs,,,,,no,yes,", "noun,chair,chairs,,,,,no,no,"), "a countable noun has a plural"),
     (("noun,dog,dogs,,,,,no,yes,yes,animal,,", "noun,dog,dogs,,,,,no,yes,yes,animal,m,"),
      "gender (f, m or n) is given for persons and only for them"),
+    (("noun,actress,actresses,,,,,no,yes,yes,person,f,", "noun,actress,actresses,,,,,no,yes,yes,person,,"),
+     "gender (f, m or n) is given for persons and only for them"),
     (("person,f,of_person,", "person,f,of_nobody,"), "relation must be one of"),
     (("verb,annoy,,annoys,", "verb,annoy,,an noys,"), "third must be one word"),
+    (("verb,annoy,,annoys,annoyed,annoyed,annoying,", "verb,annoy,,annoys,annoyed,annoyed,annoy ing,"),
+     "gerund must be one word"),
     ((",looked,looking,no,,,,,,at,", ",looked,looking,no,,,,,,atop,"), "particle must be one of"),
     (("annoying,no,,,,,,,person|animal|organization|text|picture|film|abstract,person,",
       "annoying,no,,,,,,,person|animal|organization|text|picture|film|abstract,,"), "needs an object or an intransitive"),
@@ -536,8 +552,15 @@ def test_names_adjectives_and_every_paradigms_pools(lexicon):
       "confusing,no,,,,,,,animal,person|self,"), "a reflexive object needs a person subject"),
     (("abstract,person,,no,no,,required,,yes", "abstract,person,,no,no,,none,,yes"),
      "a verb of valency none has no object and no particle"),
+    (("verb,arrive,,arrives,arrived,arrived,arriving,no,,,,,,,", "verb,arrive,,arrives,arrived,arrived,arriving,no,,,,,,at,"),
+     "a verb of valency none has no object and no particle"),
     (("adjective,big,,,,,,,,,,,,,,,,,,person|", "adjective,big,,,,,,,,,,,,,,,,,,person|person|"),
      "applies_to must list distinct classes"),
+    (("adjective,big,,,,,,,,,,,,,,,,,,person|", "adjective,big,,,,,,,,,,,,,,,,,,self|person|"),
+     "applies_to must list distinct classes"),  # "self" is an object's only
+    (("artifact|vehicle|body,artifact|vehicle,no,yes,,,artifact|vehicle,yes",
+      "artifact|vehicle|body,artifact|vehicle|person,no,yes,,optional,artifact|vehicle,yes"),
+     "inchoative classes are object and intransitive classes (valency empty)"),
 ])
 def test_a_malformed_lexicon_line_is_refused_naming_it(tmp_path, edit, message):
     text = DEFAULT_LEXICON.read_text()
@@ -671,6 +694,8 @@ def test_verbs_agree_with_their_subject_in_good_sentences_only(generated, lexico
                 subject = row["one_prefix_prefix"].split(" ")[-1]
                 assert g.verb_number[row["one_prefix_word_good"]] == g.np_number(subject), row
                 assert g.verb_number[row["one_prefix_word_bad"]] != g.np_number(subject), row
+                if uid == "regular_plural_subject_verb_agreement_1":  # as the release's: an object after the verb
+                    assert g.noun(words(row["sentence_good"])[-1]), row
             else:
                 good, bad = row["two_prefix_prefix_good"].split(" "), row["two_prefix_prefix_bad"].split(" ")
                 assert good[0] == bad[0] == "The" and g.lemma[good[-1]] == g.lemma[bad[-1]], row
@@ -704,10 +729,16 @@ def test_distractors_have_the_other_number_and_the_verb_agrees_with_the_head(gen
 
 
 def test_participles_and_pasts_are_in_their_places(generated, lexicon):
-    g = Grammar(lexicon)
+    g, a = Grammar(lexicon), Arguments(lexicon)
     for row in generated["irregular_past_participle_verbs"]:
         assert (row["one_prefix_word_good"], row["one_prefix_word_bad"]) in g.past_participle, row
         assert row["one_prefix_word_good"] != row["one_prefix_word_bad"]
+        prefix = row["one_prefix_prefix"].split(" ")
+        rest = words(row["sentence_good"])[len(prefix) + 1:]  # the particle, then the object if used transitively
+        subject = a.noun_class(prefix[-1])
+        assert any(v.past == row["one_prefix_word_good"] and rest[:len(v.particle.split())] == v.particle.split()
+                   and subject in (v.subject if rest[len(v.particle.split()):] else v.intransitive)
+                   for v in lexicon.verbs), row
     for row in generated["irregular_past_participle_adjectives"]:
         (the, participle), (the_bad, past) = (row[k].split(" ") for k in ("two_prefix_prefix_good",
                                                                            "two_prefix_prefix_bad"))
@@ -720,6 +751,9 @@ def test_reflexives_match_their_subject_in_good_sentences_only(generated, lexico
         gender = g.subject_gender(row["one_prefix_prefix"].split(" "))
         assert gender in ("f", "m") and REFLEXIVE[row["one_prefix_word_good"]] == gender, row
         assert REFLEXIVE[row["one_prefix_word_bad"]] in {"f", "m", "n"} - {gender}, row
+    # the release's bad reflexive is the other gender's or "itself", each in about half of its pairs
+    itself = sum(row["one_prefix_word_bad"] == "itself" for row in generated["anaphor_gender_agreement"])
+    assert 0.3 < itself / len(generated["anaphor_gender_agreement"]) < 0.7
     for row in generated["anaphor_number_agreement"]:
         prefix = row["one_prefix_prefix"].split(" ")
         number = g.np_number(next(w for w in prefix if g.noun(w)))  # a name or the subject's noun
@@ -742,6 +776,128 @@ def test_articles_and_negation_after_every_or_all(generated):
                 if tokens[0] in ("Every", "All"):
                     assert not any(t.endswith("n't") for t in tokens), sentence
 
+
+
+def finite_numbers(lexicon) -> dict[str, str]:
+    """The verb words that show their subject's number: the auxiliaries of one number, does / do, third-person
+    forms (sg) and the base forms that are no past or participle (a plural present), of the lexicon's verbs and
+    the templates' closed lists."""
+    verbs = lexicon.verbs + SAY_VERBS + PICTURE_VERBS + OBJECT_RAISING_VERBS + OBJECT_CONTROL_VERBS
+    not_present = {f for v in verbs for f in (v.past, v.participle)}
+    numbers = {v.base: "pl" for v in verbs if v.base not in not_present}
+    numbers |= {v.third: "sg" for v in verbs}
+    return numbers | {w: "sg" for w in SG_AUX | {"does"}} | {w: "pl" for w in PL_AUX | {"do"}}
+
+
+def first_noun(g: Grammar, tokens: list[str]) -> int:
+    """Where the first noun or name of ``tokens`` is (a subject's head, but for "a lot of")."""
+    return next(i for i, w in enumerate(tokens) if g.noun(w) and w != "lot")
+
+
+def test_every_verb_agrees_with_its_own_subject_outside_the_critical_words(generated, lexicon):
+    """The words both sentences share are grammatical: the verb group after each subject (a relative clause's,
+    an embedded clause's, a copula after an adjectival participle's noun, the auxiliary of an NPI sentence) agrees
+    with that subject, not with another noun phrase of the sentence."""
+    g, numbers = Grammar(lexicon), finite_numbers(lexicon)
+    gerunds = {v.gerund for v in lexicon.verbs}
+    pronoun_number = {"he": "sg", "she": "sg", "they": "pl"}
+
+    def agrees(verb: str, noun: str, row) -> None:
+        number = g.np_number(noun)
+        assert numbers.get(verb, number) == number, (verb, noun, row)
+
+    def after_subject(tokens: list[str], row, skip=()) -> None:
+        at = first_noun(g, tokens)
+        verb = next(w for w in tokens[at + 1:] if w not in skip)
+        agrees(verb, tokens[at], row)
+
+    for row in generated["anaphor_number_agreement"]:  # "These patients respect themselves."
+        after_subject(row["one_prefix_prefix"].split(" "), row)
+    for row in generated["distractor_agreement_relative_clause"]:  # "The boy who has met those girls ..."
+        prefix = row["one_prefix_prefix"].split(" ")
+        at = next(i for i, w in enumerate(prefix) if i and w in ("who", "that"))
+        agrees(prefix[at + 1], prefix[at - 1], row)
+    for row in generated["irregular_past_participle_adjectives"]:  # "The broken chairs are old."
+        tokens = words(row["sentence_good"])
+        agrees(tokens[-2], tokens[-3], row)
+    for uid in ("npi_present_1", "npi_present_2", "only_npi_licensor_present",
+                "sentential_negation_npi_licensor_present"):
+        for row in generated[uid]:  # "Even the dogs have really left.", "The dogs have not ever left."
+            after_subject(words(row["sentence_good"]), row, skip={*NPI_ADVERBS, "ever"})
+    for row in generated["matrix_question_npi_licensor_present"]:  # the statement: "The dogs have ever left."
+        after_subject(words(row["sentence_bad"]), row)
+    for row in generated["existential_there_subject_raising"]:  # "There were likely to be some cats sleeping."
+        tokens = words(row["sentence_good"])
+        noun = next(i for i in range(6, len(tokens)) if tokens[i] in gerunds and g.noun(tokens[i - 1])) - 1
+        agrees(tokens[1], tokens[noun], row)
+    for uid in ("tough_vs_raising_1", "tough_vs_raising_2"):  # "The cats are easy to talk to."
+        for row in generated[uid]:
+            good, bad = words(row["sentence_good"]), words(row["sentence_bad"])
+            at = next(i for i, (a, b) in enumerate(zip(good, bad, strict=True)) if a != b)
+            agrees(good[at - 1], good[at - 2], row)
+    say = {f for v in SAY_VERBS for f in (v.base, v.third, v.past, v.gerund)}
+    verbs = {f for v in lexicon.verbs for f in (v.base, v.third, v.past, v.participle, v.gerund)}
+    for row in generated["principle_A_c_command"]:  # "The girl who knows those men loves herself."
+        prefix = row["one_prefix_prefix"].split(" ")
+        at = next(i for i, w in enumerate(prefix) if i and w in ("who", "that"))
+        agrees(prefix[at + 1], prefix[at - 1], row)  # the relative clause's verb group
+        persons = _persons_in(g, prefix[at + 1:], verbs)
+        if len(persons) == 1:
+            inner = at + 1 + prefix[at + 1:].index(persons[0])
+            agrees(prefix[inner + 1], prefix[at - 1], row)  # the matrix verb group: the head's, not the inner NP's
+    for uid in ("principle_A_domain_1", "principle_A_domain_2"):  # "Amy says (that) the men were helping ..."
+        for row in generated[uid]:
+            prefix = row["one_prefix_prefix"].split(" ")
+            at = next(i for i, w in enumerate(prefix) if w in say)
+            after_subject(prefix[at + 1:], row)  # the embedded subject and its verb group
+    for row in generated["principle_A_case_1"]:  # "Nicole says that she is helping Adam."
+        tokens = words(row["sentence_good"])
+        pronoun = len(row["one_prefix_prefix"].split(" "))
+        number = pronoun_number[tokens[pronoun]]
+        assert numbers.get(tokens[pronoun + 1], number) == number, row
+    for row in generated["principle_A_reconstruction"]:  # "It's themselves that the men like."
+        after_subject(words(row["sentence_good"])[3:], row)
+    for row in generated["only_npi_scope"]:  # "Only the doctors who Karla respects have ever left."
+        good, bad = words(row["sentence_good"]), words(row["sentence_bad"])
+        pronoun, ever = next(i for i, w in enumerate(bad) if i and w in ("that", "who")), good.index("ever")
+        after_subject(bad[pronoun + 2:], row)  # the relative clause's subject, after "only", and its verb group
+        before = good[ever - 1]
+        if before in SG_AUX | PL_AUX:  # the matrix auxiliary, or the matrix verb after "ever"
+            agrees(before, bad[pronoun - 1], row)
+        elif before not in {*MODALS, "had"}:
+            agrees(good[ever + 1], bad[pronoun - 1], row)
+    for row in generated["sentential_negation_npi_scope"]:  # "The cats that have seen Amy do not ever leave."
+        good = words(row["sentence_good"])
+        pronoun, ever = next(i for i, w in enumerate(good) if i and w in ("that", "who")), good.index("ever")
+        agrees(good[pronoun + 1], good[pronoun - 1], row)  # the subject relative's auxiliary
+        agrees(good[ever - 2], good[pronoun - 1], row)  # the matrix auxiliary, before "not ever"
+    for uid in ("existential_there_object_raising", "expletive_it_object_raising"):
+        for row in generated[uid]:  # "The men expect it to be clear that Amy likes Eva."
+            for sentence in (row["sentence_good"], row["sentence_bad"]):
+                after_subject(words(sentence), row)
+            if uid == "expletive_it_object_raising":
+                good = words(row["sentence_good"])
+                after_subject(good[good.index(row["two_prefix_word"]) + 2:], row)
+    for uid in ELLIPSIS:  # "The boys have seen one big museum and Eva has seen several."
+        for row in generated[uid]:
+            good = words(row["sentence_good"])
+            after_subject(good, row)
+            after_subject(good[good.index("and") + 1:], row)
+    for uid in FILLER_GAP:
+        for row in generated[uid]:
+            good, bad = words(row["sentence_good"]), words(row["sentence_bad"])
+            diffs = [i for i, (x, y) in enumerate(zip(good, bad, strict=True)) if x != y]
+            if uid.startswith("wh_vs_that"):  # "... that|who the boys (that sing) have seen (Amy)."
+                after_subject(good[diffs[0] + 1:], row)
+                if uid.endswith("long_distance"):
+                    head = diffs[0] + 1 + first_noun(g, good[diffs[0] + 1:])
+                    agrees(good[head + 2], good[head], row)  # "drivers that forfeit"
+            elif uid == "wh_questions_object_gap":  # "... the vase that the boys have taken."
+                after_subject(good[diffs[0] + 3:], row)
+            else:  # "... the boys (that Amy likes) that have seen Eva."
+                agrees(good[diffs[-1] + 1], good[diffs[0] + 1], row)
+                if uid.endswith("long_distance"):
+                    after_subject(good[diffs[0] + 3:], row)
 
 AUXILIARY_WORDS = SG_AUX | PL_AUX | {"had", "hadn't", "didn't", "be", "been", "will", "would", "can", "could",
                                     "might", "should", "won't", "wouldn't", "can't", "couldn't", "shouldn't"}
@@ -795,6 +951,12 @@ def test_argument_structure_good_verbs_take_their_arguments_and_bad_ones_do_not(
             frame = prefix[prefix.index(head) + 1:]
             if frame and frame[0] in g.verb_number:  # the auxiliary agrees with the subject in both sentences
                 assert g.verb_number[frame[0]] == g.np_number(head), row
+            # the bad verb takes the subject's class where a verb of its valency (not the good one) does
+            valency = "none" if uid in ("causative", "transitive") or uid.startswith("passive") else "required"
+            good_bases = {v.base for v in a.entries(good)}
+            if any(subject in v.subject | v.intransitive for v in lexicon.verbs
+                   if v.valency == valency and v.base not in good_bases):
+                assert any(subject in v.subject | v.intransitive for v in a.entries(bad)), row
             if uid == "causative":
                 obj = a.noun_class(rest[-1])
                 assert any(obj in v.inchoative and subject in v.subject for v in a.entries(good)), row
@@ -843,6 +1005,9 @@ def test_s_selection_good_subjects_are_animate_and_bad_ones_inanimate(generated,
         verbs = [v for v in s.passives[prefix[-3]] if v.subject <= ANIMATE and v.label not in INANIMATE_CAUSES]
         assert any(s.cls(good[-1]) in v.subject and s.cls(s.a.subject(prefix[:-3])) in v.object for v in verbs), row
         assert s.cls(bad[-1]) in INANIMATE and s.g.np_number(good[-1]) == s.g.np_number(bad[-1]), row
+        head = s.a.subject(prefix[:-3])
+        aux, number = prefix[prefix.index(head) + 1], s.g.np_number(head)  # "The dogs were / have been ..."
+        assert s.g.verb_number.get(aux, number) == number, row
     for row in generated["animate_subject_trans"]:
         good_subject, bad_subject = row["two_prefix_prefix_good"].split(" "), row["two_prefix_prefix_bad"].split(" ")
         assert s.cls(good_subject[-1]) in ANIMATE and s.cls(bad_subject[-1]) in INANIMATE, row
@@ -996,6 +1161,7 @@ def test_raising_and_control_predicates_are_where_the_templates_put_them(generat
         good, bad = words(row["sentence_good"]), words(row["sentence_bad"])
         assert good[0] == bad[0] == "There" and good[1] == bad[1] and good[3:5] == bad[3:5] == ["to", "be"], row
         assert good[2] in RAISING_ADJECTIVES and bad[2] in CONTROL_ADJECTIVES and good[3:] == bad[3:], row
+        assert good[5] in ("a", "an", "some", "no", "many", "few"), row  # "there" needs a weak quantifier
 
 
 def test_object_raising_verbs_take_an_expletive_and_control_verbs_do_not(generated):
@@ -1151,7 +1317,7 @@ def noun_words(lexicon) -> set[str]:
 def test_fillers_have_a_gap_in_good_sentences_and_none_in_bad_ones(generated, lexicon):
     """A clause ending in its verb (or the verb's particle) has a gap where the object goes; one ending in a
     noun has its object; a clause whose first word after "that" is a verb has a gap where the subject goes."""
-    verbs, nouns = verb_words(lexicon), noun_words(lexicon)
+    verbs, nouns, a = verb_words(lexicon), noun_words(lexicon), Arguments(lexicon)
     ends_in_gap = verbs | set(PARTICLES)
     finite = verbs | AUXILIARY_WORDS | {"do", "does", "did"}
     for row in generated["wh_questions_object_gap"]:
@@ -1160,6 +1326,7 @@ def test_fillers_have_a_gap_in_good_sentences_and_none_in_bad_ones(generated, le
         head, at = good[first:first + 2], first + 2  # a determiner and a noun, moved to the end of the bad one
         assert good[at] == "that" and good[-1] in ends_in_gap and bad[-1] in nouns and bad[-2:] == head, row
         assert bad[first] in ("who", "what") and good[at + 1:] == bad[first + 1:-2], row
+        assert bad[first] == ("who" if a.noun_class(head[-1]) == "person" else "what"), row
     for uid in ("wh_questions_subject_gap", "wh_questions_subject_gap_long_distance"):
         for row in generated[uid]:
             good, bad = words(row["sentence_good"]), words(row["sentence_bad"])
@@ -1186,6 +1353,14 @@ def test_fillers_have_a_gap_in_good_sentences_and_none_in_bad_ones(generated, le
             last = {v for v in lexicon.verbs if good[-1] in (v.base, v.third, v.past, v.participle, v.gerund,
                                                              v.particle)}
             assert any(v.valency == "required" for v in last), row  # a verb that cannot drop its object
+            assert any(WH_CLASSES[good[at]] & v.object for v in last), row  # the wh-word is its object
+    clause_verbs = {f for v in lexicon.verbs if v.label in CLAUSE_VERBS for f in (v.base, v.third, v.past,
+                                                                                  v.participle, v.gerund)}
+    for uid in [u for u in FILLER_GAP if u.startswith("wh_vs_that")]:
+        for row in generated[uid]:  # "that" / a wh-word right after a matrix verb that takes both
+            good, bad = words(row["sentence_good"]), words(row["sentence_bad"])
+            at = next(i for i, (g, b) in enumerate(zip(good, bad, strict=True)) if g != b)
+            assert good[at - 1] in clause_verbs, row
     for uid in ("wh_vs_that_no_gap_long_distance", "wh_vs_that_with_gap_long_distance"):
         for row in generated[uid]:  # the embedded subject has its subject relative clause: "most drivers that forfeit"
             good = words(row["sentence_good"])
@@ -1288,6 +1463,17 @@ def test_island_pairs_move_their_words_as_the_release_does(generated):
                 assert diffs == [len(row["one_prefix_prefix"].split(" "))], row
 
 
+def auxiliary_agrees(a: Arguments, g: Grammar, tokens: list[str], aux: int, end: int) -> bool:
+    """Whether the question's auxiliary ``tokens[aux]`` agrees with the subject after it, whose verb (and the verb's
+    particle) ends at ``end``, and is no progressive's of a stative verb."""
+    particle = (tokens[end - 2], tokens[end - 1]) in a.verbs
+    subject = tokens[aux + 1:end - 1 - particle]
+    number = g.np_number(next(w for w in reversed(subject) if g.noun(w)))
+    verb = a.verbs[(tokens[end - 2], tokens[end - 1]) if particle else (tokens[end - 1], "")]
+    progressive = tokens[aux].removesuffix("n't") in ("is", "are", "was", "were")
+    return g.verb_number.get(tokens[aux], number) == number and not (progressive and all(v.stative for v in verb))
+
+
 def test_wh_words_leave_their_gap_outside_the_island_in_good_sentences_and_inside_it_in_bad_ones(generated, lexicon):
     """The good sentence's gap (a verb, or its particle, without its object) is the verb's object or a declarative
     clause's; the bad one's is inside an island: an adjunct, a relative clause on the object, a sentential
@@ -1303,6 +1489,7 @@ def test_wh_words_leave_their_gap_outside_the_island_in_good_sentences_and_insid
         assert g.noun(obj[-1]) and bad[at:] == [*obj, *adjunct], row
         assert gap_at_end(a, good[:at], wh) and gap_at_end(a, bad, wh), row  # the verb's gap / the adjunct's
         assert gap_at_end(a, adjunct, {a.noun_class(obj[-1])}) and gap_at_end(a, bad[:at], {a.noun_class(obj[-1])})
+        assert auxiliary_agrees(a, g, good, 1, at), row
     for row in generated["complex_NP_island"]:  # "Who <aux> <head> that <verbs> <NP> <verb>" / "... <NP> <verb> <head> ..."
         good, bad = question_words(row["sentence_good"]), question_words(row["sentence_bad"])
         relative = good[2:2 + moved_to_end(good, bad, 2)]
@@ -1324,6 +1511,7 @@ def test_wh_words_leave_their_gap_outside_the_island_in_good_sentences_and_insid
         assert bad[start:] == [*verb, *obj], row  # the gerund's object missing: the gap inside the subject
     clause = {f for v in lexicon.verbs if v.label in CLAUSE_VERBS for f in (v.base, v.participle, v.gerund)}
     thirds = {v.third for v in lexicon.verbs}
+    numbers = finite_numbers(lexicon)
     for row in generated["wh_island"]:  # "<wh> <aux> <subject> <know> he|she|they <verb group>?" / "... who ..."
         prefix, good = row["one_prefix_prefix"].split(" "), question_words(row["sentence_good"])
         pronoun = row["one_prefix_word_good"]
@@ -1332,6 +1520,8 @@ def test_wh_words_leave_their_gap_outside_the_island_in_good_sentences_and_insid
         assert gap_at_end(a, good, WH_CLASSES[prefix[0].lower()]), row  # the embedded verb's object is the gap
         finite = good[len(prefix) + 1]  # agrees with the pronoun
         assert finite not in (PL_AUX if pronoun != "they" else SG_AUX | thirds), row
+        if pronoun == "they":  # no agreeing verb group, so that "who" reads as well before it
+            assert finite not in numbers, row
 
 
 def test_coordinations_and_left_branches_move_whole_in_good_sentences_only(generated, lexicon):
@@ -1364,6 +1554,7 @@ def test_coordinations_and_left_branches_move_whole_in_good_sentences_only(gener
         noun = good[1:1 + moved_to_end(good, bad, 1)]
         assert g.noun(noun[-1]) and bad[-len(noun):] == noun and bad[1] == good[1 + len(noun)], row
         assert gap_at_end(a, good, {a.noun_class(noun[-1])}), row  # the wh-phrase's gap
+        assert auxiliary_agrees(a, g, good, 1 + len(noun), len(good)), row
 
 
 # --- the structural check ---
