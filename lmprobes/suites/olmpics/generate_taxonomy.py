@@ -3,8 +3,8 @@
 ``A {t1} and a {t2} are both a type of [MASK]``: the answer is a hypernym ancestor of both terms,
 each distractor an ancestor of exactly one of them (word-level too: a distractor's word is no
 lemma of any ancestor of the other term), so exactly one choice fits. No choice is a word the stem
-shows (``A brown trout and a chinook ...`` cannot offer ``trout``): none of the release's 5,909 items
-has one, where WordNet's multiword terms gave 351 of 599 generated dev items one. An item is drawn by picking
+shows (``A brown trout and a chinook ...`` cannot offer ``trout``), as in the release, none of whose
+5,909 items has one. An item is drawn by picking
 an answer synset A, two of its hyponyms c1 != c2, and a term below (or equal to) each; the
 distractor of a term is its nearest ancestor that the other term lacks (the paper notes that
 distractors closer to a term than the answer are what models fall for).
