@@ -399,6 +399,8 @@ def cut_inside_line(data: bytes, line: int) -> bytes:
         pytest.param("data.noun", lambda data, path: data + b"garbage\n",
                      lambda path: len(path.read_text().splitlines()), "must start with its byte offset",
                      id="data-garbage-line"),
+        pytest.param("data.verb", lambda data, path: data.replace(b"\n", b"\r\n"), lambda path: 1,
+                     "Windows \\(CRLF\\) line endings", id="data-crlf"),
         pytest.param("index.noun", lambda data, path: data + b"zebra n 1 0 1 0 notanumber \n",
                      lambda path: len(path.read_text().splitlines()), "numbers after the pointers", id="index-offset-text"),
         pytest.param("index.noun", lambda data, path: data + b"zebra n 2 0 2 0 00001740 \n",

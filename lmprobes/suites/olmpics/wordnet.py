@@ -167,6 +167,8 @@ def _index_line(lineno: int, line: str, offset: int) -> str | None:
 
 
 def _data_line(lineno: int, line: str, offset: int) -> str | None:
+    if line.endswith("\r\n"):  # a copy whose line endings were converted: every offset after line 1 is off
+        return "Windows (CRLF) line endings, where nltk seeks to byte offsets counted with LF endings: use LF files"
     if line.startswith(" "):  # the license header
         return None
     first = line.split(" ", 1)[0]
