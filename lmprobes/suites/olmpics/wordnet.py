@@ -17,7 +17,8 @@ first checks what nltk relies on, line by line, and names the file and line of t
 every file is UTF-8 and not empty; ``lexnames`` numbers its lines from 00; an exception line is
 not blank; an index line has the fields its counts call for, numbers where nltk reads numbers, and
 a lemma not listed before in its file (nltk would keep only the last entry); a
-data line starts with its own byte offset and holds one ``|`` (before the gloss); the last line
+data line ends in LF alone (a CRLF copy shifts every offset), starts with its own byte offset and
+holds one ``|`` (before the gloss); the last line
 ends with a newline. (What a data line says beyond that is still only parsed when it is read.)
 
 Helpers the probe generators share: hypernym closures with distances, the words of lemmas and
