@@ -46,6 +46,8 @@ BASELINE_COLOUR = "#8c8c8c"
 # The legend keys the variants in black, told from chance (black too) by their markers and width: a grey
 # key would read as the baseline's.
 VARIANT_KEY_COLOUR = "black"
+# A curve's line and markers, which the legend's keys repeat.
+CURVE_LOOK = {"marker": "o", "markersize": 3, "linewidth": 1.4}
 PANEL_COLOURS = plt.get_cmap("tab10").colors
 # The learning curves' panels wrap after the paper's five models.
 PANELS_PER_ROW = 5
@@ -191,17 +193,16 @@ def _draw_panel(ax, mine: pd.DataFrame, baseline: pd.DataFrame, colour, baseline
 def _legend_keys(variants: Collection[str], baseline_label: str | None) -> list[Line2D]:
     """The key of every variant some panel draws (the first panel may lack one), in no model's colour,
     since each panel draws in its own model's; then the baseline and chance as drawn."""
-    keys = [Line2D([], [], color=VARIANT_KEY_COLOUR, linestyle=style, marker="o", markersize=3, linewidth=1.4,
-                   label=label) for variant, (style, label) in VARIANT_STYLES.items() if variant in variants]
+    keys = [Line2D([], [], color=VARIANT_KEY_COLOUR, linestyle=style, label=label, **CURVE_LOOK)
+            for variant, (style, label) in VARIANT_STYLES.items() if variant in variants]
     if baseline_label is not None:
-        keys.append(Line2D([], [], color=BASELINE_COLOUR, marker="o", markersize=3, linewidth=1.4,
-                           label=baseline_label))
+        keys.append(Line2D([], [], color=BASELINE_COLOUR, label=baseline_label, **CURVE_LOOK))
     return [*keys, Line2D([], [], color="black", linewidth=0.6, label="chance")]
 
 
 def _draw_curve(ax, curve: pd.DataFrame, colour, style: str, label: str, zero_x: float, marker: str = "o") -> None:
     n, mean, spread = _positions(curve["n_train"], zero_x), curve["accuracy"], curve["std"].fillna(0.0)
-    ax.plot(n, mean, linestyle=style, color=colour, marker=marker, markersize=3, linewidth=1.4, label=label)
+    ax.plot(n, mean, linestyle=style, color=colour, label=label, **{**CURVE_LOOK, "marker": marker})
     ax.fill_between(n, mean - spread, mean + spread, color=colour, alpha=0.15, linewidth=0)
 
 
